@@ -1,0 +1,7 @@
+"""``python -m qcnmodel``."""
+
+import sys
+
+from qcnmodel.cli import main
+
+sys.exit(main())
