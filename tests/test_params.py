@@ -117,3 +117,15 @@ def test_toml_errors_name_field_and_line(tmp_path):
     path.write_text('preset = "8021qau"\n')
     with pytest.raises(ValueError, match="line 1: preset"):
         load_params(path)
+
+
+def test_example_files_are_the_presets():
+    # examples/ ships one file per preset for `qcnmodel check` (issue 6); each must load back to
+    # exactly its preset, with the [ranges] table left to the caller.
+    from pathlib import Path
+
+    root = Path(__file__).resolve().parents[1] / "examples"
+    files = sorted(root.glob("*.toml"))
+    assert {f.stem for f in files} == set(PRESETS)
+    for f in files:
+        assert load_params(f, extra_tables=("ranges",)) == PRESETS[f.stem], f.name
