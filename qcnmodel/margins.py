@@ -1,0 +1,516 @@
+"""Stability margins of loops with an exact transport delay.
+
+The open loop is ``L(s) = G(s) * exp(-s*tau)`` with ``G = num/den`` rational
+(see :class:`qcnmodel.loop.DelayedLoop`).  Everything here is computed from the
+exact expression; nothing is read off a frequency grid and no Pade
+approximant is used.
+
+Conventions
+-----------
+* Gain crossovers ``w_i`` solve ``|G(jw)| = 1`` (brentq on ``log|G(jw)|``).
+  ``|L| = |G|``, so they do not depend on the delay.
+* The phase margin at crossover ``i`` is ``PM_i(tau) = PM0_i - w_i*tau``, where
+  ``PM0_i = arg G(jw_i) + 180 deg`` is wrapped to ``[-180, 180)`` (python-control's
+  convention).  It is *not* re-wrapped in ``tau``: it decreases linearly with
+  the delay, and a value below zero (even below -180 deg) means the delay is
+  beyond the critical one.  This makes ``critical_delay_s = delay +
+  delay_margin_s`` the delay at which the loop first loses stability.
+* When there are several crossovers the reported one minimises the delay
+  margin ``PM_i/w_i``; that choice does not depend on ``tau``.
+* Phase crossovers ``w_pc`` solve ``arg G(jw) - w*tau = -180 deg (mod 360)``
+  (bisection on the exact, continuous phase).  With a delay there are
+  infinitely many; the gain margin is the smallest ``1/|L(jw_pc)|`` over them
+  (the most critical one; python-control instead reports the one closest to
+  0 dB, which is the same for the usual single-crossing loops).
+* ``stable``: closed-loop stability of ``1 + L(s) = 0`` with the exact delay.
+  :func:`nyquist_count` counts encirclements of -1 along the Nyquist contour
+  (upper half, doubled by symmetry).  Poles of ``L`` at ``s = 0``
+  (integrators) are avoided by a quarter circle ``s = eps*exp(j*theta)``,
+  ``theta`` from 0 to 90 deg, of radius ``eps`` = 1e-4 x the smallest corner
+  frequency, i.e. the contour indents to the right of the origin, so origin
+  poles are not counted in ``P``.  Other poles on the imaginary axis are not
+  supported.  :func:`margins_over_delay` uses the equivalent delay-sweep form
+  of the argument principle: closed-loop roots cross the imaginary axis only at
+  ``tau_ik = (PM0_i mod 360 + 360 k)/w_i``, two at a time, moving into the right
+  half plane iff ``|G|`` decreases through 1 at ``w_i``; starting from the
+  delay-free closed loop this gives the number of unstable roots at every
+  ``tau``.  The tests check the two against each other.
+
+``G`` must be strictly proper when the delay is positive (otherwise the
+closed loop is of neutral type and the tail of the contour is not bounded).
+"""
+
+from __future__ import annotations
+
+import dataclasses
+from dataclasses import dataclass
+from typing import Any
+
+import numpy as np
+from scipy.optimize import brentq
+
+__all__ = [
+    "Margins",
+    "NyquistCount",
+    "margins",
+    "margins_over_delay",
+    "nyquist_count",
+    "critical_rtt",
+]
+
+_TWO_PI = 2.0 * np.pi
+
+
+@dataclass(frozen=True)
+class Margins:
+    """Stability margins of a delayed loop (scalars, or arrays over delays).
+
+    Attributes
+    ----------
+    gain_margin : float
+        Absolute gain margin ``1/|L(jw_pc)|`` (``inf`` without phase crossover).
+    gain_margin_db : float
+        ``20*log10(gain_margin)``.
+    phase_margin_deg : float
+        Phase margin in degrees at ``crossover_rad_s`` (``inf`` without crossover).
+    crossover_rad_s : float
+        Gain crossover frequency (rad/s; ``nan`` if none).
+    phase_crossover_rad_s : float
+        Phase crossover frequency of the reported gain margin (``nan`` if none).
+    delay_margin_s : float
+        Extra delay the loop tolerates, ``PM[rad]/crossover`` (negative when the
+        delay is already beyond the critical delay, ``inf`` without crossover).
+    stable : bool
+        Closed-loop stability with the exact delay (argument principle).
+    critical_delay_s : float
+        Loop delay at which stability is lost: ``delay + delay_margin_s``.
+    """
+
+    gain_margin: Any
+    gain_margin_db: Any
+    phase_margin_deg: Any
+    crossover_rad_s: Any
+    phase_crossover_rad_s: Any
+    delay_margin_s: Any
+    stable: Any
+    critical_delay_s: Any
+
+    def __post_init__(self) -> None:
+        gm = np.asarray(self.gain_margin, dtype=float)
+        if np.any(gm < 0):
+            raise ValueError("gain_margin must be >= 0")
+
+    def at(self, index: int) -> Margins:
+        """Scalar :class:`Margins` for one delay of an array-valued result."""
+        vals = {}
+        for f in dataclasses.fields(self):
+            v = np.asarray(getattr(self, f.name))
+            v = v.reshape(-1)[index] if v.ndim else v
+            vals[f.name] = bool(v) if f.name == "stable" else float(v)
+        return Margins(**vals)
+
+
+@dataclass(frozen=True)
+class NyquistCount:
+    """Result of the Nyquist encirclement count.
+
+    Attributes
+    ----------
+    encirclements_cw : int
+        Clockwise encirclements of -1 by ``L`` along the (indented) contour.
+    open_loop_rhp_poles : int
+        Poles of ``L`` with positive real part (origin poles excluded).
+    closed_loop_rhp_poles : int
+        ``Z = N + P``, unstable closed-loop roots.
+    """
+
+    encirclements_cw: int
+    open_loop_rhp_poles: int
+    closed_loop_rhp_poles: int
+
+    @property
+    def stable(self) -> bool:
+        """True when the closed loop has no root in the right half plane."""
+        return self.closed_loop_rhp_poles == 0
+
+
+# --------------------------------------------------------------------------
+# exact evaluation helpers on the rational part
+# --------------------------------------------------------------------------
+class _Rational:
+    """Factored form of G = k * s^-n_int * prod(s - z) / prod(s - p)."""
+
+    def __init__(self, num: np.ndarray, den: np.ndarray) -> None:
+        num = np.trim_zeros(np.asarray(num, float), "f")
+        den = np.trim_zeros(np.asarray(den, float), "f")
+        nz_num = len(num) - len(np.trim_zeros(num, "b"))
+        nz_den = len(den) - len(np.trim_zeros(den, "b"))
+        self.n_int = nz_den - nz_num  # net integrators (negative: differentiators)
+        self.num = num
+        self.den = den
+        rn, rd = np.trim_zeros(num, "b"), np.trim_zeros(den, "b")
+        self.zeros = np.roots(rn) if len(rn) > 1 else np.zeros(0, complex)
+        self.poles = np.roots(rd) if len(rd) > 1 else np.zeros(0, complex)
+        self.k = rn[0] / rd[0]
+        self.rel_degree = len(den) - len(num)
+        self.low_gain = abs(rn[-1] / rd[-1])  # |G| ~ low_gain * w^-n_int as w -> 0
+
+    def logmag(self, w: np.ndarray) -> np.ndarray:
+        """log|G(jw)| for w > 0 (robust for large coefficients)."""
+        w = np.asarray(w, float)
+        jw = 1j * w[..., None]
+        out = np.log(abs(self.k)) - self.n_int * np.log(w)
+        if self.zeros.size:
+            out = out + np.sum(np.log(np.abs(jw - self.zeros)), axis=-1)
+        if self.poles.size:
+            out = out - np.sum(np.log(np.abs(jw - self.poles)), axis=-1)
+        return out
+
+    @staticmethod
+    def _theta(w: np.ndarray, r: np.ndarray) -> np.ndarray:
+        # continuous arg(jw - r) for w > 0, see module docstring
+        x = -r.real
+        y = np.asarray(w, float)[..., None] - r.imag
+        with np.errstate(divide="ignore", invalid="ignore"):
+            left = np.arctan(y / x)
+            right = np.pi - np.arctan(y / np.abs(x))
+        axis = np.sign(y) * np.pi / 2
+        return np.where(x > 0, left, np.where(x < 0, right, axis))
+
+    def phase(self, w: np.ndarray) -> np.ndarray:
+        """Continuous (unwrapped) arg G(jw) in rad for w > 0."""
+        w = np.asarray(w, float)
+        out = np.full(w.shape, np.pi if self.k < 0 else 0.0) - self.n_int * np.pi / 2
+        if self.zeros.size:
+            out = out + np.sum(self._theta(w, self.zeros), axis=-1)
+        if self.poles.size:
+            out = out - np.sum(self._theta(w, self.poles), axis=-1)
+        return out
+
+    def corners(self) -> np.ndarray:
+        """Characteristic frequencies: root magnitudes and asymptote crossings."""
+        r = np.concatenate([self.zeros, self.poles])
+        c = list(np.abs(r[np.abs(r) > 0]))
+        if self.n_int != 0:  # low-frequency asymptote low_gain*w^-n_int = 1
+            c.append(self.low_gain ** (1.0 / self.n_int))
+        if self.rel_degree != 0:  # high-frequency asymptote |k| w^-rel = 1
+            c.append(abs(self.k) ** (1.0 / self.rel_degree))
+        c = np.asarray([v for v in c if np.isfinite(v) and v > 0])
+        return c if c.size else np.array([1.0])
+
+    def grid(self, per_decade: int = 200, pad: float = 1e3) -> np.ndarray:
+        """Log-spaced grid spanning all corners with ``pad`` on both sides."""
+        c = self.corners()
+        lo, hi = np.log10(c.min() / pad), np.log10(c.max() * pad)
+        return np.logspace(lo, hi, int(np.ceil((hi - lo) * per_decade)) + 1)
+
+    def crossovers(self) -> np.ndarray:
+        """All gain crossovers (|G(jw)| = 1), by brentq on log|G|."""
+        w = self.grid()
+        f = self.logmag(w)
+        idx = np.nonzero(np.sign(f[:-1]) * np.sign(f[1:]) < 0)[0]
+        roots = [brentq(self.logmag, w[i], w[i + 1], xtol=1e-14 * w[i]) for i in idx]
+        roots += list(w[np.nonzero(f == 0.0)[0]])
+        return np.sort(np.asarray(roots, float))
+
+    def closed_loop_rhp(self) -> int:
+        """Unstable roots of the delay-free closed loop den + num."""
+        n = len(self.den)
+        num = np.concatenate([np.zeros(n - len(self.num)), self.num])
+        char = np.trim_zeros(self.den + num, "f")
+        if len(char) <= 1:
+            return 0
+        r = np.roots(char)
+        return int(np.sum(r.real > 1e-12 * max(1.0, np.abs(r).max())))
+
+
+def _wrap_pi(x):
+    """Wrap an angle (rad) to [-pi, pi) like python-control's phase margin."""
+    return np.remainder(np.asarray(x) + np.pi, _TWO_PI) - np.pi
+
+
+def _crossover_table(rat: _Rational):
+    """Crossovers, their delay-free PM0 (rad) and crossing directions."""
+    wc = rat.crossovers()
+    if wc.size == 0:
+        return wc, wc, wc
+    pm0 = _wrap_pi(rat.phase(wc) + np.pi)
+    # direction: |G| decreasing through 1 -> roots enter the RHP as tau grows
+    h = 1e-6
+    slope = rat.logmag(wc * (1 + h)) - rat.logmag(wc * (1 - h))
+    direction = np.where(slope < 0, 1, -1)
+    return wc, pm0, direction
+
+
+def _phase_crossings(rat: _Rational, taus: np.ndarray, n_best: int = 2):
+    """Most critical phase crossover per delay: returns (w_pc, logmag)."""
+    c = rat.corners()
+    c = np.concatenate([c, np.pi / taus[taus > 0]]) if np.any(taus > 0) else c
+    lo, hi = np.log10(c.min() / 1e3), np.log10(c.max() * 1e3)
+    w = np.logspace(lo, hi, int(np.ceil((hi - lo) * 200)) + 1)
+    ph0 = rat.phase(w)
+    lm = rat.logmag(w)
+    phi = ph0[None, :] - w[None, :] * taus[:, None]
+    lev = np.floor((phi + np.pi) / _TWO_PI)
+    cross = lev[:, 1:] != lev[:, :-1]
+    score = np.where(cross, np.maximum(lm[1:], lm[:-1])[None, :], -np.inf)
+    n_best = min(n_best, score.shape[1])
+    cand = np.argpartition(-score, n_best - 1, axis=1)[:, :n_best]
+    rows = np.repeat(np.arange(len(taus)), n_best)
+    cols = cand.reshape(-1)
+    ok = np.isfinite(score[rows, cols])
+    rows, cols = rows[ok], cols[ok]
+    best_w = np.full(len(taus), np.nan)
+    best_lm = np.full(len(taus), -np.inf)
+    if rows.size == 0:
+        return best_w, best_lm
+    tau = taus[rows]
+    l0, l1 = lev[rows, cols], lev[rows, cols + 1]
+    target = np.where(l1 < l0, l0, l1) * _TWO_PI - np.pi  # level nearest the left end
+    a, b = np.log(w[cols]), np.log(w[cols + 1])
+    fa = rat.phase(np.exp(a)) - np.exp(a) * tau - target
+    for _ in range(60):  # vectorised bisection in log w on the exact phase
+        m = 0.5 * (a + b)
+        fm = rat.phase(np.exp(m)) - np.exp(m) * tau - target
+        left = np.sign(fm) == np.sign(fa)
+        a = np.where(left, m, a)
+        fa = np.where(left, fm, fa)
+        b = np.where(left, b, m)
+    wr = np.exp(0.5 * (a + b))
+    lmr = rat.logmag(wr)
+    order = np.lexsort((-lmr, rows))  # per row, largest |G| first
+    rows, wr, lmr = rows[order], wr[order], lmr[order]
+    first = np.ones(rows.size, bool)
+    first[1:] = rows[1:] != rows[:-1]
+    best_w[rows[first]] = wr[first]
+    best_lm[rows[first]] = lmr[first]
+    return best_w, best_lm
+
+
+def _check_loop(rat: _Rational, delay_positive: bool) -> None:
+    if rat.rel_degree < 0:
+        raise ValueError("loop must be proper (deg num <= deg den)")
+    if delay_positive and rat.rel_degree == 0:
+        raise ValueError("loop with a delay must be strictly proper")
+
+
+def margins_over_delay(loop, taus) -> Margins:
+    """Margins of ``loop.with_delay(tau)`` for every ``tau`` in ``taus``, vectorised.
+
+    Parameters
+    ----------
+    loop : DelayedLoop
+        Loop whose rational part is used; its own delay is ignored.
+    taus : array_like
+        Loop delays (s, >= 0).
+
+    Returns
+    -------
+    Margins
+        With array fields of the shape of ``taus``.
+
+    Notes
+    -----
+    Gain crossovers and ``PM0`` are computed once; ``PM(tau) = PM0 - w_c*tau``.
+    Phase crossovers are found for all delays at once on a shared log grid
+    (200 points/decade) refined by vectorised bisection on the exact phase.
+    Stability follows from the delay-sweep argument principle (module doc).
+    """
+    taus = np.asarray(taus, float)
+    shape = taus.shape
+    taus = taus.reshape(-1)
+    if np.any(~np.isfinite(taus)) or np.any(taus < 0):
+        raise ValueError("taus must be finite and >= 0")
+    rat = _Rational(loop.num, loop.den)
+    _check_loop(rat, bool(np.any(taus > 0)))
+    wc_all, pm0_all, direction = _crossover_table(rat)
+    n = taus.size
+    if wc_all.size:
+        dm0 = pm0_all / wc_all  # delay margin at tau = 0 per crossover
+        i = int(np.argmin(dm0))
+        wc = np.full(n, wc_all[i])
+        pm = np.degrees(pm0_all[i] - wc_all[i] * taus)
+        dm = dm0[i] - taus
+        crit = np.full(n, dm0[i])
+        a = np.remainder(pm0_all, _TWO_PI)  # first crossing delay per crossover
+        wt = wc_all[None, :] * taus[:, None]
+        n_cross = np.where(wt > a, np.floor((wt - a) / _TWO_PI) + 1, 0)
+        z = rat.closed_loop_rhp() + 2 * (n_cross * direction[None, :]).sum(axis=1)
+    else:
+        wc = np.full(n, np.nan)
+        pm = dm = crit = np.full(n, np.inf)
+        z = np.full(n, rat.closed_loop_rhp())
+    wpc, lm = _phase_crossings(rat, taus)
+    gm = np.exp(-lm)
+    with np.errstate(divide="ignore"):
+        gm_db = 20 * np.log10(gm)
+
+    def out(x):
+        x = np.asarray(x).reshape(shape)
+        return x
+
+    return Margins(
+        gain_margin=out(gm),
+        gain_margin_db=out(gm_db),
+        phase_margin_deg=out(pm),
+        crossover_rad_s=out(wc),
+        phase_crossover_rad_s=out(wpc),
+        delay_margin_s=out(dm),
+        stable=out(z == 0),
+        critical_delay_s=out(crit),
+    )
+
+
+# --------------------------------------------------------------------------
+# Nyquist count
+# --------------------------------------------------------------------------
+def _arg_change(f, pts, param, max_iter: int = 40, max_step: float = np.pi / 8):
+    """Total arg change of f along a path, refined until each step < max_step."""
+    t = np.asarray(param, float)
+    v = f(pts(t))
+    for _ in range(max_iter):
+        d = np.angle(v[1:] / v[:-1])
+        bad = np.nonzero(np.abs(d) > max_step)[0]
+        if bad.size == 0:
+            return float(d.sum())
+        tm = 0.5 * (t[bad] + t[bad + 1])
+        vm = f(pts(tm))
+        t = np.insert(t, bad + 1, tm)
+        v = np.insert(v, bad + 1, vm)
+    raise RuntimeError("Nyquist contour refinement did not converge")
+
+
+def nyquist_count(loop) -> NyquistCount:
+    """Count encirclements of -1 by ``L`` with the exact delay.
+
+    Parameters
+    ----------
+    loop : DelayedLoop
+
+    Returns
+    -------
+    NyquistCount
+        ``Z = N + P`` (clockwise encirclements plus open-loop RHP poles).
+
+    Notes
+    -----
+    Upper half of the contour, doubled by conjugate symmetry: quarter circle
+    ``eps*exp(j*theta)`` (theta 0..pi/2) when ``L`` has poles at the origin,
+    then ``s = jw`` from ``eps`` (or 0) up to ``W``, beyond which ``|L| < 1`` so
+    ``arg(1+L)`` returns to 0 without a turn; the large arc contributes nothing
+    for a strictly proper ``L``.  Steps are refined until ``arg(1+L)`` changes by
+    less than pi/8 per step, so no turn is missed.
+    """
+    rat = _Rational(loop.num, loop.den)
+    _check_loop(rat, loop.delay > 0)
+    c = rat.corners()
+    eps = c.min() * 1e-4
+
+    def one_plus_l(s):
+        return 1.0 + loop(s)
+
+    total = 0.0
+    if rat.n_int > 0:
+        total += _arg_change(
+            one_plus_l, lambda th: eps * np.exp(1j * th), np.linspace(0, np.pi / 2, 65)
+        )
+        w0 = eps
+    else:
+        w0 = c.min() * 1e-4
+        total += _arg_change(one_plus_l, lambda w: 1j * w, np.array([0.0, w0]))
+    # W: beyond the last frequency where |G| >= 0.9 (asymptotics hold past grid)
+    wg = rat.grid()
+    above = np.nonzero(rat.logmag(wg) >= np.log(0.9))[0]
+    w_end = wg[above[-1]] * 2 if above.size else wg[0]
+    w_end = max(w_end, w0 * 10)
+    n_dec = np.log10(w_end / w0)
+    n_pts = int(np.ceil(n_dec * 100)) + 1
+    if loop.delay > 0:  # resolve the delay rotation from the start
+        n_pts = max(n_pts, int(np.ceil(w_end * loop.delay * np.log(10) / (np.pi / 8))))
+    n_pts = min(n_pts, 200_000)
+    logw = np.linspace(np.log(w0), np.log(w_end), n_pts)
+    total += _arg_change(one_plus_l, lambda lw: 1j * np.exp(lw), logw)
+    total += -np.angle(one_plus_l(1j * w_end))  # tail: |L| < 1, back to arg 0
+    n_ccw = int(np.rint(2 * total / _TWO_PI))
+    p = int(np.sum(rat.poles.real > 0))
+    n_cw = -n_ccw
+    return NyquistCount(n_cw, p, n_cw + p)
+
+
+def margins(loop) -> Margins:
+    """Scalar margins of ``loop`` at its own delay (stability by Nyquist count).
+
+    Parameters
+    ----------
+    loop : DelayedLoop
+
+    Returns
+    -------
+    Margins
+    """
+    m = margins_over_delay(loop, np.array([loop.delay])).at(0)
+    return dataclasses.replace(m, stable=nyquist_count(loop).stable)
+
+
+# --------------------------------------------------------------------------
+# critical RTT
+# --------------------------------------------------------------------------
+def critical_rtt(
+    model,
+    rtt_min: float = 1e-9,
+    rtt_max: float = 1.0,
+    xtol: float = 1e-12,
+    rtol: float = 1e-10,
+) -> float:
+    """Largest loop delay (s) with a positive phase margin.
+
+    Parameters
+    ----------
+    model : DelayedLoop or LoopModel
+        A ``DelayedLoop`` (rational part independent of the delay: the answer
+        is ``delay + delay_margin_s``), or a model with ``.loop()`` and
+        ``.replace(rtt=...)`` whose rational part may depend on the RTT.
+    rtt_min, rtt_max : float
+        Search interval for the RTT (s) of a ``LoopModel``.
+    xtol, rtol : float
+        Tolerances passed to :func:`scipy.optimize.brentq`.
+
+    Returns
+    -------
+    float
+        The critical RTT; ``inf`` if the phase margin stays positive up to
+        ``rtt_max`` (or the loop has no crossover), ``nan`` if it is already
+        non-positive at ``rtt_min``.
+
+    Notes
+    -----
+    For a model, ``PM(rtt) = model.replace(rtt=rtt).loop().margins()`` is
+    bracketed on a geometric ladder (factor 2) from ``rtt_min`` and the first
+    sign change is refined by brentq.  If PM is not monotone in the RTT the
+    first loss of phase margin is returned.
+    """
+    if hasattr(model, "num") and hasattr(model, "den"):
+        m = margins_over_delay(model, np.array([model.delay])).at(0)
+        return float(m.critical_delay_s) if np.isfinite(m.crossover_rad_s) else np.inf
+
+    def pm(rtt: float) -> float:
+        return float(margins_over_delay_at(model.replace(rtt=rtt).loop()))
+
+    lo = rtt_min
+    f_lo = pm(lo)
+    if not np.isfinite(f_lo):
+        return np.inf
+    if f_lo <= 0:
+        return np.nan
+    while lo < rtt_max:
+        hi = min(lo * 2, rtt_max)
+        f_hi = pm(hi)
+        if f_hi <= 0:
+            return float(brentq(pm, lo, hi, xtol=xtol, rtol=rtol))
+        lo = hi
+    return np.inf
+
+
+def margins_over_delay_at(loop) -> float:
+    """Phase margin (deg) of ``loop`` at its own delay (no Nyquist count)."""
+    return float(margins_over_delay(loop, np.array([loop.delay])).phase_margin_deg[0])
