@@ -1,0 +1,87 @@
+"""The sweep engine: grid assembly, joblib and dask execution, checkpoint/resume."""
+
+import json
+
+import numpy as np
+import pytest
+
+from qcnmodel.sweep import parse_grid_spec, save_dataset, sweep
+from qcnmodel.units import parse_time
+
+
+def poly(a, b, scale=1.0):
+    return {"y": scale * (a * 10 + b), "pos": a * b > 0}
+
+
+CALLS = []
+
+
+def counting(a, b):
+    CALLS.append((a, b))
+    return {"y": a + b}
+
+
+def test_grid_assembly_and_attrs():
+    ds = sweep(poly, {"a": [1, 2, 3], "b": [-1, 1]}, fixed={"scale": 2.0}, attrs={"seeds": [0, 1]})
+    assert ds["y"].dims == ("a", "b")
+    np.testing.assert_array_equal(ds["y"].values, 2.0 * (np.array([[1], [2], [3]]) * 10 + [-1, 1]))
+    assert ds["pos"].dtype == bool and ds["pos"].values.tolist() == [[False, True]] * 3
+    assert json.loads(ds.attrs["fixed"]) == {"scale": 2.0}
+    assert ds.attrs["seeds"] == "[0, 1]" and "qcnmodel_version" in ds.attrs
+
+
+def test_joblib_matches_serial():
+    grid = {"a": [1, 2, 3, 4], "b": [0.5, 1.5]}
+    serial = sweep(poly, grid)
+    par = sweep(poly, grid, n_jobs=2)
+    np.testing.assert_array_equal(serial["y"].values, par["y"].values)
+
+
+def test_resume_skips_finished_points(tmp_path):
+    grid = {"a": [1, 2, 3], "b": [10, 20]}
+    ck = tmp_path / "ck"
+    CALLS.clear()
+    first = sweep(counting, grid, checkpoint=ck)
+    assert len(CALLS) == 6
+    # Simulate an interruption: keep only the first two finished points (and a torn last line).
+    lines = (ck / "points.jsonl").read_text().splitlines()
+    (ck / "points.jsonl").write_text("\n".join(lines[:2]) + "\n" + lines[2][:10])
+    CALLS.clear()
+    again = sweep(counting, grid, checkpoint=ck)
+    assert len(CALLS) == 4
+    np.testing.assert_array_equal(first["y"].values, again["y"].values)
+    with pytest.raises(ValueError, match="different sweep"):
+        sweep(counting, {"a": [1], "b": [10]}, checkpoint=ck)
+
+
+def test_dask_local_cluster():
+    distributed = pytest.importorskip("distributed")
+    with distributed.LocalCluster(
+        n_workers=1, threads_per_worker=1, processes=False, dashboard_address=None
+    ) as cluster:
+        ds = sweep(poly, {"a": [1, 2], "b": [3]}, scheduler=cluster.scheduler_address)
+    np.testing.assert_array_equal(ds["y"].values, [[13.0], [23.0]])
+
+
+def test_save_netcdf_and_zarr(tmp_path):
+    import xarray as xr
+
+    ds = sweep(poly, {"a": [1, 2], "b": [3]})
+    for name in ("s.nc", "s.zarr"):
+        path = save_dataset(ds, tmp_path / name)
+        back = xr.open_dataset(path, engine="h5netcdf" if name.endswith(".nc") else "zarr")
+        np.testing.assert_array_equal(back["y"].values, ds["y"].values)
+        back.close()
+    with pytest.raises(ValueError, match="out"):
+        save_dataset(ds, tmp_path / "s.csv")
+
+
+def test_parse_grid_spec():
+    name, vals = parse_grid_spec("rtt=2us..1ms:3:log", parse_time)
+    assert name == "rtt"
+    np.testing.assert_allclose(vals, [2e-6, np.sqrt(2e-6 * 1e-3), 1e-3])
+    assert parse_grid_spec("n_flows=1,10,100") == ("n_flows", [1.0, 10.0, 100.0])
+    with pytest.raises(ValueError, match="rtt"):
+        parse_grid_spec("rtt=0..1ms:3:log", parse_time)
+    with pytest.raises(ValueError, match="grid"):
+        sweep(poly, {"a": []})
