@@ -1,0 +1,6 @@
+"""Packet-level QCN reference simulator (see docs/architecture.md, "Simulator").
+
+Modules: ``rng`` (counter-based random numbers), ``rules`` (compiled CP/RP rules on
+struct-of-arrays state), ``rules_ref`` (the same rules as plain Python classes, the oracle's
+rules), then the event kernel, oracle, network, scenarios and traces.
+"""
