@@ -193,6 +193,9 @@ class FOPDTModel:
     ps: float | None = None
 
     def __post_init__(self) -> None:
+        for f in ("rtt", "n_flows", "capacity", "ps"):  # numpy scalars -> Python
+            if isinstance(getattr(self, f), np.generic):
+                object.__setattr__(self, f, getattr(self, f).item())
         if not isinstance(self.params, QCNParams):
             raise ValueError("params: must be a QCNParams instance")
         rtt = parse_time(self.rtt, "rtt")
