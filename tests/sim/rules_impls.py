@@ -51,6 +51,7 @@ class CompiledCP:
     """CongestionPoint-like view of column ``index`` of a compiled CP state."""
 
     def __init__(self, params, seed, index):
+        self.p = params
         self.prm = r.pack_cp_params(params)
         self.seed = seed
         self.j = index
@@ -86,6 +87,7 @@ class CompiledRP:
     """ReactionPoint-like view of column ``index`` of a compiled RP state."""
 
     def __init__(self, params, seed, index):
+        self.p = params
         self.prm = r.pack_rp_params(params)
         self.seed = seed
         self.i = index
