@@ -36,6 +36,28 @@ def _scale_poly(p: np.ndarray, w0: float) -> np.ndarray:
     return p * w0 ** np.arange(n, -1, -1, dtype=float)
 
 
+def _pade_ss(tau: float, order: int) -> control.StateSpace:
+    """Pade approximant of ``exp(-s*tau)`` as a series of real all-pass sections.
+
+    The [n/n] approximant is all-pass: its zeros mirror its poles.  Poles come
+    from the order-n denominator at unit delay (scaled by ``1/tau``) and are
+    realised as first/second-order sections with unit DC gain, which stays
+    well conditioned where the expanded polynomial (coefficients spanning
+    ``tau**n/n!``) does not.
+    """
+    _, den = control.pade(1.0, order)
+    poles = np.roots(den) / tau
+    sys = control.ss([], [], [], [[1.0]])
+    for p in poles[poles.imag >= 0]:
+        if abs(p.imag) <= 1e-12 * abs(p):
+            sec = control.tf([-1.0, -p.real], [1.0, -p.real])  # -(s + p)/(s - p), DC 1
+        else:
+            a, b = -2 * p.real, abs(p) ** 2
+            sec = control.tf([1.0, -a, b], [1.0, a, b])  # zeros mirror poles
+        sys = control.series(sys, control.ss(sec))
+    return sys
+
+
 @dataclass(frozen=True)
 class StepResponse:
     """Closed-loop unit step response ``y/r`` of ``L/(1+L)``.
@@ -182,10 +204,10 @@ class DelayedLoop:
             t = np.linspace(0.0, float(T), 3000)
         else:
             t = np.asarray(T, float)
-        g = control.tf(_scale_poly(self.num, 1 / w0), _scale_poly(self.den, 1 / w0))
+        g = control.ss(control.tf(_scale_poly(self.num, w0), _scale_poly(self.den, w0)))
         if self.delay > 0:
-            g = g * control.tf(*control.pade(self.delay * w0, int(pade_order)))
-        closed = control.feedback(control.ss(g), 1)
+            g = control.series(_pade_ss(self.delay * w0, int(pade_order)), g)
+        closed = control.feedback(g, 1)
         resp = control.step_response(closed, t * w0)
         y = np.asarray(resp.outputs).reshape(-1)
         return StepResponse(time=t, output=y, name=self.name, pade_order=int(pade_order))

@@ -55,6 +55,7 @@ __all__ = [
     "margins",
     "margins_over_delay",
     "nyquist_count",
+    "nyquist_contour",
     "critical_rtt",
 ]
 
@@ -389,20 +390,62 @@ def margins_over_delay(loop, taus) -> Margins:
 # --------------------------------------------------------------------------
 # Nyquist count
 # --------------------------------------------------------------------------
-def _arg_change(f, pts, param, max_iter: int = 40, max_step: float = np.pi / 8):
-    """Total arg change of f along a path, refined until each step < max_step."""
+def _refine(f, pts, param, max_iter: int = 40, max_step: float = np.pi / 8):
+    """Sample f along a path, bisecting steps until arg f changes < max_step per step."""
     t = np.asarray(param, float)
     v = f(pts(t))
     for _ in range(max_iter):
         d = np.angle(v[1:] / v[:-1])
         bad = np.nonzero(np.abs(d) > max_step)[0]
         if bad.size == 0:
-            return float(d.sum())
+            return t, v
         tm = 0.5 * (t[bad] + t[bad + 1])
         vm = f(pts(tm))
         t = np.insert(t, bad + 1, tm)
         v = np.insert(v, bad + 1, vm)
     raise RuntimeError("Nyquist contour refinement did not converge")
+
+
+def _contour(loop):
+    """Upper half of the indented Nyquist contour: (s points, 1 + L(s), w_end)."""
+    rat = _Rational(loop.num, loop.den)
+    _check_loop(rat, loop.delay > 0)
+    c = rat.corners()
+    eps = c.min() * 1e-4
+
+    def one_plus_l(s):
+        return 1.0 + loop(s)
+
+    segments = []
+    if rat.n_int > 0:  # quarter circle s = eps*exp(j*theta) around the origin poles
+        th, v = _refine(one_plus_l, lambda th: eps * np.exp(1j * th), np.linspace(0, np.pi / 2, 65))
+        segments.append((eps * np.exp(1j * th), v))
+    else:
+        segments.append((np.array([0j]), one_plus_l(np.array([0j]))))
+    # W: beyond the last frequency where |G| >= 0.9 (asymptotics hold past the grid)
+    wg = rat.grid()
+    above = np.nonzero(rat.logmag(wg) >= np.log(0.9))[0]
+    w_end = max(wg[above[-1]] * 2 if above.size else wg[0], eps * 10)
+    span = np.log(w_end / eps)
+    n_pts = int(np.ceil(span / np.log(10) * 100)) + 1
+    if loop.delay > 0:  # resolve the delay rotation (w*tau) from the start
+        n_pts = max(n_pts, int(np.ceil(span * w_end * loop.delay / (np.pi / 8))) + 1)
+    logw = np.linspace(np.log(eps), np.log(w_end), min(n_pts, 200_000))
+    lw, v = _refine(one_plus_l, lambda lw: 1j * np.exp(lw), logw)
+    segments.append((1j * np.exp(lw), v))
+    s_all = np.concatenate([seg[0] for seg in segments])
+    v_all = np.concatenate([seg[1] for seg in segments])
+    return s_all, v_all, rat
+
+
+def nyquist_contour(loop) -> tuple[np.ndarray, np.ndarray]:
+    """Points ``s`` of the upper half of the indented contour and ``L(s)`` there.
+
+    The lower half is the complex conjugate (real coefficients).  See
+    :func:`nyquist_count` for the path.
+    """
+    s, v, _ = _contour(loop)
+    return s, v - 1.0
 
 
 def nyquist_count(loop) -> NyquistCount:
@@ -420,42 +463,16 @@ def nyquist_count(loop) -> NyquistCount:
     Notes
     -----
     Upper half of the contour, doubled by conjugate symmetry: quarter circle
-    ``eps*exp(j*theta)`` (theta 0..pi/2) when ``L`` has poles at the origin,
-    then ``s = jw`` from ``eps`` (or 0) up to ``W``, beyond which ``|L| < 1`` so
-    ``arg(1+L)`` returns to 0 without a turn; the large arc contributes nothing
-    for a strictly proper ``L``.  Steps are refined until ``arg(1+L)`` changes by
-    less than pi/8 per step, so no turn is missed.
+    ``eps*exp(j*theta)`` (theta 0..pi/2) when ``L`` has poles at the origin
+    (otherwise the segment 0..j*eps of the axis), then ``s = jw`` from ``eps``
+    up to ``W``, beyond which ``|L| < 1`` so ``arg(1+L)`` returns to 0 without
+    a turn; the large arc contributes nothing for a strictly proper ``L``.
+    Steps are refined until ``arg(1+L)`` changes by less than pi/8 per step
+    (the initial step also keeps ``w*tau`` below pi/8), so no turn is missed.
     """
-    rat = _Rational(loop.num, loop.den)
-    _check_loop(rat, loop.delay > 0)
-    c = rat.corners()
-    eps = c.min() * 1e-4
-
-    def one_plus_l(s):
-        return 1.0 + loop(s)
-
-    total = 0.0
-    if rat.n_int > 0:
-        total += _arg_change(
-            one_plus_l, lambda th: eps * np.exp(1j * th), np.linspace(0, np.pi / 2, 65)
-        )
-        w0 = eps
-    else:
-        w0 = c.min() * 1e-4
-        total += _arg_change(one_plus_l, lambda w: 1j * w, np.array([0.0, w0]))
-    # W: beyond the last frequency where |G| >= 0.9 (asymptotics hold past grid)
-    wg = rat.grid()
-    above = np.nonzero(rat.logmag(wg) >= np.log(0.9))[0]
-    w_end = wg[above[-1]] * 2 if above.size else wg[0]
-    w_end = max(w_end, w0 * 10)
-    n_dec = np.log10(w_end / w0)
-    n_pts = int(np.ceil(n_dec * 100)) + 1
-    if loop.delay > 0:  # resolve the delay rotation from the start
-        n_pts = max(n_pts, int(np.ceil(w_end * loop.delay * np.log(10) / (np.pi / 8))))
-    n_pts = min(n_pts, 200_000)
-    logw = np.linspace(np.log(w0), np.log(w_end), n_pts)
-    total += _arg_change(one_plus_l, lambda lw: 1j * np.exp(lw), logw)
-    total += -np.angle(one_plus_l(1j * w_end))  # tail: |L| < 1, back to arg 0
+    s, v, rat = _contour(loop)
+    total = float(np.sum(np.angle(v[1:] / v[:-1])))
+    total += -np.angle(v[-1])  # tail: |L| < 1 beyond W, back to arg 0 at infinity
     n_ccw = int(np.rint(2 * total / _TWO_PI))
     p = int(np.sum(rat.poles.real > 0))
     n_cw = -n_ccw
