@@ -1,0 +1,163 @@
+"""Margins of delayed loops against closed-form answers and python-control."""
+
+from __future__ import annotations
+
+import control
+import numpy as np
+import pytest
+from scipy.optimize import brentq
+
+from qcnmodel.loop import DelayedLoop
+from qcnmodel.margins import Margins, critical_rtt, margins_over_delay, nyquist_count
+
+# Crossovers are roots found by brentq with xtol 1e-14*w and Newton to machine
+# precision on exact expressions, so results agree with closed forms to ~1e-12
+# relative; RTOL leaves two orders of magnitude for the arctan/log evaluations.
+RTOL = 1e-10
+
+
+def lag_loop(k, t, tau):
+    """K exp(-s tau)/(1 + s T)."""
+    return DelayedLoop([k], [t, 1.0], tau)
+
+
+def integrator_loop(k, tau):
+    """K exp(-s tau)/s."""
+    return DelayedLoop([k], [1.0, 0.0], tau)
+
+
+@pytest.mark.parametrize(("k", "t", "tau"), [(3.0, 1.0, 0.2), (10.0, 0.5, 0.01), (1.5, 2.0, 1.0)])
+def test_first_order_lag_plus_delay(k, t, tau):
+    m = lag_loop(k, t, tau).margins()
+    wc = np.sqrt(k**2 - 1) / t
+    pm = 180 - np.degrees(np.arctan(wc * t)) - np.degrees(wc * tau)
+    wpc = brentq(lambda w: np.arctan(w * t) + w * tau - np.pi, 1e-9, np.pi / tau, xtol=1e-15)
+    gm = np.sqrt(1 + (wpc * t) ** 2) / k
+    assert m.crossover_rad_s == pytest.approx(wc, rel=RTOL)
+    assert m.phase_margin_deg == pytest.approx(pm, rel=RTOL)
+    assert m.phase_crossover_rad_s == pytest.approx(wpc, rel=RTOL)
+    assert m.gain_margin == pytest.approx(gm, rel=RTOL)
+    assert m.gain_margin_db == pytest.approx(20 * np.log10(gm), rel=RTOL)
+    dm = np.radians(pm) / wc
+    assert m.delay_margin_s == pytest.approx(dm, rel=RTOL)
+    assert m.critical_delay_s == pytest.approx(tau + dm, rel=RTOL)
+    assert m.stable == (pm > 0)
+
+
+@pytest.mark.parametrize(("k", "tau"), [(2.0, 0.3), (2.0, 0.7), (2.0, 0.9), (50.0, 0.02)])
+def test_integrator_plus_delay(k, tau):
+    m = integrator_loop(k, tau).margins()
+    assert m.crossover_rad_s == pytest.approx(k, rel=RTOL)
+    assert m.phase_margin_deg == pytest.approx(90 - np.degrees(k * tau), rel=RTOL)
+    assert m.delay_margin_s == pytest.approx(np.pi / (2 * k) - tau, rel=RTOL)
+    assert m.critical_delay_s == pytest.approx(np.pi / (2 * k), rel=RTOL)
+    # phase crossover: w*tau = pi/2, |L| = k/w  ->  GM = pi/(2 k tau)
+    assert m.phase_crossover_rad_s == pytest.approx(np.pi / (2 * tau), rel=RTOL)
+    assert m.gain_margin == pytest.approx(np.pi / (2 * k * tau), rel=RTOL)
+    assert m.stable == (k * tau < np.pi / 2)
+
+
+def test_critical_rtt_of_loop_is_critical_delay():
+    loop = integrator_loop(4.0, 0.1)
+    assert critical_rtt(loop) == pytest.approx(np.pi / 8, rel=RTOL)
+
+
+DELAY_FREE = [
+    DelayedLoop([4.0], [1.0, 3.0, 3.0, 1.0]),  # 4/(s+1)^3: GM 2, stable
+    DelayedLoop([20.0], [1.0, 3.0, 3.0, 1.0]),  # 20/(s+1)^3: unstable
+    DelayedLoop([2.0, 1.0], [1.0, 2.0, 0.5, 0.0]),  # lead with integrator
+    DelayedLoop([1.0, 3.0], [1.0, 4.0, 8.0, 5.0, 0.0]),  # 3 poles + integrator
+]
+
+
+@pytest.mark.parametrize("loop", DELAY_FREE, ids=range(len(DELAY_FREE)))
+def test_agrees_with_python_control(loop):
+    gm, pm, _, wpc, wgc, _ = control.stability_margins(loop.rational())
+    m = loop.margins()
+    # python-control solves polynomial equations for rational systems (roots to
+    # ~1e-10 relative for these low orders); ours root-finds on the exact values
+    tol = 1e-8
+    assert m.phase_margin_deg == pytest.approx(pm, rel=tol, abs=1e-9)
+    assert m.crossover_rad_s == pytest.approx(wgc, rel=tol)
+    if np.isfinite(gm):
+        assert m.gain_margin == pytest.approx(gm, rel=tol)
+        assert m.phase_crossover_rad_s == pytest.approx(wpc, rel=tol)
+    else:
+        assert np.isinf(m.gain_margin)
+    closed_poles = control.feedback(loop.rational(), 1).poles()
+    assert m.stable == bool(np.all(closed_poles.real < 0))
+
+
+@pytest.mark.parametrize(
+    "loop",
+    [integrator_loop(2.0, tau) for tau in (0.1, 0.5, 0.77, 0.8, 2.0, 4.0, 5.0)]
+    + [lag_loop(3.0, 1.0, tau) for tau in (0.05, 0.6, 0.7, 3.0)]
+    + [DelayedLoop([2.0, 1.0], [1.0, 2.0, 0.5, 0.0], tau) for tau in (0.1, 0.3, 1.0)],
+    ids=lambda lp: f"{lp.num.tolist()}/{lp.den.tolist()}@{lp.delay}",
+)
+def test_nyquist_count_matches_margins(loop):
+    """Encirclement count vs margins and the delay-sweep root count."""
+    c = nyquist_count(loop)
+    m = loop.margins()
+    sweep = margins_over_delay(loop, [loop.delay])
+    # for these single-crossover, open-loop-stable loops: stable iff PM > 0
+    assert c.stable == (m.phase_margin_deg > 0)
+    assert bool(sweep.stable[0]) == c.stable
+    assert c.open_loop_rhp_poles == 0
+    # each 360 deg of phase lost at the crossover adds one pair of RHP roots
+    pm = m.phase_margin_deg
+    expected_z = 0 if pm > 0 else 2 * int(np.floor(-pm / 360) + 1)
+    assert c.closed_loop_rhp_poles == expected_z
+
+
+def test_nyquist_open_loop_unstable():
+    """L = 2/(s - 1): one RHP open-loop pole, closed loop s + 1 stable (N = -1)."""
+    c = nyquist_count(DelayedLoop([2.0], [1.0, -1.0]))
+    assert (c.encirclements_cw, c.open_loop_rhp_poles, c.closed_loop_rhp_poles) == (-1, 1, 0)
+    # classic result: 1 + 2 e^{-s tau}/(s - 1) is stable iff tau < atan(wc)/wc, wc = sqrt(3)
+    # (|G(j wc)| = 1; arg G = atan(w) - pi, so the delay-free PM is atan(wc) = 60 deg)
+    wc = np.sqrt(3.0)
+    tau_c = np.arctan(wc) / wc
+    for tau, stable in ((0.9 * tau_c, True), (1.1 * tau_c, False)):
+        loop = DelayedLoop([2.0], [1.0, -1.0], tau)
+        assert nyquist_count(loop).stable == stable
+        assert bool(margins_over_delay(loop, [tau]).stable[0]) == stable
+    assert DelayedLoop([2.0], [1.0, -1.0]).margins().critical_delay_s == pytest.approx(
+        tau_c, rel=RTOL
+    )
+
+
+def test_margins_over_delay_equals_pointwise():
+    loop = DelayedLoop([2.0, 1.0], [1.0, 2.0, 0.5, 0.0])
+    taus = np.concatenate([[0.0], np.logspace(-3, 1, 40)])
+    vec = margins_over_delay(loop, taus)
+    for i, tau in enumerate(taus):
+        m = loop.with_delay(tau).margins()
+        for f in ("phase_margin_deg", "crossover_rad_s", "delay_margin_s", "critical_delay_s"):
+            assert getattr(vec, f)[i] == pytest.approx(getattr(m, f), rel=1e-12)
+        # phase crossovers: same Newton iteration, but the pointwise grid is
+        # built for one tau (different brackets): agree to the root precision
+        assert vec.gain_margin[i] == pytest.approx(m.gain_margin, rel=RTOL)
+        assert vec.phase_crossover_rad_s[i] == pytest.approx(
+            m.phase_crossover_rad_s, rel=RTOL, nan_ok=True
+        )
+        assert bool(vec.stable[i]) == m.stable  # sweep root count vs Nyquist count
+
+
+def test_margins_scalar_access_and_validation():
+    vec = margins_over_delay(integrator_loop(1.0, 0.0), [0.1, 0.2])
+    assert isinstance(vec.at(1), Margins)
+    assert vec.at(1).phase_margin_deg == pytest.approx(90 - np.degrees(0.2), rel=RTOL)
+    with pytest.raises(ValueError, match="taus"):
+        margins_over_delay(integrator_loop(1.0, 0.0), [-1.0])
+    with pytest.raises(ValueError, match="delay"):
+        DelayedLoop([1.0], [1.0, 1.0], -0.1)
+    with pytest.raises(ValueError, match="proper"):
+        DelayedLoop([1.0, 0.0, 0.0], [1.0, 1.0])
+
+
+def test_no_crossover():
+    m = DelayedLoop([0.5], [1.0, 1.0], 0.3).margins()  # |L| < 1 everywhere
+    assert np.isnan(m.crossover_rad_s)
+    assert np.isinf(m.phase_margin_deg) and np.isinf(m.delay_margin_s)
+    assert m.stable
