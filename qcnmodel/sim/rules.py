@@ -529,8 +529,9 @@ def rp_on_timer(rp, i, gen, now_ns, seed, prm):
 def rp_on_drift(rp, i, prm):
     """Drift event (§4.5 proposal): CR <- min(C, (CR + drift_inc) * drift_factor) if active.
 
-    TR is unchanged; reaching C releases the RL. Returns ``TX_*`` codes (``TX_NONE`` if the
-    RL is inactive or drift is neutral).
+    TR is unchanged (the proposal acts on CR only), so CR may pass TR and the next
+    self-increase, (CR + TR)/2, then pulls it back down. Reaching C releases the RL. Returns
+    ``TX_*`` codes (``TX_NONE`` if the RL is inactive or drift is neutral).
     """
     if rp[RP_ACTIVE, i] == 0.0:
         return TX_NONE

@@ -7,7 +7,9 @@ Invariants checked (all exact, no tolerance):
 
 * active RL: MIN_RATE <= CR <= C; bc_left > 0; TR >= CR when drift is off (drift moves CR
   alone, so it can pass TR);
-* CR never decreases on a frame, timer or drift event, never increases on a CNM;
+* CR never decreases on a drift event, nor (drift off) on a frame or timer event; it never
+  increases on a CNM. With drift on, CR can pass TR, and the next self-increase (CR + TR)/2
+  then lowers it: drift acts on CR only, as the §4.5 proposal says;
 * a stale timer event changes nothing; an inactive RL ignores frames, timers and drift;
 * CP: 0 <= qFb <= 2**bits - 1; a CNM implies Fb < 0; after a sample the countdown is within
   [1-J, 1+J] x the interval for qFb.
@@ -128,7 +130,8 @@ def test_rp_twins_identical_and_invariants(p, seed, ops):
             assert ref.bc_left > 0.0
             if drift_off:
                 assert ref.tr >= ref.cr
-        if was_active and op[0] in ("tx", "burst", "timer", "drift"):
+        increase_ops = ("tx", "burst", "timer", "drift") if drift_off else ("drift",)
+        if was_active and op[0] in increase_ops:
             assert ref.cr >= cr0
         if was_active and op[0] == "cnm":
             assert ref.cr <= cr0
