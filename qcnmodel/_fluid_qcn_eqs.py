@@ -1,0 +1,207 @@
+"""Equations of the QCN fluid model (numba and SymPy twins); see :mod:`qcnmodel.fluid_qcn`.
+
+Internal units: packets (of ``frame_size`` bytes) and packets/s. The parameter vector layout
+``P_*`` is shared by the compiled right-hand side and the symbolic one; the two are tested
+against each other (linearisation vs finite differences of the compiled rhs).
+"""
+
+from __future__ import annotations
+
+import math
+
+import numba as nb
+import sympy as sp
+from sympy.codegen.cfunctions import expm1, log1p
+
+from qcnmodel.dde import compile_rhs
+
+# parameter vector layout
+P_N, P_C, P_QEQ, P_W, P_PS, P_FBMAX, P_FS, P_GD, P_MINDEC, P_B, P_F = range(11)
+P_RAI, P_RHAI, P_T, P_RMIN, P_RLINE = range(11, 16)
+P_TIMER, P_HAI, P_TABLE, P_QUANT, P_HALVE, P_MINRATE = range(16, 22)
+P_TAB0 = 22  # 8 table sampling probabilities
+P_TON, P_TOFF, P_CHOT, P_TAU = 30, 31, 32, 33
+# precomputed per sampling probability k = 0..7 (table) and 8 (base ps): 4 values each,
+# (p/((1-p)^-B - 1), the same with the AI-stage length, (1-p)^(F B), log1p(-p))
+P_PRE = 34
+N_PARAMS = P_PRE + 36
+
+
+def precompute(p):
+    """Fill the P_PRE block of the parameter vector ``p`` in place (call after the rest)."""
+    b = p[P_B]
+    b_ai = 0.5 * b if p[P_HALVE] > 0.0 else b
+    for k in range(9):
+        ps = p[P_PS] if k == 8 else p[P_TAB0 + k]
+        l1p = math.log1p(-ps) if ps < 1.0 else -math.inf
+        j = P_PRE + 4 * k
+        p[j] = -ps / math.expm1(b * l1p)
+        p[j + 1] = -ps / math.expm1(b_ai * l1p)
+        p[j + 2] = math.exp(p[P_F] * b * l1p)
+        p[j + 3] = l1p
+
+
+QUANT_NONE, QUANT_SMOOTH, QUANT_FLOOR = 0, 1, 2
+
+
+@nb.njit(cache=True)
+def _cycle_rate(p, length):
+    """p / ((1-p)^(-length) - 1): rate factor of a cycle of `length` packets with no sample."""
+    return -p / math.expm1(length * math.log1p(-p))
+
+
+@nb.njit(cache=True)
+def capacity_at(t, p):
+    """CP service rate (packets/s) at time t (hotspot window [t_on, t_off) -> C_hot)."""
+    if p[P_TON] <= t < p[P_TOFF]:
+        return p[P_CHOT]
+    return p[P_C]
+
+
+@nb.njit(cache=True)
+def cp_signals(qd, rcd, cap, p):
+    """Feedback seen by the RP: (indicator Fb<0, quantised magnitude u, sampling prob)."""
+    fb = -(qd - p[P_QEQ] + p[P_W] / (p[P_PS] * cap) * (p[P_N] * rcd - cap))
+    mag = -fb if fb < 0.0 else 0.0
+    if mag > p[P_FBMAX]:
+        mag = p[P_FBMAX]
+    x = p[P_FS] * mag / p[P_FBMAX]
+    quant = p[P_QUANT]
+    if quant == QUANT_SMOOTH:
+        u = x - 0.5 if x > 0.5 else 0.0
+    elif quant == QUANT_FLOOR:
+        u = math.floor(x)
+    else:
+        u = x
+    if p[P_TABLE] > 0.0:
+        k = int(math.floor(x) * 8.0 / (p[P_FS] + 1.0))
+        if k > 7:
+            k = 7
+        ps = p[P_TAB0 + k]
+    else:
+        k = 8
+        ps = p[P_PS]
+    ind = 1.0 if fb < 0.0 else 0.0
+    return ind, u, ps, k
+
+
+@nb.njit(cache=True)
+def qcn_derivatives(t, q, rc, rt, qd, rcd, p, out):
+    """dq/dt, dRc/dt, dRt/dt of the symmetric QCN fluid model into out[0:3]."""
+    cap = capacity_at(t, p)
+    cap_d = capacity_at(t - p[P_TAU], p)  # the CP's capacity when it sampled
+    ind, u, ps, k = cp_signals(qd, rcd, cap_d, p)
+    cut = p[P_GD] * u
+    if cut > p[P_MINDEC]:
+        cut = p[P_MINDEC]
+    lam = rcd * ps
+    b = p[P_B]
+    f = p[P_F]
+    j = P_PRE + 4 * k
+    bc_ai = p[j + 1]
+    l1p = p[j + 3]
+    avg = p[j]
+    inc = p[P_RAI] * bc_ai * p[j + 2]
+    if p[P_TIMER] > 0.0:
+        lt = p[P_T] * rcd
+        lt_ai = 0.5 * lt if p[P_HALVE] > 0.0 else lt
+        tm = _cycle_rate(ps, lt)
+        tm_ai = _cycle_rate(ps, lt_ai)
+        avg += tm
+        inc += p[P_RAI] * tm_ai * math.exp(f * lt * l1p)
+        if p[P_HAI] > 0.0:
+            longest = b if b > lt else lt
+            inc += (p[P_RHAI] - p[P_RAI]) * (bc_ai + tm_ai) * math.exp(f * longest * l1p)
+    d_rc = -cut * rc * lam * ind + 0.5 * (rt - rc) * rcd * avg
+    d_rt = -(rt - rc) * lam * ind + rcd * inc
+    d_q = p[P_N] * rc - cap
+    if q <= 0.0 and d_q < 0.0:
+        d_q = 0.0
+    if p[P_MINRATE] > 0.0 and rc <= p[P_RMIN] and d_rc < 0.0:
+        d_rc = 0.0
+    if rc >= p[P_RLINE] and d_rc > 0.0:
+        d_rc = 0.0
+    out[0] = d_q
+    out[1] = d_rc
+    out[2] = d_rt
+
+
+def _qcn_rhs(t, x, xd, p, out):
+    qcn_derivatives(t, x[0], x[1], x[2], xd[0, 0], xd[0, 1], p, out)
+
+
+QCN_RHS = compile_rhs(_qcn_rhs)
+
+
+def param_symbols():
+    """SymPy symbols: the first 22 entries of the parameter vector, then ``p_rp``."""
+    names = [
+        "N", "C", "Q_eq", "w", "p_s", "Fb_max", "FS", "G_d", "min_dec", "B", "F",
+        "R_AI", "R_HAI", "T", "R_min", "R_line",
+        "timer", "hai", "table", "quant", "halve", "minrate", "p_rp",
+    ]  # fmt: skip
+    return sp.symbols(names, real=True)
+
+
+N_SYM_PARAMS = 23
+
+
+def _cycle_rate_sym(p, length):
+    return -p / expm1(length * log1p(-p))
+
+
+def qcn_symbolic(timer=False, hai=False, quant=QUANT_NONE, halving=False):
+    """SymPy right-hand side of the symmetric model on its congested interior branch.
+
+    The branch is the one valid at an interior equilibrium, which
+    :meth:`QCNFluidModel.fixed_point` checks: Fb(t-tau) < 0 (CNMs are sent), |Fb| < Fb_max (no
+    full-scale cap), Gd*u < min_dec (unsaturated cut), u > 1/2 with quantisation. The sampling
+    probability seen by the RP is the parameter ``p_rp`` (the table entry of the equilibrium's
+    segment, or ``p_s``): the table is piecewise constant. ``quant=QUANT_FLOOR`` is represented
+    by its dither average (``QUANT_SMOOTH``). The reflecting boundary at q = 0 and the rate
+    clamps are omitted. The compiled rhs implements the full nonlinearity; the tests check that
+    both agree (values and derivatives) at the equilibrium.
+
+    Returns
+    -------
+    f : list of sympy.Expr
+        [dq/dt, dRc/dt, dRt/dt].
+    x, xd : list of sympy.Symbol
+        (q, R_C, R_T) and their delayed twins.
+    params : tuple of sympy.Symbol
+        See :func:`param_symbols`.
+    channel : (sympy.Symbol, sympy.Expr)
+        The loop channel: the symbol ``Fb_tau`` used in ``f`` and its expression
+        Fb(t - tau) = -(q_tau - Qeq + w/(p_s C) (N R_C_tau - C)).
+    """
+    syms = param_symbols()
+    n, c, qeq, w, ps0, fbmax, fs, gd, min_dec, b, f = syms[:11]
+    r_ai, r_hai, t_per = syms[11], syms[12], syms[13]
+    ps = syms[22]
+    q, rc, rt = sp.symbols("q R_C R_T", real=True)
+    qd, rcd, rtd = sp.symbols("q_tau R_C_tau R_T_tau", real=True)
+    fb_expr = -(qd - qeq + w / (ps0 * c) * (n * rcd - c))
+    fb = sp.Symbol("Fb_tau", real=True)
+    x = -fs * fb / fbmax
+    u = x - sp.Rational(1, 2) if quant != QUANT_NONE else x
+    cut = gd * u
+    lam = rcd * ps
+    b_ai = b / 2 if halving else b
+    bc = _cycle_rate_sym(ps, b)
+    bc_ai = _cycle_rate_sym(ps, b_ai)
+    l1p = log1p(-ps)
+    avg = bc
+    inc = r_ai * bc_ai * sp.exp(f * b * l1p)
+    if timer:
+        lt = t_per * rcd
+        lt_ai = lt / 2 if halving else lt
+        tm = _cycle_rate_sym(ps, lt)
+        tm_ai = _cycle_rate_sym(ps, lt_ai)
+        avg = avg + tm
+        inc = inc + r_ai * tm_ai * sp.exp(f * lt * l1p)
+        if hai:
+            inc = inc + (r_hai - r_ai) * (bc_ai + tm_ai) * sp.exp(f * sp.Max(b, lt) * l1p)
+    d_rc = -cut * rc * lam + sp.Rational(1, 2) * (rt - rc) * rcd * avg
+    d_rt = -(rt - rc) * lam + rcd * inc
+    d_q = n * rc - c
+    return [d_q, d_rc, d_rt], [q, rc, rt], [qd, rcd, rtd], syms, (fb, fb_expr)
