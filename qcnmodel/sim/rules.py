@@ -39,8 +39,9 @@ events are ignored and ``rp_on_tx`` replays every expiry whose deadline (``RP_DE
 <= now_ns, each next deadline chained from the previous one, before counting the frame's
 bytes. The kernel may keep scheduling timer events as usual.
 
-Initial state: an RL is inactive (``RP_ACTIVE`` 0, CR = TR = ``line_rate`` argument of
-:func:`new_rp_state`, default 0: treat an inactive RL as sending at line rate). A CP's
+Initial state: an RL is inactive (``RP_ACTIVE`` 0, CR = TR = the ``line_rate`` argument of
+:func:`new_rp_state`, default 0; the rules never read them while inactive, and an inactive RL
+sends at line rate). A CP's
 countdown is drawn lazily at its first arrival: ``to_sample = table[0] * U()`` (or the fixed
 interval times U()), using counter 0 of its stream (§1.4: initial countdown is N/S).
 """
@@ -326,7 +327,8 @@ def cp_on_arrival(cp, j, q_bytes, frame_bytes, seed, prm, out):
     fb = -(qoff + prm[CPP_W] * qdelta)
     qfb = np.int64(0)
     if fb < 0.0:
-        qfb = quantise(-fb, prm[CPP_QEQ], prm[CPP_W], np.int64(prm[CPP_BITS]), prm[CPP_QUANT])
+        bits = np.int64(prm[CPP_BITS])
+        qfb = quantise(-fb, prm[CPP_QEQ], prm[CPP_W], bits, np.int64(prm[CPP_QUANT]))
     cnm = fb < 0.0 and (prm[CPP_QFB_POS] == 0.0 or qfb > 0)
     cp[CP_QOLD, j] = q_bytes
     cp[CP_TO_SAMPLE, j] = _cp_interval(qfb, prm) * _cp_draw(cp, j, seed, prm)

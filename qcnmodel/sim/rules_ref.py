@@ -180,7 +180,8 @@ class ReactionPoint:
     index : int
         RL index i (streams ``stream_key(STREAM_RP_BC, i)`` and ``(STREAM_RP_TIMER, i)``).
     line_rate : float or None
-        Initial (meaningless while inactive) CR = TR; 0 by default, as ``rules.new_rp_state``.
+        CR = TR of the inactive RL before its first CNM (the rules never read them while
+        inactive); default ``params.line_rate``, as ``rules.new_rp_state(n, line_rate)``.
     """
 
     def __init__(self, params, seed: int, index: int, line_rate: float | None = None) -> None:
@@ -190,7 +191,7 @@ class ReactionPoint:
         self.bc_stream = stream_key_py(STREAM_RP_BC, index)
         self.timer_stream = stream_key_py(STREAM_RP_TIMER, index)
         self.active = False
-        self.cr = self.tr = 0.0 if line_rate is None else float(line_rate)
+        self.cr = self.tr = float(params.line_rate if line_rate is None else line_rate)
         self.bc_stage = 0
         self.t_stage = 0
         self.bc_left = 0.0

@@ -91,7 +91,7 @@ class CompiledRP:
         self.prm = r.pack_rp_params(params)
         self.seed = seed
         self.i = index
-        self.state = r.new_rp_state(N_COLS)
+        self.state = r.new_rp_state(N_COLS, params.line_rate)
 
     def on_cnm(self, qfb, cpid, now_ns):
         return int(r.rp_on_cnm(self.state, self.i, qfb, cpid, now_ns, self.seed, self.prm))
@@ -145,6 +145,9 @@ def other_columns_untouched(obj):
     """True if the compiled state's other columns are still at their initial values."""
     if not isinstance(obj, (CompiledCP, CompiledRP)):
         return True
-    fresh = r.new_cp_state(N_COLS) if isinstance(obj, CompiledCP) else r.new_rp_state(N_COLS)
+    if isinstance(obj, CompiledCP):
+        fresh = r.new_cp_state(N_COLS)
+    else:
+        fresh = r.new_rp_state(N_COLS, obj.p.line_rate)
     cols = [c for c in range(N_COLS) if c != (obj.j if isinstance(obj, CompiledCP) else obj.i)]
     return np.array_equal(obj.state[:, cols], fresh[:, cols])

@@ -105,6 +105,7 @@ def test_rp_twins_identical_and_invariants(p, seed, ops):
     ref = make_rp("reference", p, seed=seed, index=1)
     c, min_rate = p.line_rate, p.min_rate
     drift_off = p.drift_inc == 0.0 and p.drift_factor == 1.0
+    assert np.array_equal(comp.as_array(), ref.as_array())  # initial states agree
     now = 0
     for op in ops:
         if op[0] == "advance":
