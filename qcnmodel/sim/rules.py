@@ -305,7 +305,8 @@ def cp_on_arrival(cp, j, q_bytes, frame_bytes, seed, prm, out):
     ``q_bytes`` is the queue in bytes including the arriving frame. Countdown by bytes; on a
     sample: Qoff = Q - Qeq, Qdelta = Q - Qold, Fb = -(Qoff + w Qdelta); CNM iff Fb < 0 (and
     qFb > 0 under ``cnm_requires_qfb_positive``); Qold = Q; reload the countdown with
-    ``table[qFb >> (bits - 3)] * U()`` (index 0 when Fb >= 0) or the fixed interval * U().
+    ``table[qFb >> (bits - 3)] * U()`` (index 0 when Fb >= 0) or the fixed interval * U(),
+    dropping the overshoot (the countdown is replaced, not added to).
 
     Returns
     -------
@@ -484,6 +485,9 @@ def _timer_expiry(rp, i, base_ns, seed, prm):
 @njit(cache=True)
 def rp_on_tx(rp, i, nbytes, now_ns, seed, prm):
     """Data frame of ``nbytes`` released by RL ``i`` (§2.2 ``on_tx``; byte counter).
+
+    On expiry: bc_stage += 1, reload BC_LIMIT * cycle_factor * U() (overshoot dropped), then
+    self-increase. Under ``timer_mode == lazy`` the missed timer expiries are replayed first.
 
     Returns
     -------

@@ -5,7 +5,7 @@ size, timer events -- current or stale --, drift, time steps) are applied to bot
 implementations; states (``as_array``) and return values must be identical after every step.
 Invariants checked (all exact, no tolerance):
 
-* active RL: MIN_RATE <= CR <= C; bc_left > 0; TR >= CR when drift is off (drift moves CR
+* always MIN_RATE <= CR <= C; active RL: bc_left > 0; TR >= CR when drift is off (drift moves CR
   alone, so it can pass TR);
 * CR never decreases on a drift event, nor (drift off) on a frame or timer event; it never
   increases on a CNM. With drift on, CR can pass TR, and the next self-increase (CR + TR)/2
@@ -126,8 +126,8 @@ def test_rp_twins_identical_and_invariants(p, seed, ops):
             assert np.array_equal(ref.as_array(), before)  # stale: no change
         if not was_active and op[0] in ("tx", "timer", "drift"):
             assert np.array_equal(ref.as_array(), before)
+        assert min_rate <= ref.cr <= c  # inactive RLs sit at C
         if ref.active:
-            assert min_rate <= ref.cr <= c
             assert ref.bc_left > 0.0
             if drift_off:
                 assert ref.tr >= ref.cr
