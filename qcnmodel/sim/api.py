@@ -1,0 +1,352 @@
+"""``simulate()``: run a named scenario (or a NetworkSpec) and get a :class:`SimResult`.
+
+Choices documented here:
+
+* The RP line rate C (``QCNParams.line_rate``) is set to the sources' adapter link rate
+  (the fastest host link) when they differ, so that ``netfpga-1g`` at 1 Gb/s and a 10 Gb/s
+  preset stay consistent; the value used is in ``SimResult.params``.
+* ``protocol="none"`` switches congestion control off: no CP sampling, no CNMs, no RLs
+  (the baseline every deck compares with).
+* The measurement window (per-flow throughput, fairness, mean/peak hot queue, utilisation)
+  is the scenario's ``measure`` if set, else the first hotspot's interval clipped to the
+  run, else the whole run.
+* Counters are always on; traces are binned (``bin_width``, default 1 ms). Per-flow traces
+  (throughput, CR, TR, stages) cover every flow when there are at most ``max_traced_flows``
+  (64), else the fairness and hotspot flows.
+"""
+
+from __future__ import annotations
+
+import json
+import math
+import sys
+import time
+from dataclasses import dataclass, field, fields
+
+import numpy as np
+
+from qcnmodel.params import QCNParams
+from qcnmodel.sim import metrics
+from qcnmodel.sim.kernel_heap import (
+    S_BLOCKED,
+    S_CNM,
+    S_DELIV,
+    S_DROP,
+    S_EVENTS,
+    S_FREE_N,
+    S_OFFERED,
+    S_PAUSE,
+    S_SENT,
+    S_TAIL,
+)
+from qcnmodel.sim.kernel_state import F_VN, TQ_AREA, TQ_MAX, TQ_TXB, build_state
+from qcnmodel.sim.network import ConstantFlow, NetworkSpec, compile_network
+from qcnmodel.sim.scenarios import SCENARIOS, Scenario, get_scenario
+from qcnmodel.sim.traces import build_dataset, decimate, to_csv, window
+from qcnmodel.units import parse_time
+
+__all__ = ["SimResult", "list_scenarios", "simulate"]
+
+
+def list_scenarios() -> dict[str, str]:
+    """Scenario names with their one-line summaries."""
+    return {name: s.summary for name, s in SCENARIOS.items()}
+
+
+@dataclass
+class SimResult:
+    """Result of :func:`simulate`: traces (``dataset``), ``counters`` and ``summary()``."""
+
+    dataset: object
+    counters: dict
+    scenario: str
+    protocol: str
+    params: QCNParams
+    duration: float
+    seed: int
+    wall_s: float
+    flow_throughput_bps: dict
+    metrics: dict = field(default_factory=dict)
+
+    def summary(self) -> dict:
+        """The JSON summary of ``qcnmodel simulate --json``."""
+        c = self.counters
+        out = {
+            "scenario": self.scenario,
+            "protocol": self.protocol,
+            "duration_s": self.duration,
+            "seed": self.seed,
+            "events": c["events"],
+            "frames_offered": c["frames_offered"],
+            "frames_blocked": c["frames_blocked"],
+            "frames_sent": c["frames_sent"],
+            "frames_delivered": c["frames_delivered"],
+            "frames_dropped": c["frames_dropped"],
+            "frames_in_flight": c["frames_in_flight"],
+            "wall_s": self.wall_s,
+            "events_per_s": c["events"] / self.wall_s if self.wall_s > 0 else None,
+            "pause_frames": c["pause_frames"],
+            "cnms": c["cnms"],
+        }
+        out.update(self.metrics)
+        out["flow_throughput_bps"] = self.flow_throughput_bps
+        return out
+
+    def to_netcdf(self, path) -> None:
+        """Write the dataset (with the summary as a JSON attribute) to netCDF."""
+        ds = self.dataset.copy()
+        ds.attrs["summary"] = json.dumps(_jsonable(self.summary()))
+        ds.to_netcdf(path)
+
+    def to_csv(self, path) -> None:
+        """Write the time series as one wide CSV table."""
+        to_csv(self.dataset, path)
+
+    def plot(self, **kw):
+        """Plot hot queue, hot-port throughput and RL rates (see :mod:`.plots`)."""
+        from qcnmodel.sim.plots import plot_result
+
+        return plot_result(self, **kw)
+
+
+def _jsonable(x):
+    if isinstance(x, dict):
+        return {k: _jsonable(v) for k, v in x.items()}
+    if isinstance(x, (np.integer,)):
+        return int(x)
+    if isinstance(x, (float, np.floating)):
+        return None if not math.isfinite(float(x)) else float(x)
+    return x
+
+
+def _split_overrides(sc: Scenario | None, overrides: dict) -> tuple[dict, dict]:
+    qcn_fields = {f.name for f in fields(QCNParams)}
+    scen_keys = {p.name for p in sc.params} if sc else set()
+    s_over, q_over = {}, {}
+    for k, v in overrides.items():
+        if k in scen_keys:
+            s_over[k] = v
+        elif k in qcn_fields:
+            q_over[k] = v
+        else:
+            import difflib
+
+            allowed = sorted(scen_keys) + sorted(qcn_fields)
+            close = difflib.get_close_matches(k, allowed, n=1)
+            hint = f"; did you mean {close[0]!r}?" if close else ""
+            raise ValueError(
+                f"{k}: unknown parameter{hint} (scenario parameters: "
+                f"{', '.join(sorted(scen_keys)) or '-'}; QCN parameters: "
+                f"{', '.join(sorted(qcn_fields))})"
+            )
+    return s_over, q_over
+
+
+def _measure_window(spec: NetworkSpec, dur: float) -> tuple[float, float]:
+    if spec.measure is not None:
+        return spec.measure
+    if spec.hotspots:
+        hs = spec.hotspots[0]
+        a, b = max(0.0, hs.start), min(dur, hs.stop)
+        if b > a:
+            return a, b
+    return 0.0, dur
+
+
+def simulate(
+    scenario: str | NetworkSpec,
+    protocol: str = "qcn",
+    params: QCNParams | str | None = None,
+    duration=None,
+    seed: int = 0,
+    overrides: dict | None = None,
+    bin_width="1ms",
+    trace=True,
+    progress: bool = False,
+    engine: str = "kernel",
+    window_s: tuple[float | None, float | None] | None = None,
+    decimation: int = 1,
+    max_traced_flows: int = 64,
+) -> SimResult:
+    """Run one packet-level simulation.
+
+    Parameters
+    ----------
+    scenario : str or NetworkSpec
+        A name of :data:`qcnmodel.sim.scenarios.SCENARIOS` or a ready spec.
+    protocol : {"qcn", "none"}
+    params : QCNParams, preset name or None (the scenario's default preset)
+    duration : float or str, optional
+        Simulated time (default: the scenario's duration, 1 s for a spec).
+    seed : int
+    overrides : dict, optional
+        Scenario parameters and/or QCNParams fields (unit strings accepted).
+    bin_width : float or str
+        Trace bin width (default 1 ms).
+    trace : bool
+        Build the xarray dataset (counters and the summary are always computed).
+    progress : bool
+        Show a progress bar on stderr (tqdm).
+    engine : {"kernel", "oracle"}
+        The compiled kernel or the pure-Python oracle (slow; for tests and comparisons).
+    window_s, decimation : optional
+        Keep only bins ending in [t0, t1]; merge every ``decimation`` bins.
+
+    Raises
+    ------
+    ValueError
+        Unknown scenario/parameter/protocol or an out-of-range value (names the field).
+    """
+    overrides = dict(overrides or {})
+    if protocol not in ("qcn", "none"):
+        raise ValueError(f"protocol: {protocol!r} is not one of qcn, none")
+    sc = None
+    if isinstance(scenario, str):
+        sc = get_scenario(scenario)
+        s_over, q_over = _split_overrides(sc, overrides)
+        spec = sc.build(s_over)
+    else:
+        spec = scenario
+        s_over, q_over = _split_overrides(None, overrides)
+    if params is None:
+        params = QCNParams.preset(sc.preset) if sc else QCNParams()
+    elif isinstance(params, str):
+        params = QCNParams.preset(params)
+    if q_over:
+        params = params.replace(**q_over)
+    net = compile_network(spec)
+    host_rate = float(np.max(net.port_rate[net.host_port]))
+    if params.line_rate != host_rate:
+        params = params.replace(line_rate=host_rate)
+    dur = parse_time(duration, "duration") if duration is not None else (sc.duration if sc else 1.0)
+    if not 0 < dur <= 1e4:
+        raise ValueError(f"duration: {duration!r} is outside the allowed range (0, 1e4] s")
+    bw = parse_time(bin_width, "bin_width")
+    if not 1e-9 <= bw <= dur:
+        raise ValueError(f"bin_width: {bin_width!r} must be between 1 ns and the duration")
+    if int(seed) < 0:
+        raise ValueError(f"seed: {seed!r} must be >= 0")
+    seed = int(seed)
+    end_ns, bin_ns = int(round(dur * 1e9)), max(1, int(round(bw * 1e9)))
+    ma, mb = _measure_window(spec, dur)
+    if net.n_flows <= max_traced_flows:
+        traced = np.arange(net.n_flows)
+    else:
+        traced = np.unique(np.concatenate([net.fair_flows, net.hot_flows]))[:max_traced_flows]
+    mns = (int(round(ma * 1e9)), int(round(mb * 1e9)))
+    kw = dict(qcn=protocol == "qcn", seed=seed, end_ns=end_ns, bin_ns=bin_ns, measure_ns=mns,
+              traced_flows=traced)  # fmt: skip
+    t0 = time.perf_counter()
+    if engine == "kernel":
+        from qcnmodel.sim.kernel import run_compiled
+
+        st = build_state(net, params, **kw)
+        bar = None
+        if progress:
+            from tqdm import tqdm
+
+            bar = tqdm(total=100, desc=f"simulate {spec.name}", unit="%", file=sys.stderr)
+
+        def cb(frac):
+            if bar is not None:
+                bar.n = int(round(frac * 100))
+                bar.refresh()
+
+        run_compiled(st, n_chunks=50 if progress else 1, callback=cb)
+        if bar is not None:
+            bar.close()
+        S = st.S
+        cnt = dict(events=S[S_EVENTS], frames_offered=S[S_OFFERED], frames_blocked=S[S_BLOCKED],
+                   frames_sent=S[S_SENT], frames_delivered=S[S_DELIV], frames_dropped=S[S_DROP],
+                   pause_frames=S[S_PAUSE], cnms=S[S_CNM])  # fmt: skip
+        in_net = int(st.FI[F_VN].sum()) + st.FR.shape[1] - int(S[S_FREE_N]) + int(S[S_TAIL])
+        wbytes = st.FI[10]  # F_WBYTES
+        TQ, TG, TFB, TRP = st.TQ, st.TG, st.TFB, st.TRP
+    elif engine == "oracle":
+        from qcnmodel.sim.oracle import Oracle
+
+        o = Oracle(net, params, **kw).run()
+        c = o.c
+        cnt = dict(events=c["events"], frames_offered=c["offered"], frames_blocked=c["blocked"],
+                   frames_sent=c["sent"], frames_delivered=c["deliv"], frames_dropped=c["drop"],
+                   pause_frames=c["pause"], cnms=c["cnm"])  # fmt: skip
+        in_net = o.in_network()
+        wbytes = np.array([f.wbytes for f in o.flows])
+        TQ, TG, TFB, TRP = o.TQ, o.TG, o.TFB, o.TRP
+    else:
+        raise ValueError(f"engine: {engine!r} is not one of kernel, oracle")
+    wall = time.perf_counter() - t0
+    cnt = {k: int(v) for k, v in cnt.items()}
+    cnt["frames_in_flight"] = cnt["frames_sent"] - cnt["frames_delivered"] - cnt["frames_dropped"]
+    cnt["frames_in_network"] = int(in_net)  # counted independently (VOQs, queues, links)
+    # ---------------------------------------------------------------- metrics
+    mwin = mb - ma
+    thr = {net.flow_names[f]: float(wbytes[f]) * 8.0 / mwin if mwin > 0 else 0.0
+           for f in range(net.n_flows)}  # fmt: skip
+    hot = int(net.hs_port[0]) if len(net.hs_port) else -1
+    m: dict = {"measure_window_s": [ma, mb], "preset_line_rate_bps": params.line_rate}
+    m["jain_fairness"] = metrics.jain_fairness([thr[net.flow_names[f]] for f in net.fair_flows])
+    nb = TG.shape[1]
+    ib0 = int(round(ma * 1e9)) // bin_ns  # bins are aligned with the window when possible
+    ib1 = min(nb, -(-int(round(mb * 1e9)) // bin_ns))
+    if hot >= 0:
+        a0 = TQ[TQ_AREA, hot, ib0 - 1] if ib0 > 0 else 0
+        a1 = TQ[TQ_AREA, hot, ib1 - 1]
+        span = (min(ib1 * bin_ns, end_ns) - ib0 * bin_ns) / 1e9
+        mean, peak = metrics.queue_stats(a1, a0, TQ[TQ_MAX, hot, ib0:ib1], span)
+        b0 = TQ[TQ_TXB, hot, ib0 - 1] if ib0 > 0 else 0
+        hs = spec.hotspots[0]
+        m["hot_port"] = net.port_name(hot)
+        m["hot_queue_mean_bytes"] = mean
+        m["hot_queue_max_bytes"] = peak
+        m["hot_port_throughput_bps"] = float(TQ[TQ_TXB, hot, ib1 - 1] - b0) * 8 / span
+        m["hot_port_utilisation"] = metrics.utilisation(
+            TQ[TQ_TXB, hot, ib1 - 1] - b0, span, min(hs.rate, float(net.port_rate[hot]))
+        )
+        tx = np.diff(TQ[TQ_TXB, hot].astype(float), prepend=0.0) * 8 / (bin_ns / 1e9)
+        target = min(float(net.port_rate[hot]), _offered_after(spec, net, hot, hs.stop))
+        t_end = np.minimum((np.arange(nb) + 1) * bin_ns, end_ns) / 1e9
+        m["recovery_time_s"] = metrics.recovery_time(t_end, tx, bin_ns / 1e9, hs.stop, target)
+    else:
+        m.update(hot_queue_mean_bytes=None, hot_queue_max_bytes=None, recovery_time_s=None)
+    ds = None
+    if trace:
+        attrs = dict(scenario=spec.name, protocol=protocol, seed=seed, duration_s=dur,
+                     bin_width_s=bin_ns / 1e9, params=json.dumps(_jsonable(params.to_dict())),
+                     engine=engine)  # fmt: skip
+        ds = build_dataset(TQ, TG, TFB, TRP, net=net, traced_flows=traced, bin_ns=bin_ns,
+                           end_ns=end_ns, hot_port=hot, attrs=attrs)  # fmt: skip
+        if window_s is not None:
+            ds = window(ds, *window_s)
+        ds = decimate(ds, int(decimation))
+    return SimResult(
+        dataset=ds, counters=cnt, scenario=spec.name, protocol=protocol, params=params,
+        duration=dur, seed=seed, wall_s=wall, flow_throughput_bps=thr, metrics=m,
+    )  # fmt: skip
+
+
+def _offered_after(spec: NetworkSpec, net, hot: int, t: float) -> float:
+    """Mean offered load (bit/s) towards port ``hot`` from generators active at time ``t``."""
+    if not math.isfinite(t):
+        return 0.0
+    flows_through = set(int(f) for f in net.hot_flows)
+    total = 0.0
+    for g in spec.traffic:
+        if not (g.start <= t < g.stop):
+            continue
+        if isinstance(g, ConstantFlow):
+            f = net.flow_of[net.node_names.index(g.source), net.node_names.index(g.dest)]
+            if f in flows_through:
+                total += (
+                    float(net.offered_bps[f])
+                    if g.on_mean == 0
+                    else g.rate * g.on_mean / (g.on_mean + g.off_mean)
+                )
+        else:
+            s = net.node_names.index(g.source)
+            ds = g.destinations or [h for h in net.node_names[: net.n_hosts] if h != g.source]
+            for d in ds:
+                f = net.flow_of[s, net.node_names.index(d)]
+                if f in flows_through:
+                    total += g.rate / len(ds)
+    return total

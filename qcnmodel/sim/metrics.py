@@ -1,0 +1,90 @@
+"""Metrics of a simulation: fairness, utilisation, queue statistics, recovery time.
+
+Definitions (used by :meth:`qcnmodel.sim.api.SimResult.summary`):
+
+* **Jain fairness** of rates x_1..x_n: (sum x)^2 / (n sum x^2), in (0, 1]; 1 = equal shares.
+  Applied to the per-flow throughputs, over the measurement window, of the scenario's
+  ``fair_flows`` (by default the flows that cross a hotspot port). 1.0 for a single flow,
+  None without flows or when every rate is 0.
+* **Utilisation** of a port over a window: bytes transmitted * 8 / (window * capacity).
+* **Mean / peak queue**: time average (exact integral of the queue-length step function) and
+  maximum of the hot port's output queue over the window.
+* **Recovery time** (OG hotspots, scenarios.md S3/S13 "recovery time"): the time from the end
+  of the hotspot until the hot port's throughput, averaged over a hold window (default 10 ms),
+  first reaches ``(1 - tol)`` (default 90%) of its target, where the target is
+  ``min(port capacity, offered load towards the port after the hotspot)``. The hold window
+  starts at a bin boundary, so the resolution is the trace bin width. None when the hotspot
+  does not end within the run, when the target is 0 (e.g. an IG hotspot whose culprits stop),
+  or when the throughput never recovers before the end of the run.
+"""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+
+__all__ = ["jain_fairness", "queue_stats", "recovery_time", "utilisation"]
+
+
+def jain_fairness(rates) -> float | None:
+    """Jain's index (sum x)^2 / (n sum x^2); None for no flows or all-zero rates."""
+    x = np.asarray(list(rates), dtype=float)
+    if x.size == 0:
+        return None
+    s2 = float(np.sum(x * x))
+    if s2 <= 0.0:
+        return None
+    return float(np.sum(x) ** 2 / (x.size * s2))
+
+
+def utilisation(bytes_sent: float, window_s: float, capacity_bps: float) -> float | None:
+    """Bytes sent * 8 / (window * capacity); None for an empty window."""
+    if window_s <= 0 or capacity_bps <= 0:
+        return None
+    return float(bytes_sent) * 8.0 / (window_s * capacity_bps)
+
+
+def queue_stats(area_end, area_start, qmax_bins, window_s) -> tuple[float, float]:
+    """Mean (from the queue integrals in byte*ns at the window ends) and peak queue (bytes)."""
+    mean = (float(area_end) - float(area_start)) / (window_s * 1e9) if window_s > 0 else 0.0
+    peak = float(np.max(qmax_bins)) if len(qmax_bins) else 0.0
+    return mean, peak
+
+
+def recovery_time(
+    time_end_s,
+    throughput_bps,
+    bin_s: float,
+    stop_s: float,
+    target_bps: float,
+    tol: float = 0.1,
+    hold_s: float = 10e-3,
+) -> float | None:
+    """Recovery time after the hotspot end (module docstring), from a binned throughput.
+
+    Parameters
+    ----------
+    time_end_s : array
+        Bin end times (s).
+    throughput_bps : array
+        Hot-port throughput per bin (bit/s).
+    bin_s : float
+        Bin width (s).
+    stop_s : float
+        Hotspot end (s).
+    target_bps : float
+        Throughput that counts as recovered (before the ``tol`` margin).
+    """
+    if not math.isfinite(stop_s) or target_bps <= 0:
+        return None
+    t_end = np.asarray(time_end_s, dtype=float)
+    thr = np.asarray(throughput_bps, dtype=float)
+    starts = t_end - bin_s
+    first = int(np.searchsorted(starts, stop_s - 1e-12))
+    hold = max(1, int(round(hold_s / bin_s)))
+    level = (1.0 - tol) * target_bps
+    for i in range(first, len(thr) - hold + 1):
+        if float(np.mean(thr[i : i + hold])) >= level:
+            return max(0.0, float(starts[i] - stop_s))
+    return None
