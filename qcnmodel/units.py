@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import math
 import re
+from decimal import Decimal
 from fractions import Fraction
 
 __all__ = ["parse_number", "parse_rate", "parse_size", "parse_time"]
@@ -60,6 +61,13 @@ def _finite(x: float, field: str | None, raw) -> float:
     return float(x)
 
 
+def _scale(x: float, factor: float) -> float:
+    """``x * factor`` rounded once, so that "100us" is exactly the float nearest 1e-4."""
+    if factor == 1.0:
+        return x
+    return float(Decimal(repr(x)) * Decimal(repr(factor)))
+
+
 def _split(value, field: str | None, kind: str) -> tuple[float, str]:
     if isinstance(value, bool):
         raise ValueError(f"{_label(field)}expected a {kind}, got a boolean {value!r}")
@@ -98,7 +106,7 @@ def parse_time(value, field: str | None = None) -> float:
     if unit == "":
         return x
     try:
-        return x * _TIME_UNITS[unit.lower() if unit not in ("µs", "μs") else unit]
+        return _scale(x, _TIME_UNITS[unit.lower() if unit not in ("µs", "μs") else unit])
     except KeyError:
         raise ValueError(
             f"{_label(field)}unknown time unit {unit!r} in {value!r} "
@@ -131,7 +139,7 @@ def parse_rate(value, field: str | None = None) -> float:
             f"{_label(field)}unknown rate unit {unit!r} in {value!r} "
             "(allowed: bps, b/s, bit/s with prefix k, M, G, T; e.g. '10Gbps')"
         )
-    return x * _RATE_PREFIX[m.group(1).lower()]
+    return _scale(x, _RATE_PREFIX[m.group(1).lower()])
 
 
 def parse_size(value, field: str | None = None) -> float:
@@ -153,7 +161,7 @@ def parse_size(value, field: str | None = None) -> float:
     if unit == "":
         return x
     try:
-        return x * _SIZE_UNITS[unit.lower()]
+        return _scale(x, _SIZE_UNITS[unit.lower()])
     except KeyError:
         raise ValueError(
             f"{_label(field)}unknown size unit {unit!r} in {value!r} "

@@ -69,3 +69,10 @@ def test_parse_number(text, x):
 def test_bad_strings_name_the_field(func, text):
     with pytest.raises(ValueError, match="myfield"):
         func(text, "myfield")
+
+
+def test_decimal_scaling_is_exact():
+    # "100us" must be the double nearest 1e-4, not 100 * 1e-6 = 9.999999999999999e-05.
+    assert parse_time("100us") == 1e-4
+    assert parse_time("15ms") == 0.015
+    assert parse_rate("0.5Mbps") == 5e5

@@ -1,0 +1,84 @@
+"""`qcnmodel margins`: JSON contract, table output and clear errors."""
+
+import json
+import math
+
+import pytest
+
+from qcnmodel.cli import main
+
+KEYS = {
+    "model",
+    "phase_margin_deg",
+    "gain_margin_db",
+    "delay_margin_s",
+    "crossover_rad_s",
+    "critical_rtt_s",
+    "stable",
+    "fixed_point",
+}
+
+
+@pytest.mark.parametrize("model", ["fopdt", "qcn"])
+def test_json_has_the_promised_keys(model, capsys):
+    assert main(["margins", "--model", model, "--rtt", "100us", "--flows", "10", "--json"]) == 0
+    out = json.loads(capsys.readouterr().out)  # exactly one JSON object
+    assert KEYS <= set(out) and out["model"] == model
+    assert isinstance(out["fixed_point"], dict) and out["fixed_point"]
+    # The critical RTT is where the phase margin reaches zero: RTT + delay margin.
+    assert math.isclose(out["critical_rtt_s"], 100e-6 + out["delay_margin_s"], rel_tol=1e-9)
+    assert out["stable"] == (out["phase_margin_deg"] > 0)
+
+
+def test_rtt_beyond_critical_is_unstable(capsys):
+    main(["margins", "--model", "qcn", "--flows", "10", "--json"])
+    crit = json.loads(capsys.readouterr().out)["critical_rtt_s"]
+    main(["margins", "--model", "qcn", "--flows", "10", "--rtt", str(1.5 * crit), "--json"])
+    out = json.loads(capsys.readouterr().out)
+    assert out["phase_margin_deg"] < 0 and out["stable"] is False
+
+
+def test_options_reach_the_model(capsys):
+    main(
+        [
+            "margins",
+            "--model",
+            "qcn",
+            "--json",
+            "--w",
+            "8",
+            "--ps",
+            "2%",
+            "--rate",
+            "1Gbps",
+            "--set",
+            "qeq=50KB",
+        ]
+    )
+    a = json.loads(capsys.readouterr().out)
+    main(["margins", "--model", "qcn", "--json"])
+    b = json.loads(capsys.readouterr().out)
+    assert a["phase_margin_deg"] != b["phase_margin_deg"]
+    assert a["fixed_point"]["q"] > 50000 - 1  # the set point moved to 50 KB
+
+
+def test_table_output(capsys):
+    assert main(["margins", "--model", "fopdt", "--preset", "netfpga-1g"]) == 0
+    text = capsys.readouterr().out
+    assert "phase margin" in text and "critical RTT" in text
+
+
+@pytest.mark.parametrize(
+    ("argv", "needle"),
+    [
+        (["--rtt=-5us"], "rtt"),
+        (["--ps", "1.5"], "ps"),
+        (["--flows", "0"], "flows"),
+        (["--set", "qeqq=3"], "did you mean 'qeq'"),
+        (["--preset", "nope"], "preset"),
+        (["--set", "gd=2"], "gd"),
+    ],
+)
+def test_bad_input_exits_2_naming_the_field(argv, needle, capsys):
+    assert main(["margins", *argv]) == 2
+    assert needle in capsys.readouterr().err
