@@ -35,8 +35,8 @@ def precompute(p):
         ps = p[P_PS] if k == 8 else p[P_TAB0 + k]
         l1p = math.log1p(-ps) if ps < 1.0 else -math.inf
         j = P_PRE + 4 * k
-        p[j] = -ps / math.expm1(b * l1p)
-        p[j + 1] = -ps / math.expm1(b_ai * l1p)
+        p[j] = cycle_rate(ps, b)
+        p[j + 1] = cycle_rate(ps, b_ai)
         p[j + 2] = math.exp(p[P_F] * b * l1p)
         p[j + 3] = l1p
 
@@ -45,9 +45,14 @@ QUANT_NONE, QUANT_SMOOTH, QUANT_FLOOR = 0, 1, 2
 
 
 @nb.njit(cache=True)
-def _cycle_rate(p, length):
-    """p / ((1-p)^(-length) - 1): rate factor of a cycle of `length` packets with no sample."""
-    return -p / math.expm1(length * math.log1p(-p))
+def cycle_rate(p, length):
+    """p / ((1-p)^(-length) - 1): rate factor of a cycle of `length` packets with no sample.
+
+    Evaluated as p (1-p)^L / (1 - (1-p)^L) = p exp(L log1p(-p)) / -expm1(L log1p(-p)), which
+    neither overflows nor cancels.
+    """
+    y = length * math.log1p(-p)
+    return p * math.exp(y) / -math.expm1(y)
 
 
 @nb.njit(cache=True)
@@ -105,8 +110,8 @@ def qcn_derivatives(t, q, rc, rt, qd, rcd, p, out):
     if p[P_TIMER] > 0.0:
         lt = p[P_T] * rcd
         lt_ai = 0.5 * lt if p[P_HALVE] > 0.0 else lt
-        tm = _cycle_rate(ps, lt)
-        tm_ai = _cycle_rate(ps, lt_ai)
+        tm = cycle_rate(ps, lt)
+        tm_ai = cycle_rate(ps, lt_ai)
         avg += tm
         inc += p[P_RAI] * tm_ai * math.exp(f * lt * l1p)
         if p[P_HAI] > 0.0:
@@ -147,7 +152,9 @@ N_SYM_PARAMS = 23
 
 
 def _cycle_rate_sym(p, length):
-    return -p / expm1(length * log1p(-p))
+    # p / ((1-p)^-L - 1) in the overflow-free form of _cycle_rate (also for its derivatives)
+    y = length * log1p(-p)
+    return p * sp.exp(y) / -expm1(y)
 
 
 def qcn_symbolic(timer=False, hai=False, quant=QUANT_NONE, halving=False):

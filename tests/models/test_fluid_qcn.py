@@ -9,8 +9,8 @@ from qcnmodel.linearize import finite_difference_jacobian
 from qcnmodel.params import QCNParams
 
 # A short byte counter (15 KB) puts the equilibrium well inside the congested region
-# (u* ~ 21 on the 0..63 scale, |Fb*| ~ 44 KB), so small perturbations stay on one side of
-# the Fb = 0 switching surface; at the 802.1Qau defaults |Fb*| is only ~11 B (see
+# (u* ~ 17 on the 0..63 scale, |Fb*| ~ 36 KB), so small perturbations stay on one side of
+# the Fb = 0 switching surface; at the 802.1Qau defaults |Fb*| is only ~1.4 B (see
 # test_default_equilibrium_hugs_switching_surface).
 SHORT_BC = QCNParams(bc_limit=15000)
 
@@ -112,12 +112,23 @@ def test_symbolic_loop_matches_numeric():
     np.testing.assert_allclose(den[:-1], loop.den[:-1], rtol=1e-9)
 
 
+@pytest.mark.parametrize("p", [1e-4, 0.01, 0.08, 0.5])
+@pytest.mark.parametrize("length", [1.0, 100.0, 1e4])
+def test_cycle_rate_matches_direct_formula(p, length):
+    # p / ((1-p)^(-L) - 1) in 50-digit arithmetic (no overflow, no cancellation); the float
+    # form loses at most a few ulps times L |log1p(-p)| (< 1e4 here), hence 1e-10 relative
+    mp = pytest.importorskip("mpmath")
+    with mp.workdps(50):
+        direct = float(mp.mpf(p) / ((1 - mp.mpf(p)) ** (-mp.mpf(length)) - 1))
+    assert eq.cycle_rate(p, length) == pytest.approx(direct, rel=1e-10)
+
+
 def test_default_equilibrium_hugs_switching_surface():
     # a finding, pinned: with B = 100 frames and p = 1% the AI drive (1-p)^(F B) = 0.0066 is
-    # so weak that the equilibrium sits ~11 B above Qeq: u* ~ 0.005 on the 0..63 scale
+    # so weak that the equilibrium sits ~1.4 B above Qeq: u* ~ 0.0007 on the 0..63 scale
     fp = QCNFluidModel(n_flows=10, rtt=100e-6).fixed_point()
-    assert 0 < -fp["fb"] < 100
-    assert fp["u"] < 0.05
+    assert 0 < -fp["fb"] < 10
+    assert fp["u"] < 0.005
 
 
 def test_compiled_matches_reference():
@@ -156,7 +167,7 @@ def test_positive_phase_margin_converges():
 def test_negative_phase_margin_oscillates_at_predicted_frequency():
     m = QCNFluidModel(params=SHORT_BC, n_flows=10, rtt=1.2e-3)
     margins = m.loop().margins()
-    assert margins.phase_margin_deg < -10 and not margins.stable  # measured -13.9 deg
+    assert margins.phase_margin_deg < -10 and not margins.stable  # measured -17.4 deg
     lin = m.linearise()
     root = lin.root_near(1j * margins.crossover_rad_s)
     assert root.real > 0
@@ -176,24 +187,23 @@ def test_negative_phase_margin_oscillates_at_predicted_frequency():
     assert np.ptp(late) > 50e3
 
 
-def test_marginal_limit_cycle_at_phase_crossover():
-    # just past the stability boundary (PM ~ -2.6 deg) the persistent oscillation (limit cycle)
-    # runs at the phase-crossover frequency: describing-function reasoning, the nonlinearity
-    # acting as a gain reduction. Measured: 884 vs 883 rad/s. Further from the boundary the
-    # limit cycle moves away from it (PM -14 deg: 745 vs 525 rad/s), so this is tested here only.
-    m = QCNFluidModel(params=SHORT_BC, n_flows=10, rtt=1.0e-3)
+def test_marginal_limit_cycle_near_phase_crossover():
+    # just past the stability boundary (PM ~ -2.4 deg) the persistent oscillation (a limit
+    # cycle) runs near the phase-crossover frequency (describing-function reasoning: the
+    # saturations act as a gain reduction). Measured: 907 vs 950 rad/s (-4.5%). The cycle is
+    # far from sinusoidal (q is clipped at 0, swing ~130 KB), so 10% is the tolerance; further
+    # from the boundary the limit cycle leaves the phase crossover (PM -17 deg: see above).
+    m = QCNFluidModel(params=SHORT_BC, n_flows=10, rtt=0.95e-3)
     margins = m.loop().margins()
     assert -5 < margins.phase_margin_deg < 0
     fp = m.fixed_point()
-    ds = m.simulate(0.5, x0={"q": fp["q"] + 100.0}, record_dt=1e-5)
+    ds = m.simulate(0.6, x0={"q": fp["q"] + 100.0}, record_dt=1e-5)
     t = ds.time.values
-    sel = t > 0.35
+    sel = t > 0.45
     q = ds.q.values[sel]
     assert np.ptp(q) > 50e3
     w = _zero_crossing_freq(t[sel], q - q.mean())
-    # 5%: the limit cycle is non-sinusoidal (q touches 0), which shifts the describing-function
-    # frequency slightly
-    assert w == pytest.approx(margins.phase_crossover_rad_s, rel=0.05)
+    assert w == pytest.approx(margins.phase_crossover_rad_s, rel=0.10)
 
 
 @pytest.mark.parametrize(
