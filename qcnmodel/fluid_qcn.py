@@ -47,10 +47,10 @@ at equilibrium, so A1 has rank one and L(s) is exact. With ``timer`` the delayed
 the timer-cycle rate; that direct path is treated as undelayed in ``loop()`` (``neglected``
 reports its relative size; :meth:`LinearDDE.characteristic` stays exact).
 
-Numerics: p/((1-p)^(-x) - 1) is computed as p e^y / -expm1(y), y = x*log1p(-p) (no overflow). (The hint in models.md,
--p/expm1(x*log1p(-p)), equals p/(1-(1-p)^x) = p/((1-p)^(-x) - 1) / (1-p)^x: it drops a factor
-(1-p)^x, which is 0.37 for p = 1%, x = B = 100. The tests pin the form used here against the
-direct power.)
+Numerics: p/((1-p)^(-x) - 1) is computed as p e^y / -expm1(y), y = x*log1p(-p) (no overflow).
+The hint in models.md, -p/expm1(x*log1p(-p)) = p/(1-(1-p)^x), is the wanted quantity divided
+by (1-p)^x (0.37 for p = 1%, x = B = 100); the tests pin the form used here against 50-digit
+arithmetic.
 """
 
 from __future__ import annotations
