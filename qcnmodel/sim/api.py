@@ -4,7 +4,8 @@ Choices documented here:
 
 * The RP line rate C (``QCNParams.line_rate``) is set to the sources' adapter link rate
   (the fastest host link) when they differ, so that ``netfpga-1g`` at 1 Gb/s and a 10 Gb/s
-  preset stay consistent; the value used is in ``SimResult.params``.
+  preset stay consistent; likewise ``frame_size`` follows the network's frame size. The
+  values used are in ``SimResult.params``.
 * ``protocol="none"`` switches congestion control off: no CP sampling, no CNMs, no RLs
   (the baseline every deck compares with).
 * The measurement window (per-flow throughput, fairness, mean/peak hot queue, utilisation)
@@ -218,6 +219,8 @@ def simulate(
     host_rate = float(np.max(net.port_rate[net.host_port]))
     if params.line_rate != host_rate:
         params = params.replace(line_rate=host_rate)
+    if params.frame_size != spec.frame_size:
+        params = params.replace(frame_size=spec.frame_size)
     dur = parse_time(duration, "duration") if duration is not None else (sc.duration if sc else 1.0)
     if not 0 < dur <= 1e4:
         raise ValueError(f"duration: {duration!r} is outside the allowed range (0, 1e4] s")

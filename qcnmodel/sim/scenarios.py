@@ -11,7 +11,9 @@ that name the parameter. Conventions shared by all builders:
 * ``switch_latency`` is the switch processing latency (seeds 003/004: 1 us); used everywhere
   (the IBM and Stanford decks do not give one).
 * ``pause_rtt`` (for the PAUSE watermarks ``high = M - pause_rtt * bw``) defaults to the
-  per-link ``rtt`` plus two frame times (the bytes that can still arrive after XOFF).
+  per-link ``rtt`` plus the switch latency plus two frame times: everything that can still
+  arrive after XOFF (the wire in both directions, the frame being sent, the frame being
+  processed), so that PAUSE-enabled runs are lossless.
 * The hot node's "service rate" is the rate of the switch egress port towards it
   (:class:`~qcnmodel.sim.network.Hotspot`); that port is the congestion point reported as the
   "hot queue".
@@ -129,7 +131,9 @@ def _common(rtt=5e-6, memory=150e3, pause=False, duration_hot=(0.1, 1.0)):
 
 def _infra(kw, name, hosts, switches, links, traffic, hotspots, fair=()):
     rate, L = kw["link_rate"], kw["frame_size"]
-    prtt = kw["pause_rtt"] if kw["pause_rtt"] >= 0 else kw["rtt"] + 2 * L * 8 / rate
+    prtt = kw["pause_rtt"]
+    if prtt < 0:  # bytes that can still arrive after XOFF: link RTT, switch latency, 2 frames
+        prtt = kw["rtt"] + kw["switch_latency"] + 2 * L * 8 / rate
     return NetworkSpec(
         name=name,
         hosts=tuple(Host(h) for h in hosts),

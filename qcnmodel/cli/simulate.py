@@ -1,0 +1,133 @@
+"""``qcnmodel simulate`` and ``qcnmodel scenarios``: the packet-level simulator's commands.
+
+``qcnmodel scenarios`` lists the scenarios, one line each (``--params`` adds their parameters).
+``qcnmodel simulate --scenario NAME [--protocol qcn|none] [--preset NAME] [--duration 1s]
+[--seed N] [--set key=value ...] [--out FILE] [--json]`` runs one simulation; ``--set``
+overrides a scenario parameter or a QCN parameter (unit strings accepted). ``--out`` writes the
+traces (``.nc`` netCDF, ``.csv`` CSV). With ``--json`` stdout carries exactly one JSON object.
+"""
+
+from __future__ import annotations
+
+import sys
+
+from qcnmodel.cli.common import parse_set, print_json
+
+
+def register(subparsers) -> None:
+    """Add the ``simulate`` and ``scenarios`` sub-commands."""
+    p = subparsers.add_parser(
+        "simulate",
+        help="run the packet-level simulator on a named scenario",
+        description="Run the packet-level QCN simulator on a named scenario.",
+    )
+    p.add_argument("--scenario", required=True, help="scenario name (see `qcnmodel scenarios`)")
+    p.add_argument("--protocol", default="qcn", choices=("qcn", "none"))
+    p.add_argument("--preset", default=None, help="QCN parameter preset (default: scenario's)")
+    p.add_argument("--duration", default=None, help="simulated time, e.g. 1s, 200ms")
+    p.add_argument("--seed", type=int, default=0)
+    p.add_argument(
+        "--set",
+        action="append",
+        default=[],
+        metavar="KEY=VALUE",
+        help="override a scenario or QCN parameter (repeatable)",
+    )
+    p.add_argument("--bin", default="1ms", help="trace bin width (default 1ms)")
+    p.add_argument("--decimate", type=int, default=1, help="merge every N bins in the output")
+    p.add_argument("--window", default=None, help="keep bins in T0:T1 (seconds or units)")
+    p.add_argument("--out", default=None, help="write traces to FILE (.nc or .csv)")
+    p.add_argument("--json", action="store_true", help="print one JSON object on stdout")
+    p.add_argument("--no-progress", action="store_true", help="no progress bar")
+    p.set_defaults(func=run)
+    q = subparsers.add_parser(
+        "scenarios",
+        help="list the simulator's scenarios",
+        description="List the packet-level simulator's named scenarios.",
+    )
+    q.add_argument("--params", action="store_true", help="also list each scenario's parameters")
+    q.add_argument("--json", action="store_true", help="print one JSON object on stdout")
+    q.set_defaults(func=run_scenarios)
+
+
+def run_scenarios(args) -> int:
+    """List the scenarios (one line each)."""
+    from qcnmodel.sim.scenarios import SCENARIOS
+
+    if getattr(args, "json", False):
+        print_json(
+            {
+                n: {
+                    "summary": s.summary,
+                    "preset": s.preset,
+                    "duration_s": s.duration,
+                    "params": {p.name: p.default for p in s.params},
+                }
+                for n, s in SCENARIOS.items()
+            }
+        )
+        return 0
+    width = max(len(n) for n in SCENARIOS)
+    for name, s in SCENARIOS.items():
+        print(f"{name:<{width}}  {s.summary}")
+        if getattr(args, "params", False):
+            for p in s.params:
+                print(f"{'':<{width}}    {p.name} = {p.default!r} ({p.kind}) {p.doc}")
+    return 0
+
+
+def _window(text):
+    if not text:
+        return None
+    from qcnmodel.units import parse_time
+
+    a, _, b = text.partition(":")
+    return (
+        parse_time(a, "window") if a.strip() else None,
+        parse_time(b, "window") if b.strip() else None,
+    )
+
+
+def run(args) -> int:
+    """Run one simulation and report it."""
+    from qcnmodel.sim.api import simulate
+
+    overrides = parse_set(args.set)
+    duration = args.duration
+    progress = not args.no_progress and sys.stderr.isatty()
+    res = simulate(
+        args.scenario,
+        protocol=args.protocol,
+        params=args.preset,
+        duration=duration,
+        seed=args.seed,
+        overrides=overrides,
+        bin_width=args.bin,
+        progress=progress,
+        window_s=_window(args.window),
+        decimation=args.decimate,
+        trace=bool(args.out),
+    )
+    if args.out:
+        if str(args.out).endswith(".csv"):
+            res.to_csv(args.out)
+        else:
+            res.to_netcdf(args.out)
+    summary = res.summary()
+    if args.json:
+        print_json(summary)
+        return 0
+    keys = ("scenario", "protocol", "duration_s", "seed", "events", "frames_sent",
+            "frames_delivered", "frames_dropped", "frames_in_flight", "wall_s", "events_per_s",
+            "hot_queue_mean_bytes", "hot_queue_max_bytes", "jain_fairness", "recovery_time_s",
+            "pause_frames", "cnms")  # fmt: skip
+    for k in keys:
+        v = summary.get(k)
+        print(f"{k:>22}: {v:.6g}" if isinstance(v, float) else f"{k:>22}: {v}")
+    flows = summary["flow_throughput_bps"]
+    shown = list(flows.items())[:12]
+    print(f"{'flow_throughput_bps':>22}: " + ", ".join(f"{k} {v / 1e9:.3f}G" for k, v in shown)
+          + (f" ... ({len(flows)} flows)" if len(flows) > 12 else ""))  # fmt: skip
+    if args.out:
+        print(f"{'traces':>22}: {args.out}")
+    return 0

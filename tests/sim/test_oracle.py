@@ -1,0 +1,81 @@
+"""The compiled kernel and the pure-Python oracle give identical traces (issue item 1, 9)."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+from simnets import chain, star
+
+from qcnmodel.params import QCNParams
+from qcnmodel.sim import kernel_heap as kh
+from qcnmodel.sim.kernel import run_compiled
+from qcnmodel.sim.kernel_state import K_ARRIVE, build_state
+from qcnmodel.sim.network import compile_network
+from qcnmodel.sim.oracle import Oracle
+
+FAST = QCNParams(timer=1e-3, bc_limit=30000, drift_inc=1e6, drift_period=1e-3)
+
+
+def run_both(spec, params=FAST, qcn=True, seed=3, end_ns=4_000_000, bin_ns=100_000):
+    net = compile_network(spec)
+    kw = dict(qcn=qcn, seed=seed, end_ns=end_ns, bin_ns=bin_ns, measure_ns=(0, end_ns),
+              traced_flows=np.arange(net.n_flows), log_events=10**6)  # fmt: skip
+    st = build_state(net, params, pool=64, heap=16, **kw)  # small: exercises growth
+    run_compiled(st, n_chunks=3)
+    o = Oracle(net, params, **kw).run()
+    return net, st, o
+
+
+def assert_identical(st, o):
+    n = int(st.S[kh.S_EVENTS])
+    assert n == o.c["events"] and n > 1000
+    log = st.LOG[:, :n].copy()
+    log[2, log[1] == K_ARRIVE] = -1  # frame slot ids are kernel-internal
+    assert np.array_equal(log, np.array(o.log, dtype=np.int64).T)
+    for name in ("TQ", "TG", "TFB", "TRP"):
+        assert np.array_equal(getattr(st, name), getattr(o, name)), name
+    for key, idx in (("sent", kh.S_SENT), ("deliv", kh.S_DELIV), ("drop", kh.S_DROP),
+                     ("blocked", kh.S_BLOCKED), ("pause", kh.S_PAUSE), ("cnm", kh.S_CNM),
+                     ("tail", kh.S_TAIL)):  # fmt: skip
+        assert int(st.S[idx]) == o.c[key], key
+    assert np.array_equal(st.rp, np.stack([r.as_array() for r in o.rps], axis=1))
+    assert np.array_equal(st.cp, np.stack([c.as_array() for c in o.cps], axis=1))
+
+
+@pytest.mark.parametrize(
+    "spec",
+    [
+        star(),
+        star(n=5, pause=True, memory=60e3, pause_rtt=5e-6, ib=40e3),
+        star(n=3, load=1.0, oq=20e3),
+        chain(),
+        chain(pause=True, memory=60e3, pause_rtt=10e-6),
+    ],
+    ids=["star", "star-pause", "star-oq", "chain-onoff", "chain-pause"],
+)
+def test_kernel_equals_oracle(spec):
+    _, st, o = run_both(spec)
+    assert_identical(st, o)
+    assert o.c["cnm"] > 0
+
+
+def test_kernel_equals_oracle_without_qcn():
+    _, st, o = run_both(star(n=4), qcn=False)
+    assert_identical(st, o)
+    assert o.c["cnm"] == 0 and o.c["drop"] > 0
+
+
+def test_same_seed_same_trace_other_seed_differs():
+    net = compile_network(star())
+    kw = dict(qcn=True, end_ns=3_000_000, bin_ns=100_000, measure_ns=(0, 3_000_000),
+              traced_flows=np.arange(net.n_flows), log_events=10**6)  # fmt: skip
+    runs = []
+    for seed in (7, 7, 8):
+        st = build_state(net, FAST, seed=seed, **kw)
+        run_compiled(st)
+        runs.append(st)
+    a, b, c = runs
+    n = int(a.S[kh.S_EVENTS])
+    assert np.array_equal(a.LOG[:, :n], b.LOG[:, :n]) and np.array_equal(a.TQ, b.TQ)
+    assert np.array_equal(a.rp, b.rp)
+    assert not np.array_equal(a.TQ, c.TQ)

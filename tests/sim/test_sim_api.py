@@ -1,0 +1,131 @@
+"""simulate() API, scenarios, metrics, exports and the CLI (issue items 5-7, 9)."""
+
+from __future__ import annotations
+
+import json
+import math
+
+import numpy as np
+import pytest
+import xarray as xr
+from simnets import star
+
+from qcnmodel.cli import main
+from qcnmodel.sim import SCENARIOS, list_scenarios, metrics, simulate
+from qcnmodel.sim.network import compile_network
+
+KEYS = ("scenario", "protocol", "duration_s", "seed", "events", "frames_sent", "frames_delivered",
+        "frames_dropped", "frames_in_flight", "wall_s", "events_per_s", "hot_queue_mean_bytes",
+        "hot_queue_max_bytes", "flow_throughput_bps", "jain_fairness", "recovery_time_s",
+        "pause_frames", "cnms")  # fmt: skip
+
+
+def test_scenario_names_from_catalogue():
+    assert set(list_scenarios()) == {
+        "og-hotspot", "stanford-baseline-1", "teak-og-hotspot", "teak-scenario-3", "ig-hotspot",
+        "ig-hotspot-100", "parking-lot", "netfpga-1g",
+    }  # fmt: skip
+
+
+@pytest.mark.parametrize("name", list(SCENARIOS))
+def test_every_scenario_runs_and_conserves_frames(name):
+    r = simulate(name, duration="3ms", overrides={"hotspot_start": "1ms", "hotspot_stop": "2ms"})
+    s = r.summary()
+    assert all(k in s for k in KEYS)
+    c = r.counters
+    assert c["frames_sent"] == c["frames_delivered"] + c["frames_dropped"] + c["frames_in_flight"]
+    assert c["frames_in_flight"] == c["frames_in_network"]
+    assert c["frames_delivered"] > 0
+    assert set(s["flow_throughput_bps"]) == set(compile_network(SCENARIOS[name].build()).flow_names)
+    json.dumps(s)
+
+
+def test_og_hotspot_qcn_vs_none():
+    kw = dict(duration="20ms", overrides={"n_nodes": 5, "hotspot_start": "2ms",
+                                          "hotspot_stop": "12ms"}, seed=1)  # fmt: skip
+    q = simulate("og-hotspot", protocol="qcn", **kw)
+    n = simulate("og-hotspot", protocol="none", **kw)
+    assert q.counters["cnms"] > 0 and n.counters["cnms"] == 0
+    assert n.counters["frames_dropped"] > q.counters["frames_dropped"]
+    ds = q.dataset
+    assert ds["hot_queue"].dims == ("time",) and ds.sizes["time"] == 20
+    assert float(ds["cr"].min()) >= q.params.min_rate
+    assert 0 < q.summary()["jain_fairness"] <= 1
+
+
+def test_pause_is_lossless_and_sends_pause_frames():
+    over = {"n_nodes": 4, "hotspot_start": "1ms", "hotspot_stop": "8ms", "rtt": "5us"}
+    off = simulate("og-hotspot", protocol="none", duration="10ms", overrides=over)
+    on = simulate("og-hotspot", protocol="none", duration="10ms",
+                  overrides={**over, "pause": "true", "switch_memory": "300KB"})  # fmt: skip
+    assert off.counters["frames_dropped"] > 0
+    assert on.counters["frames_dropped"] == 0 and on.counters["pause_frames"] > 0
+
+
+def test_oracle_engine_matches_kernel():
+    spec = star(n=3)
+    a = simulate(spec, duration="2ms", bin_width="100us", engine="kernel", seed=5)
+    b = simulate(spec, duration="2ms", bin_width="100us", engine="oracle", seed=5)
+    assert a.counters == b.counters
+    xr.testing.assert_identical(a.dataset.drop_attrs(), b.dataset.drop_attrs())
+
+
+def test_bad_parameters_name_the_field():
+    with pytest.raises(ValueError, match="bogus.*allowed|bogus: unknown"):
+        simulate("og-hotspot", duration="1ms", overrides={"bogus": 1})
+    with pytest.raises(ValueError, match="load"):
+        simulate("og-hotspot", duration="1ms", overrides={"load": 2})
+    with pytest.raises(ValueError, match="qeq"):
+        simulate("og-hotspot", duration="1ms", overrides={"qeq": -5})
+    with pytest.raises(ValueError, match="scenario.*og-hotspot"):
+        simulate("og-hotspots", duration="1ms")
+    with pytest.raises(ValueError, match="protocol"):
+        simulate("og-hotspot", protocol="ecm", duration="1ms")
+    with pytest.raises(ValueError, match="pause"):
+        simulate("og-hotspot", duration="1ms", overrides={"pause": "on", "rtt": "500us"})
+
+
+def test_exports(tmp_path):
+    r = simulate("parking-lot", duration="4ms", bin_width="500us")
+    r.to_netcdf(tmp_path / "r.nc")
+    back = xr.open_dataset(tmp_path / "r.nc")
+    assert json.loads(back.attrs["summary"])["scenario"] == "parking-lot"
+    assert np.array_equal(back["queue"].values, r.dataset["queue"].values)
+    back.close()
+    r.to_csv(tmp_path / "r.csv")
+    header = (tmp_path / "r.csv").read_text().splitlines()[0]
+    assert header.startswith("time_s,") and "flow_throughput[n1->n9]" in header
+
+
+def test_window_and_decimation():
+    r = simulate("og-hotspot", duration="6ms", bin_width="500us", window_s=(0.001, 0.004),
+                 decimation=2, overrides={"n_nodes": 3})  # fmt: skip
+    t = r.dataset["time"].values
+    assert len(t) == 3 and t[0] >= 0.001 and t[-1] <= 0.004 + 1e-12
+
+
+def test_metrics():
+    assert metrics.jain_fairness([1, 1, 1]) == pytest.approx(1.0)
+    assert metrics.jain_fairness([1, 0, 0, 0]) == pytest.approx(0.25)
+    assert metrics.jain_fairness([]) is None
+    t = np.arange(1, 101) * 1e-3
+    thr = np.where(t > 0.0505, 9e9, 1e9)
+    rt = metrics.recovery_time(t, thr, 1e-3, 0.030, 10e9, tol=0.1, hold_s=5e-3)
+    assert rt == pytest.approx(0.020)  # first recovered bin starts at 50 ms
+    assert metrics.recovery_time(t, thr, 1e-3, math.inf, 10e9) is None
+    assert metrics.utilisation(1.25e9, 1.0, 10e9) == pytest.approx(1.0)
+
+
+def test_cli_json_and_scenarios(capsys):
+    assert main(["scenarios"]) == 0
+    out = capsys.readouterr().out.strip().splitlines()
+    assert len(out) == len(SCENARIOS) and out[0].startswith("og-hotspot")
+    rc = main(["simulate", "--scenario", "netfpga-1g", "--duration", "20ms", "--seed", "2",
+               "--set", "hotspot_start=5ms", "--set", "hotspot_stop=10ms", "--set",
+               "n_sources=2", "--json"])  # fmt: skip
+    assert rc == 0
+    s = json.loads(capsys.readouterr().out)
+    assert all(k in s for k in KEYS) and s["seed"] == 2 and s["scenario"] == "netfpga-1g"
+    assert set(s["flow_throughput_bps"]) == {"s1->rx", "s2->rx"}
+    assert main(["simulate", "--scenario", "og-hotspot", "--set", "nodes=3"]) == 2
+    assert "nodes" in capsys.readouterr().err
