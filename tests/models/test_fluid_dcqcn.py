@@ -1,0 +1,192 @@
+"""DCQCN fluid model: fixed points, exact vs paper linearisation, nonlinear checks."""
+
+import math
+
+import numpy as np
+import pytest
+
+from qcnmodel import _fluid_dcqcn_eqs as eq
+from qcnmodel.fluid_dcqcn import DCQCNFluidModel, DCQCNParams, taylor_p
+from qcnmodel.linearize import finite_difference_jacobian
+
+
+def _compiled_rhs(model):
+    p = model.param_vector()
+
+    def f(x, xd):
+        out = np.empty(4)
+        eq.DCQCN_RHS.jit(0.0, np.ascontiguousarray(x), np.ascontiguousarray(xd[None, :]), p, out)
+        return out
+
+    return f
+
+
+@pytest.mark.parametrize("n", [1, 2, 10])
+def test_exact_fixed_point_zeroes_rhs(n):
+    m = DCQCNFluidModel(n_flows=n)
+    fp = m.fixed_point()
+    # brentq to 1e-14 in log p on a smooth monotone equation: the residual is round-off
+    # (measured ~1e-19 relative); 1e-12 leaves margin
+    assert fp["residual"] < 1e-12
+    assert fp["rate_current"] * n == pytest.approx(40e9, rel=1e-12)
+    assert 5e3 < fp["q"] < 200e3
+    assert fp["p"] == pytest.approx(m.exact_p(), rel=1e-12)
+
+
+def test_taylor_fixed_point_converges_to_exact_for_small_p():
+    # the paper's p* ~ [...]^(1/3) drops terms of relative order F*B*p and T*R_C*p; its error
+    # must shrink in proportion to p as p -> 0 (R_AI down 10x -> p down ~10^(1/3))
+    errs, ps = [], []
+    for r_ai in (4e6, 0.4e6, 0.04e6):
+        m = DCQCNFluidModel(params=DCQCNParams(r_ai=r_ai), n_flows=10)
+        exact = m.exact_p()
+        errs.append(taylor_p(m.params, 10) / exact - 1)
+        ps.append(exact)
+    assert errs[-1] < 0.05  # measured 3.5% at p* = 7.6e-4
+    for i in range(2):
+        # first-order convergence: error ratio equals the p ratio to within 10%
+        assert errs[i] / errs[i + 1] == pytest.approx(ps[i] / ps[i + 1], rel=0.1)
+    # and the Taylor fixed point is then a near-equilibrium of the equations
+    m = DCQCNFluidModel(params=DCQCNParams(r_ai=0.04e6), n_flows=10, fixed_point_method="taylor")
+    assert m.fixed_point()["residual"] < 0.05
+
+
+def test_exact_linearisation_matches_finite_differences():
+    m = DCQCNFluidModel(n_flows=10)
+    lin = m.linearise()
+    x = m._x_star
+    f = _compiled_rhs(m)
+    a0 = finite_difference_jacobian(lambda z: f(z, x), x, rel_step=1e-7)
+    a1 = finite_difference_jacobian(lambda z: f(x, z), x, rel_step=1e-7)
+    # central differences, h = 1e-7 |x_i|: ~1e-7 relative error; rows differ by orders of
+    # magnitude, so compare row by row against each row's largest entry
+    for mine, fd in ((lin.a0, a0), (lin.a1, a1)):
+        scale = np.maximum(np.abs(fd).max(axis=1, keepdims=True), 1e-300)
+        np.testing.assert_allclose(mine / scale, fd / scale, atol=1e-5)
+    np.testing.assert_allclose(np.outer(lin.b, lin.c) + lin.a1_direct, lin.a1, rtol=1e-12)
+
+
+@pytest.mark.parametrize("n", [2, 10, 20])
+def test_paper_linearisation_gives_finite_margins(n):
+    m = DCQCNFluidModel(n_flows=n, rtt=50e-6, linearisation="paper", ramp="extend")
+    mg = m.loop().margins()
+    assert math.isfinite(mg.phase_margin_deg) and math.isfinite(mg.crossover_rad_s)
+    assert abs(mg.phase_margin_deg) < 180
+
+
+def test_exact_and_paper_disagree_and_nonlinear_decides():
+    # N = 10, tau* = 50 us: the paper's open loop has PM ~ -6.6 deg (unstable), the exact one
+    # +1.8 deg with rightmost root -43 +- 2595j (stable). The nonlinear equations decay.
+    m = DCQCNFluidModel(n_flows=10, rtt=50e-6)
+    paper = m.replace(linearisation="paper").loop().margins()
+    exact = m.loop().margins()
+    assert paper.phase_margin_deg < -3 and exact.phase_margin_deg > 0
+    info = m.loop_info()
+    root = info["rightmost_root"]
+    assert info["neglected"] < 1e-3  # the direct delayed-rate path is tiny here
+    assert root.real < 0
+    fp = m.fixed_point()
+    ds = m.simulate(0.1, x0={"q": fp["q"] + 10.0}, record_dt=1e-5)
+    t, dq = ds.time.values, ds.q.values - fp["q"]
+    early = np.ptp(dq[(t > 0.02) & (t < 0.04)])
+    late = np.ptp(dq[(t > 0.08) & (t < 0.1)])
+    # amplitude ratio over 60 ms predicted exp(Re(root) * 0.06) = 0.0755; measured 0.0753.
+    # 5% covers the envelope estimate from sampled peaks
+    assert late / early == pytest.approx(math.exp(root.real * 0.06), rel=0.05)
+    # oscillation frequency of the decaying perturbation = Im(root) (measured to 3e-5)
+    y = dq[t > 0.01]
+    tt = t[t > 0.01]
+    up = np.where((y[:-1] < 0) & (y[1:] >= 0))[0]
+    w = 2 * np.pi * (len(up) - 1) / (tt[up[-1]] - tt[up[0]])
+    assert w == pytest.approx(root.imag, rel=0.01)
+
+
+def test_unstable_exact_loop_grows_at_root_frequency():
+    m = DCQCNFluidModel(n_flows=10, rtt=100e-6)
+    assert m.loop().margins().phase_margin_deg < 0
+    root = m.loop_info()["rightmost_root"]
+    assert root.real > 0
+    fp = m.fixed_point()
+    ds = m.simulate(0.05, x0={"q": fp["q"] + 10.0}, record_dt=1e-5)
+    t, dq = ds.time.values, ds.q.values - fp["q"]
+    end = int(np.argmax(np.abs(dq) > 2000.0))
+    assert end > 0  # it grows
+    y, tt = dq[end // 10 : end], t[end // 10 : end]
+    up = np.where((y[:-1] < 0) & (y[1:] >= 0))[0]
+    w = 2 * np.pi * (len(up) - 1) / (tt[up[-1]] - tt[up[0]])
+    assert w == pytest.approx(root.imag, rel=0.01)  # measured 2583.0 vs 2583.0 rad/s
+
+
+def test_compiled_matches_reference():
+    m = DCQCNFluidModel(n_flows=10, rtt=30e-6)
+    fp = m.fixed_point()
+    kw = dict(duration=0.01, x0={"q": 1.1 * fp["q"]}, record_dt=1e-5)
+    ref = m.simulate(method="reference", rtol=1e-10, **kw)
+    fix = m.simulate(**kw)
+    # smooth rhs on the marking ramp, dt = 1 us vs tens of us time scales: measured
+    # differences 2e-8 B (queue swing 23 KB) and 4e-14 relative in the rates; bounds 1e-6 of
+    # the swing and 1e-9 relative allow for other platforms' libm
+    assert np.max(np.abs(fix.q.values - ref.q.values)) < 1e-6 * np.ptp(ref.q.values)
+    assert np.max(np.abs(fix.rate_current.values - ref.rate_current.values)) < 1e-9 * 4e9
+
+
+def test_per_flow_form_matches_symmetric_and_equalises():
+    sym = DCQCNFluidModel(n_flows=4, rtt=30e-6)
+    per = sym.replace(per_flow=True)
+    fp = sym.fixed_point()
+    x0 = {"q": fp["q"] * 1.2}
+    a = sym.simulate(0.005, x0=x0, record_dt=1e-5)
+    b = per.simulate(0.005, x0=x0, record_dt=1e-5)
+    # identical flows: the same arithmetic up to summation order
+    np.testing.assert_allclose(b.q.values, a.q.values, rtol=1e-12)
+    np.testing.assert_allclose(b.rate_current.values[:, 2], a.rate_current.values, rtol=1e-12)
+    # unequal starts converge to the fair share C/N (stable operating point: PM > 0)
+    rates = np.array([4e9, 8e9, 12e9, 16e9])
+    c = per.simulate(0.3, x0={"rate_current": rates, "rate_target": rates}, record_dt=1e-4)
+    final = c.rate_current.values[-1]
+    # 1% of the fair share: the slowest (fairness) mode decays at ~g/tau' scale, ~70 1/s
+    np.testing.assert_allclose(final, 10e9, rtol=0.01)
+
+
+def test_no_equilibrium_on_ramp_is_reported():
+    with pytest.raises(ValueError, match="marking ramp"):
+        DCQCNFluidModel(n_flows=20).fixed_point()
+    fp = DCQCNFluidModel(n_flows=20, ramp="extend").fixed_point()
+    assert fp["q"] > 200e3 and fp["p"] > 0.01
+
+
+@pytest.mark.parametrize(
+    "kw, field",
+    [
+        ({"capacity": -1}, "capacity"),
+        ({"pmax": 0.0}, "pmax"),
+        ({"pmax": 1.5}, "pmax"),
+        ({"g": 2.0}, "g"),
+        ({"kmin": 300e3}, "kmax"),
+        ({"tau": 0}, "tau"),
+        ({"fr_th": 2.5}, "fr_th"),
+    ],
+)
+def test_bad_params_raise(kw, field):
+    with pytest.raises(ValueError, match=field):
+        DCQCNParams(**kw)
+
+
+@pytest.mark.parametrize(
+    "kw, field",
+    [
+        ({"rtt": -1e-6}, "rtt"),
+        ({"n_flows": 0}, "n_flows"),
+        ({"linearisation": "pade"}, "linearisation"),
+        ({"fixed_point_method": "newton"}, "fixed_point_method"),
+        ({"ramp": "clip"}, "ramp"),
+    ],
+)
+def test_bad_model_arguments_raise(kw, field):
+    with pytest.raises(ValueError, match=field):
+        DCQCNFluidModel(**kw)
+
+
+def test_units_accepted():
+    p = DCQCNParams(capacity="40Gbps", kmax="200KB", tau="50us", g="1/256")
+    assert p == DCQCNParams()
