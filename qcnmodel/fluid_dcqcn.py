@@ -23,8 +23,8 @@ tau' the alpha-update interval, T the rate-increase timer, B the byte counter (p
 Fixed point. R_C* = C/N; alpha* = 1 - (1-p*)^(tau' R_C*); R_T* - R_C* = tau R_AI R_C* (c+e)/a
 (with a = 1 - (1-p)^(tau R_C), b = p/((1-p)^-B - 1), c = (1-p)^(FB) b,
 d = p/((1-p)^-(T R_C) - 1), e = (1-p)^(F T R_C) d); p* is the root of the monotone equation
-alpha(p) a(p)^2 = tau^2 R_AI R_C (c+e)(b+d) (``fixed_point="exact"``), or the paper's small-p
-approximation p* = [R_AI N^2/(tau' C^2) (1/B + N/(T C))^2]^(1/3) (``"taylor"``); then
+alpha(p) a(p)^2 = tau^2 R_AI R_C (c+e)(b+d) (``fixed_point_method="exact"``), or the paper's small-p
+approximation p* = [R_AI N^2/(tau' C^2) (1/B + N/(T C))^2]^(1/3) (``"taylor"``);
 q* = Kmin + (p*/pmax)(Kmax - Kmin). If p* > pmax there is no equilibrium on the marking ramp
 (above Kmax the curve jumps to 1): a ValueError says so, unless ``ramp="extend"`` (the paper's
 implicit extension of the ramp beyond Kmax, also used by the simulation then).
@@ -220,7 +220,7 @@ class DCQCNFluidModel:
         Control-loop delay tau*, s (> 0; default 50 us, a toolkit choice).
     n_flows : int
         Number of flows N >= 1.
-    fixed_point : {"exact", "taylor"}
+    fixed_point_method : {"exact", "taylor"}
         Root of the monotone equation or the paper's small-p approximation.
     linearisation : {"exact", "paper"}
         Symbolic linearisation of the equations, or the authors' open loop.

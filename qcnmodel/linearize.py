@@ -218,7 +218,7 @@ def open_loop(a0, a1, b=None, c=None, a1_direct=None, rank_rtol: float = 1e-9):
     a1 = np.asarray(a1, dtype=float)
     if b is None:
         sv = np.linalg.svd(a1, compute_uv=False)
-        if np.any(sv[..., 1] > rank_rtol * sv[..., 0]):
+        if sv.shape[-1] > 1 and np.any(sv[..., 1] > rank_rtol * sv[..., 0]):
             raise ValueError(
                 "A1 has rank > 1: no exact single-delay loop exists; define a loop channel "
                 "(DelaySystem(..., channel=...)) to break the loop at one delayed signal"
