@@ -271,22 +271,38 @@ def _phase_crossings(rat: _Rational, taus: np.ndarray, n_best: int = 2, per_deca
     i0, i1 = np.nonzero(keep)[0][[0, -1]]
     w, lm = w[i0 : i1 + 1], lm[i0 : i1 + 1]
     ph0 = rat.phase(w)
-    phi = ph0[None, :] - w[None, :] * taus[:, None]
-    lev = np.floor((phi + np.pi) / _TWO_PI)
-    cross = lev[:, 1:] != lev[:, :-1]
-    score = np.where(cross, np.maximum(lm[1:], lm[:-1])[None, :], -np.inf)
-    n_best = min(n_best, score.shape[1])
-    cand = np.argpartition(-score, n_best - 1, axis=1)[:, :n_best]
-    rows = np.repeat(np.arange(len(taus)), n_best)
-    cols = cand.reshape(-1)
-    ok = np.isfinite(score[rows, cols])
-    rows, cols = rows[ok], cols[ok]
+    # prune intervals where no delay can cross a level: the phase is monotone in
+    # tau at fixed w, so if the levels at tau_min and tau_max agree at both ends
+    # of an interval, every tau in between has the same level at both ends
+    base = (ph0 + np.pi) / _TWO_PI
+    w2 = w / _TWO_PI
+    lev_lo = np.floor(base - w2 * taus.min())
+    lev_hi = np.floor(base - w2 * taus.max())
+    active = (lev_lo[1:] != lev_lo[:-1]) | (lev_hi[1:] != lev_hi[:-1]) | (lev_lo[1:] != lev_hi[1:])
+    icol = np.nonzero(active)[0]
     best_w = np.full(len(taus), np.nan)
     best_lm = np.full(len(taus), -np.inf)
+    if icol.size == 0:
+        return best_w, best_lm
+    lev_a = np.floor(base[icol][None, :] - np.multiply.outer(taus, w2[icol]))
+    lev_b = np.floor(base[icol + 1][None, :] - np.multiply.outer(taus, w2[icol + 1]))
+    score = np.where(lev_a != lev_b, np.maximum(lm[icol], lm[icol + 1])[None, :], -np.inf)
+    rows_all = np.arange(len(taus))
+    picks = []
+    for _ in range(min(n_best, icol.size)):  # top-n_best intervals per delay
+        j = np.argmax(score, axis=1)
+        picks.append(j)
+        score[rows_all, j] = -np.inf
+    cand = np.stack(picks, axis=1)
+    rows = np.repeat(rows_all, cand.shape[1])
+    sel = cand.reshape(-1)
+    ok = lev_a[rows, sel] != lev_b[rows, sel]  # intervals that really cross
+    rows, sel = rows[ok], sel[ok]
+    cols = icol[sel]
+    l0, l1 = lev_a[rows, sel], lev_b[rows, sel]
     if rows.size == 0:
         return best_w, best_lm
     tau = taus[rows]
-    l0, l1 = lev[rows, cols], lev[rows, cols + 1]
     target = np.where(l1 < l0, l0, l1) * _TWO_PI - np.pi  # level nearest the left end
     a, b = np.log(w[cols]), np.log(w[cols + 1])
     fa = rat.phase(np.exp(a)) - np.exp(a) * tau - target

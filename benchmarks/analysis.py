@@ -1,0 +1,128 @@
+"""Analysis benchmarks: stability-map speed and margins vs python-control.
+
+Run ``python benchmarks/analysis.py``.  Prints
+
+(a) the time of a 100 x 100 (RTT x N) stability map of the QCN fluid
+    linearisation (``QCNFluidModel``; FOPDT if the fluid model is missing),
+    target <= 2 s;
+(b) the per-point speed-up of :func:`qcnmodel.margins.margins_over_delay`
+    over python-control's ``stability_margins`` on an FRD of exact values
+    (timed on a 10 x 10 subset), and the largest phase-margin difference;
+(c) the fluid-simulation timing, via :func:`bench_fluid_sim` (hook filled in
+    by the fluid-model author).
+
+Ratios are measured in one run on the current machine; nothing is asserted.
+"""
+
+from __future__ import annotations
+
+import time
+
+import control
+import numpy as np
+
+from qcnmodel.margins import margins_over_delay
+from qcnmodel.stability import stability_map
+
+TARGET_MAP_S = 2.0
+
+
+def _model():
+    """The QCN fluid model if available, else the FOPDT model (and which)."""
+    try:
+        from qcnmodel.fluid_qcn import QCNFluidModel
+
+        return QCNFluidModel(), "QCNFluidModel (fluid linearisation)"
+    except ImportError:
+        from qcnmodel.fopdt import FOPDTModel
+
+        return FOPDTModel(), "FOPDTModel (fallback: qcnmodel.fluid_qcn not available)"
+
+
+def bench_map(model, n_rtt: int = 100, n_flows: int = 100) -> tuple[float, object]:
+    """Time one stability map over RTT 1 us .. 1 ms and N = 1 .. n_flows."""
+    rtts = np.logspace(-6, -3, n_rtt)
+    ns = np.arange(1, n_flows + 1)
+    model.replace(n_flows=1).loop()  # warm-up: symbolic caches, lambdify
+    t0 = time.perf_counter()
+    ds = stability_map(model, x="rtt", x_values=rtts, y="n_flows", y_values=ns)
+    return time.perf_counter() - t0, ds
+
+
+def bench_vs_python_control(model, n: int = 10) -> dict[str, float]:
+    """Per-point cost of our margins vs control.stability_margins on an FRD."""
+    rtts = np.logspace(-6, -3, n)
+    ns = np.unique(np.round(np.logspace(0, 2, n)).astype(int))
+    loops = {k: model.replace(n_flows=int(k), rtt=float(rtts[0])).loop() for k in ns}
+    # ours: one vectorised call per N (loops prebuilt in both timings)
+    t0 = time.perf_counter()
+    ours = {k: margins_over_delay(lp, rtts + (lp.delay - rtts[0])) for k, lp in loops.items()}
+    t_ours = time.perf_counter() - t0
+    # python-control: one FRD of exact values per point, on 1000 log-spaced
+    # frequencies from 1/100 of the lowest to 100x the highest corner (the
+    # loop's default grid can hold 20000 points for long delays, which makes
+    # stability_margins on an FRD take seconds per point)
+    frds = {}
+    for k, lp in loops.items():
+        w = lp.default_omega()
+        omega = np.logspace(np.log10(w[0]), np.log10(w[-1]), 1000)
+        for r in rtts:
+            frds[(k, r)] = lp.with_delay(lp.delay - rtts[0] + r).frequency_response(omega)
+    t0 = time.perf_counter()
+    pc = {key: control.stability_margins(f) for key, f in frds.items()}
+    t_pc = time.perf_counter() - t0
+    diff = 0.0
+    for (k, r), res in pc.items():
+        j = int(np.nonzero(rtts == r)[0][0])
+        ref = ours[k].phase_margin_deg[j]
+        pm_pc = res[1]
+        # python-control wraps PM to [-180, 180); ours is PM0 - w_c tau (unwrapped)
+        ref_wrapped = (ref + 180.0) % 360.0 - 180.0
+        if np.isfinite(ref) and np.isfinite(pm_pc):
+            diff = max(diff, abs(pm_pc - ref_wrapped))
+    points = len(frds)
+    return {
+        "points": points,
+        "ours_per_point_s": t_ours / points,
+        "pc_per_point_s": t_pc / points,
+        "speedup": (t_pc / points) / (t_ours / points),
+        "max_pm_diff_deg": diff,
+    }
+
+
+def bench_fluid_sim() -> str | None:
+    """Hook for the fluid-simulation timing line (filled in by qcnmodel.fluid_qcn's author).
+
+    Returns the line to print, or ``None`` when not available.
+    """
+    try:
+        import qcnmodel.fluid_qcn as fq
+    except ImportError:
+        return None
+    bench = getattr(fq, "benchmark_simulation", None)
+    return bench() if callable(bench) else None
+
+
+def main() -> None:
+    model, label = _model()
+    print(f"model: {label}")
+    t_map, ds = bench_map(model)
+    n_y, n_x = ds["phase_margin_deg"].shape
+    verdict = "OK" if t_map <= TARGET_MAP_S else "SLOW"
+    print(
+        f"(a) stability map {n_x} RTT x {n_y} N: {t_map:.3f} s "
+        f"(target <= {TARGET_MAP_S:.1f} s: {verdict}; fast path={ds.attrs['fast_path']}; "
+        f"{t_map / (n_x * n_y) * 1e6:.1f} us/point; stable points {int(ds['stable'].sum())})"
+    )
+    r = bench_vs_python_control(model)
+    print(
+        f"(b) margins per point over {r['points']} points: ours {r['ours_per_point_s'] * 1e6:.1f}"
+        f" us, control.stability_margins(FRD) {r['pc_per_point_s'] * 1e6:.1f} us -> speed-up "
+        f"x{r['speedup']:.0f}; max |PM difference| {r['max_pm_diff_deg']:.2e} deg"
+    )
+    line = bench_fluid_sim()
+    print(f"(c) {line}" if line else "(c) fluid simulation: no benchmark hook available yet")
+
+
+if __name__ == "__main__":
+    main()
