@@ -16,9 +16,13 @@ Conventions
   beyond the critical one.  This makes ``critical_delay_s = delay +
   delay_margin_s`` the delay at which the loop first loses stability.
 * When there are several crossovers the reported one minimises the delay
-  margin ``PM_i/w_i``; that choice does not depend on ``tau``.
+  margin ``PM_i/w_i`` among those where ``|G|`` falls through 1 (only there can
+  extra delay push roots into the right half plane); that choice does not
+  depend on ``tau``.  With several crossovers the closed loop can have
+  stability *windows* in the delay (unstable, stable, unstable ...); ``stable``
+  is exact, while PM and delay margin refer to the selected crossover only.
 * Phase crossovers ``w_pc`` solve ``arg G(jw) - w*tau = -180 deg (mod 360)``
-  (bisection on the exact, continuous phase).  With a delay there are
+  (safeguarded Newton on the exact, continuous phase).  With a delay there are
   infinitely many; the gain margin is the smallest ``1/|L(jw_pc)|`` over them
   (the most critical one; python-control instead reports the one closest to
   0 dB, which is the same for the usual single-crossing loops).
@@ -369,7 +373,10 @@ def margins_over_delay(loop, taus) -> Margins:
     n = taus.size
     if wc_all.size:
         dm0 = pm0_all / wc_all  # delay margin at tau = 0 per crossover
-        i = int(np.argmin(dm0))
+        # only crossovers where |G| falls through 1 can lose stability as the
+        # delay grows (roots cross into the RHP there); others only if none is
+        dm_sel = np.where(direction > 0, dm0, np.inf) if np.any(direction > 0) else dm0
+        i = int(np.argmin(dm_sel))
         wc = np.full(n, wc_all[i])
         pm = np.degrees(pm0_all[i] - wc_all[i] * taus)
         dm = dm0[i] - taus

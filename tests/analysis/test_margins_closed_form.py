@@ -161,3 +161,34 @@ def test_no_crossover():
     assert np.isnan(m.crossover_rad_s)
     assert np.isinf(m.phase_margin_deg) and np.isinf(m.delay_margin_s)
     assert m.stable
+
+
+@pytest.mark.parametrize(
+    ("num", "den"),
+    [
+        ([100.0], [1.0, 0.2, 100.0, 0.0]),  # integrator + resonance: 3 crossovers
+        ([100.0, 0.0, 400.0], [1.0, 0.1, 100.0, 0.0]),  # |G| -> 100 at high w: long spiral
+        ([2.0, 1.0], [1.0, -0.5, 2.0, 0.0]),  # two open-loop RHP poles
+    ],
+)
+def test_delay_sweep_root_count_equals_nyquist(num, den):
+    """The vectorised stability (delay-sweep count) against the Nyquist count on
+    loops with several crossovers, stability windows and unstable open loops."""
+    loop = DelayedLoop(num, den)
+    taus = np.linspace(0.0, 3.0, 61)
+    sweep = margins_over_delay(loop, taus).stable
+    count = np.array([nyquist_count(loop.with_delay(t)).stable for t in taus])
+    np.testing.assert_array_equal(sweep, count)
+
+
+def test_critical_delay_uses_destabilising_crossover():
+    """100(s^2 + 4)/(s(s^2 + 0.1 s + 100)): |G| crosses 1 three times; the one at
+    w = 2.5 rises through 1 (extra delay moves roots *out* of the RHP there), so
+    the delay margin comes from the high-frequency crossover near 101 rad/s."""
+    loop = DelayedLoop([100.0, 0.0, 400.0], [1.0, 0.1, 100.0, 0.0])
+    m = loop.margins()
+    assert m.stable and m.phase_margin_deg > 0
+    assert m.crossover_rad_s > 100
+    # the Nyquist count flips right at the critical delay (1 % either side)
+    assert nyquist_count(loop.with_delay(0.99 * m.critical_delay_s)).stable
+    assert not nyquist_count(loop.with_delay(1.01 * m.critical_delay_s)).stable
