@@ -31,12 +31,17 @@ Two integrators are provided.
     SciPy's DOP853 stepped one step at a time with ``max_step <= min(tau)``; each accepted
     step's dense output is appended to the history, and delayed states are read from it (a
     method of steps with a dense-output history). Tolerances are set by ``rtol``/``atol``. It
-    is slow (pure Python) and is meant as the accuracy reference on short horizons.
-    ``jitcdde`` (also installed) was tried as the reference: a toy DDE runs here, but its
-    symbolic right-hand side cannot take the numba rhs of the models and the fluid models'
-    non-smooth terms (``max``, indicators, capping) would have to be re-expressed for it, so the
-    SciPy reference is used instead; both integrators take the very same compiled rhs, so the
-    comparison tests the integration only.
+    is slow (pure Python) and is meant as the accuracy reference on short horizons. It takes
+    the very same compiled rhs as ``integrate_fixed``, so the comparison tests the integration
+    only.
+
+``integrate_jitcdde`` (adaptive, independent)
+    jitcdde (Ansmann 2018: Bogacki-Shampine with Hermite-interpolated history, generated C)
+    on the *symbolic* right-hand side of a model. It is independent of the compiled rhs, so it
+    also checks that the numba and SymPy twins of the equations agree. The symbolic rhs is the
+    smooth branch of the model (e.g. congested QCN, DCQCN on the marking ramp): valid while
+    the trajectory stays on that branch, which the models check. jitcdde builds its C module
+    in a temporary directory (about 1 s per build), never in the repository.
 
 Right-hand sides with discontinuities (indicator functions, clipping) limit either method to
 first order near the switching instants; the tests compare the two integrators with that in
@@ -46,11 +51,13 @@ mind.
 from __future__ import annotations
 
 import bisect
+import warnings
 
 import numba as nb
 import numpy as np
 
 __all__ = [
+    "integrate_jitcdde",
     "RHS_SIGNATURE",
     "CompiledRHS",
     "compile_rhs",
@@ -344,3 +351,75 @@ def integrate_reference(
     if lower is not None:
         xs = np.maximum(xs, np.asarray(lower, dtype=float))
     return DDEResult(t_eval, xs)
+
+
+def integrate_jitcdde(f, x, xd, subs, delay, x0, t_eval, *, rtol=1e-8, atol=1e-8):
+    """Integrate a symbolic single-delay system with jitcdde (see the module docstring).
+
+    Parameters
+    ----------
+    f : sequence of sympy.Expr
+        Right-hand sides in the state symbols ``x`` and delayed symbols ``xd``.
+    x, xd : sequence of sympy.Symbol
+        States and their delayed twins.
+    subs : dict
+        Numeric values of every other symbol.
+    delay : float
+        The delay, s.
+    x0 : array_like
+        Initial state and constant history.
+    t_eval : array_like
+        Output times. jitcdde first steps over the initial discontinuities (up to a few
+        multiples of ``delay``); outputs at 0 < t < that point are NaN, at t <= 0 the history.
+    rtol, atol : float
+        jitcdde tolerances.
+
+    Returns
+    -------
+    DDEResult
+    """
+    import os
+    import tempfile
+
+    import symengine as se
+    import sympy as sp
+    from jitcdde import jitcdde, t, y
+    from sympy.codegen.cfunctions import expm1, log1p
+
+    exprs = []
+    for e in f:
+        e = sp.sympify(e).subs(subs)
+        e = e.replace(expm1, lambda z: sp.exp(z) - 1).replace(log1p, lambda z: sp.log(1 + z))
+        exprs.append(e)
+    table = {se.Symbol(s.name): y(i) for i, s in enumerate(x)}
+    table.update({se.Symbol(s.name): y(i, t - delay) for i, s in enumerate(xd)})
+    fse = [se.sympify(e).subs(table) for e in exprs]
+    dde = jitcdde(fse, verbose=False, max_delay=delay)
+    # jitcdde builds the C module with setuptools, which inspects the working directory (a
+    # project's pyproject.toml breaks it): build from an empty temporary directory, never in
+    # the repository. A build takes ~1 s, so modules are not kept across calls.
+    cwd = os.getcwd()
+    with tempfile.TemporaryDirectory(prefix="qcnmodel-jitcdde-") as tmp:
+        os.chdir(tmp)
+        try:
+            dde.compile_C(verbose=False, simplify=False)
+        finally:
+            os.chdir(cwd)
+    x0 = np.asarray(x0, dtype=float)
+    dde.constant_past(x0, time=0.0)
+    dde.set_integration_parameters(
+        rtol=rtol, atol=atol, min_step=1e-14, first_step=delay / 100, max_step=delay
+    )
+    dde.step_on_discontinuities()
+    t_eval = np.asarray(t_eval, dtype=float)
+    out = np.empty((t_eval.size, x0.size))
+    t_start = dde.t
+    with warnings.catch_warnings():
+        # a sample exactly at the current time triggers a harmless "no step" warning
+        warnings.filterwarnings("ignore", message="The target time is smaller")
+        for i, tq in enumerate(t_eval):
+            if tq >= t_start:
+                out[i] = dde.integrate(tq)
+            else:
+                out[i] = x0 if tq <= 0 else np.nan
+    return DDEResult(t_eval, out)

@@ -54,7 +54,7 @@ import numpy as np
 from scipy.optimize import brentq
 
 from qcnmodel import _fluid_dcqcn_eqs as eq
-from qcnmodel.dde import integrate_fixed, integrate_reference
+from qcnmodel.dde import integrate_fixed, integrate_jitcdde, integrate_reference
 from qcnmodel.linearize import DelaySystem, LinearDDE
 from qcnmodel.units import parse_number, parse_rate, parse_size, parse_time
 
@@ -441,8 +441,10 @@ class DCQCNFluidModel:
         """Nonlinear trajectory (xarray Dataset: q in bytes, p, alpha, rate_target and
         rate_current in bit/s; per-flow variables have a ``flow`` dimension when
         ``per_flow``). ``x0`` keys: q (bytes), alpha, rate_target, rate_current (bit/s;
-        scalars or per-flow arrays); missing keys take the fixed point. Other arguments as
-        :meth:`qcnmodel.fluid_qcn.QCNFluidModel.simulate`."""
+        scalars or per-flow arrays); missing keys take the fixed point. ``method``:
+        "compiled", "reference" or "jitcdde" (symbolic rhs on the marking ramp; raises if the
+        queue leaves it). Other arguments as :meth:`qcnmodel.fluid_qcn.QCNFluidModel.simulate`.
+        """
         import xarray as xr
 
         duration = parse_time(duration, "duration")
@@ -475,10 +477,26 @@ class DCQCNFluidModel:
             atol = rtol * np.maximum(np.abs(x), 1.0)
             res = integrate_reference(eq.DCQCN_RHS, x, [self.rtt], p, duration, rtol=rtol,
                                       atol=atol, t_eval=t_eval, lower=lower)  # fmt: skip
+        elif method == "jitcdde":
+            if hotspot is not None or self.per_flow:
+                raise ValueError("method='jitcdde' supports the symmetric model without hotspot")
+            sysm = _system()
+            subs = dict(zip(sysm.params, eq.param_values(p)))
+            t_eval = np.linspace(0.0, duration, int(round(duration / record_dt)) + 1)
+            res = integrate_jitcdde(list(sysm.f), sysm.x, sysm.xd, subs, self.rtt, x, t_eval,
+                                    rtol=rtol, atol=rtol)  # fmt: skip
+            q = res.x[np.isfinite(res.x[:, 0]), 0]
+            if np.any(q <= p[eq.P_KMIN]) or (self.ramp == "strict" and np.any(q > p[eq.P_KMAX])):
+                raise ValueError(
+                    "method='jitcdde' integrates the marking ramp only, and the queue left it: "
+                    "use method='compiled' or a smaller perturbation"
+                )
         else:
-            raise ValueError(f"method: must be 'compiled' or 'reference', got {method!r}")
+            raise ValueError(
+                f"method: must be 'compiled', 'reference' or 'jitcdde', got {method!r}"
+            )
         xx = res.x
-        marks = np.array([eq.marking(v, p) for v in xx[:, 0]])
+        marks = np.array([eq.marking(v, p) if np.isfinite(v) else np.nan for v in xx[:, 0]])
         per = ("time", "flow") if self.per_flow else ("time",)
 
         def sel(block):

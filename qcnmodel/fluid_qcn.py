@@ -63,7 +63,7 @@ from dataclasses import dataclass, field
 import numpy as np
 
 from qcnmodel import _fluid_qcn_eqs as eq
-from qcnmodel.dde import integrate_fixed, integrate_reference
+from qcnmodel.dde import integrate_fixed, integrate_jitcdde, integrate_reference
 from qcnmodel.linearize import DelaySystem, LinearDDE
 from qcnmodel.params import QCNParams
 from qcnmodel.units import parse_number, parse_rate, parse_time
@@ -358,6 +358,13 @@ class QCNFluidModel:
         return self.system().symbolic_loop()
 
     # ------------------------------------------------------------------ simulation
+    @staticmethod
+    def _branch_fb(x, p):
+        """Fb (packets) along a trajectory (rows of x), with the model's base p."""
+        fb = -(x[:, 0] - p[eq.P_QEQ] + p[eq.P_W] / (p[eq.P_PS] * p[eq.P_C])
+               * (p[eq.P_N] * x[:, 1] - p[eq.P_C]))  # fmt: skip
+        return fb
+
     def default_dt(self) -> float:
         """Integration step: min(rtt/10, 10 us).
 
@@ -385,8 +392,11 @@ class QCNFluidModel:
             Simulated time, s.
         dt : float, optional
             Fixed step of the compiled integrator (default :meth:`default_dt`).
-        method : {"compiled", "reference"}
-            Compiled RK4 (fast) or adaptive SciPy DOP853 (accuracy reference).
+        method : {"compiled", "reference", "jitcdde"}
+            Compiled RK4 (fast), adaptive SciPy DOP853 on the same rhs (accuracy reference),
+            or jitcdde on the symbolic rhs (independent check; congested branch only: raises
+            ValueError if Fb(t - rtt) >= 0 anywhere; no hotspot; the first output samples,
+            up to ~rtt, are NaN).
         x0 : dict, optional
             Initial state (and constant history): keys ``q`` (bytes), ``rate_current``,
             ``rate_target`` (bit/s); missing keys take the fixed-point value (or the line
@@ -438,8 +448,26 @@ class QCNFluidModel:
                 eq.QCN_RHS, x, [self.rtt], p, duration, rtol=rtol, atol=atol,
                 t_eval=t_eval, lower=lower,
             )  # fmt: skip
+        elif method == "jitcdde":
+            if hotspot is not None:
+                raise ValueError("hotspot: not supported with method='jitcdde'")
+            n_out = int(round(duration / record_dt)) + 1
+            sysm = self.system()
+            subs = dict(zip(sysm.params, self.symbolic_param_values()))
+            res = integrate_jitcdde(
+                list(sysm.f), sysm.x, sysm.xd, subs, self.rtt, x,
+                np.linspace(0.0, duration, n_out), rtol=rtol, atol=rtol,
+            )  # fmt: skip
+            ok = np.isfinite(res.x[:, 0])
+            if np.any(self._branch_fb(res.x[ok], p) >= 0):
+                raise ValueError(
+                    "method='jitcdde' integrates the congested branch only, and the trajectory "
+                    "reached Fb >= 0: use method='compiled' or a smaller perturbation"
+                )
         else:
-            raise ValueError(f"method: must be 'compiled' or 'reference', got {method!r}")
+            raise ValueError(
+                f"method: must be 'compiled', 'reference' or 'jitcdde', got {method!r}"
+            )
         return xr.Dataset(
             {
                 "q": ("time", res.x[:, 0] * fr, {"units": "B"}),
