@@ -8,3 +8,5 @@ rules), then the event kernel, oracle, network, scenarios and traces.
 from qcnmodel.sim.api import SimResult, list_scenarios, simulate  # noqa: E402
 from qcnmodel.sim.network import NetworkSpec  # noqa: E402
 from qcnmodel.sim.scenarios import SCENARIOS  # noqa: E402
+
+__all__ = ["SCENARIOS", "NetworkSpec", "SimResult", "list_scenarios", "simulate"]

@@ -42,12 +42,13 @@ from numba.extending import intrinsic
 
 from qcnmodel.sim import rules
 from qcnmodel.sim.kernel_heap import (
-    E_T,
+    EP_T,
     S_BLOCKED,
     S_CNM,
     S_DELIV,
     S_DELIV_BYTES,
     S_DROP,
+    S_EFREE_N,
     S_EVENTS,
     S_FREE_N,
     S_HN,
@@ -55,8 +56,9 @@ from qcnmodel.sim.kernel_heap import (
     S_PAUSE,
     S_SENT,
     S_TAIL,
-    heap_pop,
     heap_push,
+    queue_peek,
+    queue_remove,
 )
 from qcnmodel.sim.kernel_state import (
     C_BIN,
@@ -198,7 +200,7 @@ def deliver(S, C, FI, TFB, f, L, t):
 
 
 @njit(cache=True, inline="always")
-def port_transmit(H, EP, EFREE, S, C, PI, PF, NI, FI, FR, FREE, TFB, p, k, nbytes, inlink, now):
+def port_transmit(H, EP, EFREE, BK, S, C, PI, PF, NI, FI, FR, FREE, TFB, p, k, nbytes, inlink, now):
     """Start sending frame ``k`` on port ``p``: schedule TXDONE and the next ARRIVE.
 
     A frame towards a host is delivered here, at its known arrival time (no ARRIVE event:
@@ -208,7 +210,7 @@ def port_transmit(H, EP, EFREE, S, C, PI, PF, NI, FI, FR, FREE, TFB, p, k, nbyte
     PI[P_BUSY, p] = 1
     PI[P_TXB, p] += nbytes
     PI[P_TXF, p] += 1
-    heap_push(H, EP, EFREE, S, now + tx, K_TXDONE, p, inlink, nbytes)
+    heap_push(H, EP, EFREE, BK, S, now + tx, K_TXDONE, p, inlink, nbytes)
     dst = PI[P_DST, p]
     d = PI[P_PROP, p] + NI[N_LAT, dst]
     if NI[N_HOST, dst] >= 0:
@@ -217,7 +219,7 @@ def port_transmit(H, EP, EFREE, S, C, PI, PF, NI, FI, FR, FREE, TFB, p, k, nbyte
         S[S_FREE_N] += 1
     else:
         FR[R_BACK, k] += d
-        heap_push(H, EP, EFREE, S, now + tx + d, K_ARRIVE, k, p, 0)
+        heap_push(H, EP, EFREE, BK, S, now + tx + d, K_ARRIVE, k, p, 0)
 
 
 @njit(cache=True, inline="always")
@@ -228,7 +230,7 @@ def q_touch(PI, p, now):
 
 
 @njit(cache=True, inline="always")
-def switch_service(H, EP, EFREE, S, C, PI, PF, NI, FI, FR, FREE, TFB, p, now):
+def switch_service(H, EP, EFREE, BK, S, C, PI, PF, NI, FI, FR, FREE, TFB, p, now):
     """Start the head frame of output queue ``p`` if the port is free and not paused."""
     if PI[P_BUSY, p] != 0 or PI[P_PAUSED, p] != 0 or PI[P_QN, p] == 0:
         return
@@ -240,12 +242,14 @@ def switch_service(H, EP, EFREE, S, C, PI, PF, NI, FI, FR, FREE, TFB, p, now):
     q_touch(PI, p, now)
     PI[P_Q, p] -= L
     PI[P_QN, p] -= 1
-    port_transmit(H, EP, EFREE, S, C, PI, PF, NI, FI, FR, FREE, TFB, p, k, L, FR[R_INLINK, k], now)
+    port_transmit(
+        H, EP, EFREE, BK, S, C, PI, PF, NI, FI, FR, FREE, TFB, p, k, L, FR[R_INLINK, k], now
+    )
 
 
 @njit(cache=True, inline="always")
 def host_service(
-    H, EP, EFREE, S, C, PI, PF, FI, HI, GI, GF, NI, flow_of, dst_list, FR, FREE, TFB, rp, rpp,
+    H, EP, EFREE, BK, S, C, PI, PF, FI, HI, GI, GF, NI, flow_of, dst_list, FR, FREE, TFB, rp, rpp,
     h, now,
 ):  # fmt: skip
     """Catch up host ``h``'s traffic, then start a frame or schedule a WAKE."""
@@ -275,7 +279,7 @@ def host_service(
                 wmin = GI[G_NEXT, g]
         if wmin < INF_NS and wmin != HI[H_WAKE, h]:
             HI[H_WAKE, h] = wmin
-            heap_push(H, EP, EFREE, S, wmin, K_WAKE, h, 0, 0)
+            heap_push(H, EP, EFREE, BK, S, wmin, K_WAKE, h, 0, 0)
         return
     f = chosen
     L = FI[F_LEN, f]
@@ -303,11 +307,11 @@ def host_service(
     FR[R_NEXT, k] = -1
     FR[R_BACK, k] = 0
     FR[R_INLINK, k] = -1
-    port_transmit(H, EP, EFREE, S, C, PI, PF, NI, FI, FR, FREE, TFB, p, k, L, -1, now)
+    port_transmit(H, EP, EFREE, BK, S, C, PI, PF, NI, FI, FR, FREE, TFB, p, k, L, -1, now)
 
 
 @njit(cache=True, inline="always")
-def on_arrive(H, EP, EFREE, S, C, PI, FI, NI, route, FR, FREE, cp, cpp, out, k, link, now):
+def on_arrive(H, EP, EFREE, BK, S, C, PI, FI, NI, route, FR, FREE, cp, cpp, out, k, link, now):
     """Frame ``k`` arrives at a switch over port ``link``: drop or enqueue (then run the CP).
 
     Returns the output port to serve, or -1 after a drop.
@@ -340,18 +344,18 @@ def on_arrive(H, EP, EFREE, S, C, PI, FI, NI, route, FR, FREE, cp, cpp, out, k, 
     if PI[P_XOFF, link] >= 0 and PI[P_PSENT, link] == 0 and PI[P_PART, link] >= PI[P_XOFF, link]:
         PI[P_PSENT, link] = 1
         S[S_PAUSE] += 1
-        heap_push(H, EP, EFREE, S, now + PI[P_PROP, link], K_PAUSE, link, 1, 0)
+        heap_push(H, EP, EFREE, BK, S, now + PI[P_PROP, link], K_PAUSE, link, 1, 0)
     if C[C_QCN] != 0:
         if cp_on_arrival(cp, o, float(PI[P_Q, o]), float(L), C[C_SEED], cpp, out):
             S[S_CNM] += 1
             qfb = np.int64(out[rules.OUT_QFB])
             delay = C[C_CPLAT] + FR[R_BACK, k] - NI[N_LAT, node]
-            heap_push(H, EP, EFREE, S, now + delay, K_CNM, f, qfb, o)
+            heap_push(H, EP, EFREE, BK, S, now + delay, K_CNM, f, qfb, o)
     return o
 
 
 @njit(cache=True)
-def on_sample(H, EP, EFREE, S, C, PI, FI, TQ, TG, TRP, tr_flows, rp, rpp, b, now):
+def on_sample(H, EP, EFREE, BK, S, C, PI, FI, TQ, TG, TRP, tr_flows, rp, rpp, b, now):
     """End of bin ``b``: record the traces and schedule the next sample."""
     for p in range(PI.shape[1]):
         q_touch(PI, p, now)
@@ -380,18 +384,18 @@ def on_sample(H, EP, EFREE, S, C, PI, FI, TQ, TG, TRP, tr_flows, rp, rpp, b, now
         t = (b + 2) * C[C_BIN]
         if t > C[C_END]:
             t = C[C_END]
-        heap_push(H, EP, EFREE, S, t, K_SAMPLE, b + 1, 0, 0)
+        heap_push(H, EP, EFREE, BK, S, t, K_SAMPLE, b + 1, 0, 0)
 
 
 @njit(cache=True)
-def kernel_init(S, C, H, EP, EFREE, PI, PF, FI, HI, GI, GF, NI, HS, rpp):
+def kernel_init(S, C, H, EP, EFREE, BK, PI, PF, FI, HI, GI, GF, NI, HS, rpp):
     """Schedule the initial events: hotspots, first sample, drift, first host wakes."""
     for i in range(HS.shape[1]):
-        heap_push(H, EP, EFREE, S, HS[HS_START, i], K_HOT, i, 1, 0)
-        heap_push(H, EP, EFREE, S, HS[HS_STOP, i], K_HOT, i, 0, 0)
-    heap_push(H, EP, EFREE, S, min(C[C_BIN], C[C_END]), K_SAMPLE, 0, 0, 0)
+        heap_push(H, EP, EFREE, BK, S, HS[HS_START, i], K_HOT, i, 1, 0)
+        heap_push(H, EP, EFREE, BK, S, HS[HS_STOP, i], K_HOT, i, 0, 0)
+    heap_push(H, EP, EFREE, BK, S, min(C[C_BIN], C[C_END]), K_SAMPLE, 0, 0, 0)
     if C[C_DRIFT] > 0:
-        heap_push(H, EP, EFREE, S, C[C_DRIFT], K_DRIFT, 0, 0, 0)
+        heap_push(H, EP, EFREE, BK, S, C[C_DRIFT], K_DRIFT, 0, 0, 0)
     for h in range(HI.shape[1]):
         wmin = INF_NS
         for g in range(HI[H_GS, h], HI[H_GS, h] + HI[H_GC, h]):
@@ -400,25 +404,26 @@ def kernel_init(S, C, H, EP, EFREE, PI, PF, FI, HI, GI, GF, NI, HS, rpp):
                 wmin = GI[G_NEXT, g]
         if wmin < INF_NS:
             HI[H_WAKE, h] = wmin
-            heap_push(H, EP, EFREE, S, wmin, K_WAKE, h, 0, 0)
+            heap_push(H, EP, EFREE, BK, S, wmin, K_WAKE, h, 0, 0)
 
 
-@njit(cache=True)
+@njit(cache=True, _nrt=False)
 def _run_until(
-    S, C, H, EP, EFREE, PI, PF, FI, HI, GI, GF, NI, route, flow_of, dst_list, FR, FREE, HS,
+    S, C, H, EP, EFREE, BK, PI, PF, FI, HI, GI, GF, NI, route, flow_of, dst_list, FR, FREE, HS,
     HSF, TQ, TG, TFB, TRP, tr_flows, cp, cpp, rp, rpp, out, LOG, until,
 ):  # fmt: skip
     """Process events with time <= ``until``; returns a status code (``ST_*``)."""
     seed = C[C_SEED]
     cap = H.shape[1]
-    while S[S_HN] > 0:
-        if H[E_T, 0] > until:
+    while True:
+        slot, bk = queue_peek(H, EP, BK, S)
+        if slot < 0 or EP[EP_T, slot] > until:
             return ST_OK
-        if S[S_HN] + 8 >= cap:
+        if S[S_HN] + 8 >= cap or S[S_EFREE_N] < 8:
             return ST_GROW_HEAP
         if S[S_FREE_N] < 2:
             return ST_GROW_POOL
-        now, kind, a, b, c = heap_pop(H, EP, EFREE, S)
+        now, kind, a, b, c = queue_remove(H, EP, EFREE, BK, S, slot, bk)
         S[S_NOW] = now
         ne = S[S_EVENTS]
         S[S_EVENTS] = ne + 1
@@ -432,7 +437,7 @@ def _run_until(
         psvc = -1  # switch port to serve after the event
         if kind == K_ARRIVE:
             psvc = on_arrive(
-                H, EP, EFREE, S, C, PI, FI, NI, route, FR, FREE, cp, cpp, out, a, b, now
+                H, EP, EFREE, BK, S, C, PI, FI, NI, route, FR, FREE, cp, cpp, out, a, b, now
             )
         elif kind == K_TXDONE:
             PI[P_BUSY, a] = 0
@@ -441,7 +446,7 @@ def _run_until(
                 if PI[P_PSENT, b] != 0 and PI[P_PART, b] <= PI[P_XON, b]:
                     PI[P_PSENT, b] = 0
                     S[S_PAUSE] += 1
-                    heap_push(H, EP, EFREE, S, now + PI[P_PROP, b], K_PAUSE, b, 0, 0)
+                    heap_push(H, EP, EFREE, BK, S, now + PI[P_PROP, b], K_PAUSE, b, 0, 0)
             hsvc = PI[P_HOST, a]
             if hsvc < 0:
                 psvc = a
@@ -452,11 +457,11 @@ def _run_until(
         elif kind == K_CNM:
             d = rp_on_cnm(rp, a, b, c, now, seed, rpp)
             if d >= 0:
-                heap_push(H, EP, EFREE, S, d, K_TIMER, a, np.int64(rp[RP_TIMER_GEN, a]), 0)
+                heap_push(H, EP, EFREE, BK, S, d, K_TIMER, a, np.int64(rp[RP_TIMER_GEN, a]), 0)
         elif kind == K_TIMER:
             d = rp_on_timer(rp, a, b, now, seed, rpp)
             if d >= 0:
-                heap_push(H, EP, EFREE, S, d, K_TIMER, a, b, 0)
+                heap_push(H, EP, EFREE, BK, S, d, K_TIMER, a, b, 0)
         elif kind == K_PAUSE:
             PI[P_PAUSED, a] = b
             if b == 0:
@@ -467,29 +472,30 @@ def _run_until(
             p = HS[HS_PORT, a]
             PF[PF_NSPB, p] = HSF[a] if b != 0 else PF[PF_NSPB_BASE, p]
         elif kind == K_SAMPLE:
-            on_sample(H, EP, EFREE, S, C, PI, FI, TQ, TG, TRP, tr_flows, rp, rpp, a, now)
+            on_sample(H, EP, EFREE, BK, S, C, PI, FI, TQ, TG, TRP, tr_flows, rp, rpp, a, now)
         elif kind == K_DRIFT:
             for f in range(FI.shape[1]):
                 rp_on_drift(rp, f, rpp)
-            heap_push(H, EP, EFREE, S, now + C[C_DRIFT], K_DRIFT, 0, 0, 0)
+            heap_push(H, EP, EFREE, BK, S, now + C[C_DRIFT], K_DRIFT, 0, 0, 0)
         if hsvc >= 0:
             host_service(
-                H, EP, EFREE, S, C, PI, PF, FI, HI, GI, GF, NI, flow_of, dst_list, FR, FREE,
+                H, EP, EFREE, BK, S, C, PI, PF, FI, HI, GI, GF, NI, flow_of, dst_list, FR, FREE,
                 TFB, rp, rpp, hsvc, now,
             )  # fmt: skip
         elif psvc >= 0:
-            switch_service(H, EP, EFREE, S, C, PI, PF, NI, FI, FR, FREE, TFB, psvc, now)
+            switch_service(H, EP, EFREE, BK, S, C, PI, PF, NI, FI, FR, FREE, TFB, psvc, now)
     return ST_OK
 
 
 @njit(cache=True)
 def run_until(
-    S, C, H, EP, EFREE, PI, PF, FI, HI, GI, GF, NI, route, flow_of, dst_list, FR, FREE, HS,
+    S, C, H, EP, EFREE, BK, PI, PF, FI, HI, GI, GF, NI, route, flow_of, dst_list, FR, FREE, HS,
     HSF, TQ, TG, TFB, TRP, tr_flows, cp, cpp, rp, rpp, out, LOG, until,
 ):  # fmt: skip
     """Process events with time <= ``until`` (on borrowed views); returns an ``ST_*`` code."""
     return _run_until(
-        _borrow(S), _borrow(C), _borrow(H), _borrow(EP), _borrow(EFREE), _borrow(PI),
+        _borrow(S), _borrow(C), _borrow(H), _borrow(EP), _borrow(EFREE), _borrow(BK),
+        _borrow(PI),
         _borrow(PF), _borrow(FI), _borrow(HI), _borrow(GI), _borrow(GF), _borrow(NI),
         _borrow(route), _borrow(flow_of), _borrow(dst_list), _borrow(FR), _borrow(FREE),
         _borrow(HS), _borrow(HSF), _borrow(TQ), _borrow(TG), _borrow(TFB), _borrow(TRP),
@@ -513,7 +519,7 @@ def run_compiled(state, n_chunks: int = 1, callback=None) -> None:
     """
     end = int(state.C[C_END])
     kernel_init(
-        state.S, state.C, state.H, state.EP, state.EFREE, state.PI, state.PF, state.FI,
+        state.S, state.C, state.H, state.EP, state.EFREE, state.BK, state.PI, state.PF, state.FI,
         state.HI, state.GI, state.GF, state.NI, state.HS, state.rpp,
     )  # fmt: skip
     for i in range(1, n_chunks + 1):

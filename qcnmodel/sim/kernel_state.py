@@ -14,7 +14,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from qcnmodel.sim import rules
-from qcnmodel.sim.kernel_heap import S_FREE_N, S_HN, S_N, grow_heap, new_heap
+from qcnmodel.sim.kernel_heap import S_EFREE_N, S_FREE_N, S_HN, S_N, grow_heap, new_heap
 from qcnmodel.sim.network import CompiledNetwork
 from qcnmodel.sim.rng import STREAM_DEST, STREAM_ONOFF, STREAM_TRAFFIC, stream_key_py
 
@@ -70,6 +70,7 @@ class KernelState:
     H: np.ndarray
     EP: np.ndarray
     EFREE: np.ndarray
+    BK: np.ndarray
     PI: np.ndarray
     PF: np.ndarray
     FI: np.ndarray
@@ -99,7 +100,8 @@ class KernelState:
     def args(self) -> tuple:
         """Positional arguments of :func:`qcnmodel.sim.kernel.run_until`."""
         return (
-            self.S, self.C, self.H, self.EP, self.EFREE, self.PI, self.PF, self.FI, self.HI,
+            self.S, self.C, self.H, self.EP, self.EFREE, self.BK, self.PI, self.PF, self.FI,
+            self.HI,
             self.GI, self.GF, self.NI, self.route, self.flow_of, self.dst_list, self.FR, self.FREE,
             self.HS,
             self.HSF, self.TQ, self.TG, self.TFB, self.TRP, self.tr_flows, self.cp, self.cpp,
@@ -108,7 +110,10 @@ class KernelState:
 
     def grow_heap(self) -> None:
         """Double the event heap capacity."""
-        self.H, self.EP, self.EFREE = grow_heap(self.H, self.EP, self.EFREE, int(self.S[S_HN]))
+        self.H, self.EP, self.EFREE, nf = grow_heap(
+            self.H, self.EP, self.EFREE, int(self.S[S_HN]), int(self.S[S_EFREE_N])
+        )
+        self.S[S_EFREE_N] = nf
 
     def grow_pool(self) -> None:
         """Double the frame pool; the new slots join the free stack."""
@@ -189,9 +194,10 @@ def build_state(
         HSF[:n_hs] = 8e9 / net.hs_rate
     ntr = len(traced_flows)
     line_rate = float(params.line_rate)
-    H, EP, EFREE = new_heap(heap)
+    H, EP, EFREE, BK = new_heap(heap)
+    S[S_EFREE_N] = heap
     return KernelState(
-        S=S, C=C, H=H, EP=EP, EFREE=EFREE, PI=PI, PF=PF, FI=FI, HI=HI, GI=GI, GF=GF, NI=NI,
+        S=S, C=C, H=H, EP=EP, EFREE=EFREE, BK=BK, PI=PI, PF=PF, FI=FI, HI=HI, GI=GI, GF=GF, NI=NI,
         route=net.route.copy(), flow_of=net.flow_of.copy(), dst_list=net.dst_list.copy(),
         FR=FR, FREE=FREE, HS=HS[:, :n_hs] if n_hs else HS[:, :0], HSF=HSF,
         TQ=np.zeros((TQ_ROWS, n_ports, nbins), np.int64),

@@ -57,7 +57,7 @@ def networks(draw, pause=None):
     prtt = 2 * delay + lat + 2 * 1500 * 8 / rate
     mem = draw(st.floats(20e3, 300e3))
     if pz:
-        mem = max(mem, prtt * rate * 2 / 8 + 10e3 + 3000)
+        mem = max(mem, prtt * 2 * (2 * rate) / 8 + 10e3 + 3000)  # inter-switch links: 2x rate
     buffers = Buffers(mem, draw(st.sampled_from([0.0, 50e3])), draw(st.floats(10e3, 1e6)))
     return NetworkSpec("rand", tuple(Host(h) for h in hosts), tuple(Switch(s, lat) for s in sws),
                        tuple(links), tuple(traffic), (hs,), buffers,
