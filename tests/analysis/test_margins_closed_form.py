@@ -192,3 +192,31 @@ def test_critical_delay_uses_destabilising_crossover():
     # the Nyquist count flips right at the critical delay (1 % either side)
     assert nyquist_count(loop.with_delay(0.99 * m.critical_delay_s)).stable
     assert not nyquist_count(loop.with_delay(1.01 * m.critical_delay_s)).stable
+
+
+@pytest.mark.parametrize("tau", [0.0, 0.05, 2.0])
+def test_frequency_response_is_exact_and_dense(tau):
+    loop = DelayedLoop([2.0, 1.0], [1.0, 2.0, 0.5, 0.0], tau)
+    frd = loop.frequency_response()
+    w = np.asarray(frd.omega)
+    vals = np.asarray(frd.frdata).reshape(-1)
+    np.testing.assert_array_equal(vals, loop(1j * w))  # exact values, no interpolation
+    m = loop.margins()
+    assert w[0] < m.crossover_rad_s / 10 and w[-1] > m.crossover_rad_s * 10
+    # dense enough that python-control's own phase unwrapping follows the delay:
+    # consecutive points turn by less than pi/4
+    assert np.max(np.abs(np.angle(vals[1:] / vals[:-1]))) < np.pi / 4
+    gm, pm, _, _, wgc, _ = control.stability_margins(frd)
+    # python-control on our FRD: crossover by brentq on interpolated data
+    assert wgc == pytest.approx(m.crossover_rad_s, rel=1e-4)
+    assert ((pm - m.phase_margin_deg + 180) % 360 - 180) == pytest.approx(0.0, abs=0.05)
+
+
+def test_lazy_top_level_exports():
+    import qcnmodel
+
+    assert qcnmodel.DelayedLoop is DelayedLoop
+    assert qcnmodel.margins_over_delay is margins_over_delay
+    from qcnmodel.fopdt import FOPDTModel
+
+    assert qcnmodel.FOPDTModel is FOPDTModel
