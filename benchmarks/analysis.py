@@ -16,7 +16,9 @@ Ratios are measured in one run on the current machine; nothing is asserted.
 
 from __future__ import annotations
 
+import sys
 import time
+from pathlib import Path
 
 import control
 import numpy as np
@@ -91,16 +93,28 @@ def bench_vs_python_control(model, n: int = 10) -> dict[str, float]:
 
 
 def bench_fluid_sim() -> str | None:
-    """Hook for the fluid-simulation timing line (filled in by qcnmodel.fluid_qcn's author).
+    """HOOK: fluid-simulation timing line, from ``benchmarks/fluid.py`` (written by
+    the author of ``qcnmodel.fluid_qcn``).
 
-    Returns the line to print, or ``None`` when not available.
+    Returns the line to print, or ``None`` when the fluid model or its benchmark
+    is not available.
     """
     try:
-        import qcnmodel.fluid_qcn as fq
+        import qcnmodel.fluid_qcn  # noqa: F401
     except ImportError:
         return None
-    bench = getattr(fq, "benchmark_simulation", None)
-    return bench() if callable(bench) else None
+    sys.path.insert(0, str(Path(__file__).resolve().parent))
+    try:
+        from fluid import bench_fluid_sim as fluid_bench
+    except ImportError:
+        return None
+    finally:
+        sys.path.pop(0)
+    r = fluid_bench(verbose=False)
+    return (
+        f"fluid QCN, 1 s simulated: {r['seconds'] * 1e3:.1f} ms "
+        f"(target {r['target_s'] * 1e3:.0f} ms, ratio {r['ratio']:.2f}; {r['steps']} RK4 steps)"
+    )
 
 
 def main() -> None:
