@@ -28,12 +28,14 @@ _VARS = (
     "crossover_rad_s",
     "stable",
 )
+_BOOL = ("stable", "valid")
 _UNITS = {
     "phase_margin_deg": "deg",
     "gain_margin_db": "dB",
     "delay_margin_s": "s",
     "crossover_rad_s": "rad/s",
     "stable": "1",
+    "valid": "1",
     "critical_rtt": "s",
     "rtt": "s",
     "n_flows": "1",
@@ -91,18 +93,46 @@ def _model_attrs(model) -> dict[str, Any]:
     return attrs
 
 
+def _empty_row(n: int) -> dict[str, np.ndarray]:
+    out = {v: np.full(n, np.nan) for v in _VARS}
+    out["stable"] = np.zeros(n, bool)
+    out["valid"] = np.zeros(n, bool)
+    return out
+
+
 def _margins_row(model, x: str, xs: np.ndarray, offset: float | None) -> dict[str, np.ndarray]:
+    """One row of the map; points where the model raises ValueError (e.g. no
+    equilibrium) are NaN, unstable and ``valid = False``."""
     if x == "rtt" and offset is not None:
-        loop = model.replace(rtt=float(xs[0])).loop()
+        try:
+            loop = model.replace(rtt=float(xs[0])).loop()
+        except ValueError:
+            return _empty_row(xs.size)
         m = margins_over_delay(loop, xs + offset)
-        return {v: np.asarray(getattr(m, v)) for v in _VARS}
-    out = {v: np.empty(xs.size, dtype=bool if v == "stable" else float) for v in _VARS}
+        out = {v: np.asarray(getattr(m, v)) for v in _VARS}
+        out["valid"] = np.ones(xs.size, bool)
+        return out
+    out = _empty_row(xs.size)
     for j, xv in enumerate(xs.tolist()):
-        loop = model.replace(**{x: xv}).loop()
+        try:
+            loop = model.replace(**{x: xv}).loop()
+        except ValueError:
+            continue
         m = margins_over_delay(loop, np.array([loop.delay])).at(0)
         for v in _VARS:
             out[v][j] = getattr(m, v)
+        out["valid"][j] = True
     return out
+
+
+def _first_offset(model, y: str, ys: np.ndarray) -> float | None:
+    """rtt_offset at the first y value where the model has a loop."""
+    for yv in ys.tolist():
+        try:
+            return rtt_offset(model.replace(**{y: yv}))
+        except ValueError:
+            continue
+    return None
 
 
 def stability_map(
@@ -132,8 +162,10 @@ def stability_map(
     -------
     xarray.Dataset
         Variables ``phase_margin_deg``, ``gain_margin_db``, ``delay_margin_s``,
-        ``crossover_rad_s``, ``stable`` over dims ``(y, x)`` named after the
-        parameters; with ``x == "rtt"`` also ``critical_rtt`` over ``y``.
+        ``crossover_rad_s``, ``stable`` and ``valid`` (False where the model
+        raised ``ValueError``, e.g. no equilibrium; values NaN there) over dims
+        ``(y, x)`` named after the parameters; with ``x == "rtt"`` also
+        ``critical_rtt`` over ``y``.
         ``attrs`` hold the model name, its parameters and the package version.
 
     Notes
@@ -149,16 +181,17 @@ def stability_map(
         raise ValueError("x_values and y_values must be non-empty 1-D arrays")
     if y == "n_flows":
         ys = ys.astype(int)
-    offset = rtt_offset(model.replace(**{y: ys[0].item()})) if x == "rtt" else None
-    data = {v: np.empty((ys.size, xs.size), dtype=bool if v == "stable" else float) for v in _VARS}
+    offset = _first_offset(model, y, ys) if x == "rtt" else None
+    names = (*_VARS, "valid")
+    data = {v: np.empty((ys.size, xs.size), dtype=bool if v in _BOOL else float) for v in names}
     for i, yv in enumerate(ys.tolist()):
         row = _margins_row(model.replace(**{y: yv}), x, xs, offset)
-        for v in _VARS:
+        for v in names:
             data[v][i] = row[v]
         if progress:
             print(f"stability_map: {y}={yv} ({i + 1}/{ys.size})", file=sys.stderr)
     ds = xr.Dataset(
-        {v: ((y, x), data[v], {"units": _UNITS[v]}) for v in _VARS},
+        {v: ((y, x), data[v], {"units": _UNITS[v]}) for v in names},
         coords={y: (y, ys, {"units": _UNITS.get(y, "")}), x: (x, xs, {"units": _UNITS.get(x, "")})},
         attrs=_model_attrs(model) | {"x": x, "y": y, "fast_path": int(offset is not None)},
     )
@@ -186,19 +219,19 @@ def critical_rtt_curve(model, y: str, y_values, **kw) -> xr.DataArray:
     -------
     xarray.DataArray
         ``critical_rtt`` (s) over dim ``y``; ``inf`` where no crossover or no
-        loss up to ``rtt_max``.
+        loss up to ``rtt_max``; NaN where the model raises ``ValueError``.
     """
     ys = np.asarray(y_values)
     if y == "n_flows":
         ys = ys.astype(int)
     out = np.empty(ys.size)
     for i, yv in enumerate(ys.tolist()):
-        m = model.replace(**{y: yv})
-        off = rtt_offset(m)
-        if off is not None:
-            out[i] = critical_rtt(m.loop()) - off
-        else:
-            out[i] = critical_rtt(m, **kw)
+        try:
+            m = model.replace(**{y: yv})
+            off = rtt_offset(m)
+            out[i] = critical_rtt(m.loop()) - off if off is not None else critical_rtt(m, **kw)
+        except ValueError:  # no loop at this operating point
+            out[i] = np.nan
     return xr.DataArray(
         out,
         dims=(y,),

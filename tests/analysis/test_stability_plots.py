@@ -131,3 +131,32 @@ def test_plot_stability_map(fopdt_map):
     assert ax.get_xscale() == "log"
     assert ax.collections  # mesh + boundary contour
     plt.close("all")
+
+
+class _NoEquilibriumAbove:
+    """FOPDT wrapper whose loop() raises ValueError for n_flows > 20 (as a fluid
+    model does when there is no equilibrium)."""
+
+    def __init__(self, model):
+        self.model = model
+        self.name = "partial"
+
+    def replace(self, **kw):
+        return _NoEquilibriumAbove(self.model.replace(**kw))
+
+    def loop(self):
+        if self.model.n_flows > 20:
+            raise ValueError("n_flows: no equilibrium")
+        return self.model.loop()
+
+
+def test_map_marks_points_without_loop():
+    ds = stability_map(
+        _NoEquilibriumAbove(FOPDTModel()), x_values=RTTS[::6], y="n_flows", y_values=[5, 50]
+    )
+    assert ds["valid"].values[0].all() and not ds["valid"].values[1].any()
+    assert np.isnan(ds["phase_margin_deg"].values[1]).all()
+    assert not ds["stable"].values[1].any()
+    assert np.isfinite(ds["critical_rtt"].values[0]) and np.isnan(ds["critical_rtt"].values[1])
+    curve = critical_rtt_curve(_NoEquilibriumAbove(FOPDTModel()), "n_flows", [5, 50])
+    assert np.isfinite(curve.values[0]) and np.isnan(curve.values[1])
