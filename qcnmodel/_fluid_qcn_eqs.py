@@ -91,11 +91,8 @@ def cp_signals(qd, rcd, cap, p):
 
 
 @nb.njit(cache=True)
-def qcn_derivatives(t, q, rc, rt, qd, rcd, p, out):
-    """dq/dt, dRc/dt, dRt/dt of the symmetric QCN fluid model into out[0:3]."""
-    cap = capacity_at(t, p)
-    cap_d = capacity_at(t - p[P_TAU], p)  # the CP's capacity when it sampled
-    ind, u, ps, k = cp_signals(qd, rcd, cap_d, p)
+def rate_derivatives(rc, rt, rcd, ind, u, ps, k, p):
+    """(dRc/dt, dRt/dt) of one flow given the CP signals it receives (see cp_signals)."""
     cut = p[P_GD] * u
     if cut > p[P_MINDEC]:
         cut = p[P_MINDEC]
@@ -119,13 +116,23 @@ def qcn_derivatives(t, q, rc, rt, qd, rcd, p, out):
             inc += (p[P_RHAI] - p[P_RAI]) * (bc_ai + tm_ai) * math.exp(f * longest * l1p)
     d_rc = -cut * rc * lam * ind + 0.5 * (rt - rc) * rcd * avg
     d_rt = -(rt - rc) * lam * ind + rcd * inc
-    d_q = p[P_N] * rc - cap
-    if q <= 0.0 and d_q < 0.0:
-        d_q = 0.0
     if p[P_MINRATE] > 0.0 and rc <= p[P_RMIN] and d_rc < 0.0:
         d_rc = 0.0
     if rc >= p[P_RLINE] and d_rc > 0.0:
         d_rc = 0.0
+    return d_rc, d_rt
+
+
+@nb.njit(cache=True)
+def qcn_derivatives(t, q, rc, rt, qd, rcd, p, out):
+    """dq/dt, dRc/dt, dRt/dt of the symmetric QCN fluid model into out[0:3]."""
+    cap = capacity_at(t, p)
+    cap_d = capacity_at(t - p[P_TAU], p)  # the CP's capacity when it sampled
+    ind, u, ps, k = cp_signals(qd, rcd, cap_d, p)
+    d_rc, d_rt = rate_derivatives(rc, rt, rcd, ind, u, ps, k, p)
+    d_q = p[P_N] * rc - cap
+    if q <= 0.0 and d_q < 0.0:
+        d_q = 0.0
     out[0] = d_q
     out[1] = d_rc
     out[2] = d_rt
