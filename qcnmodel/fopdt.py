@@ -27,9 +27,10 @@ size ``L_f`` in bytes, time in s.
    so ``T = Ts``.  ``lag="zoh"``: the zero-order-hold equivalent
    ``exp(-s*Ts/2)`` (an extra delay, so the rational part equals the no-lag
    loop).  ``lag="none"``: no lag (the limit used for closed forms).  The
-   first-order lag costs ``atan(w*Ts)`` of phase, the ZOH ``w*Ts/2``; they agree
-   to ``O((w*Ts)^3)`` and differ by a few degrees at the QCN crossover
-   (``w_c*Ts ~ 0.3``, see the tests).
+   first-order lag costs ``atan(w*Ts)`` of phase and lowers ``|L|``, the ZOH
+   costs ``w*Ts/2`` at unchanged gain; they agree to ``O((w*Ts)^3)`` in phase.
+   At the QCN crossover ``w_c*Ts`` is 0.25 (N = 10) to 0.9 (N = 1), where they
+   differ by several degrees (table below).
 5. **Delay** ``exp(-s*tau)``, ``tau`` = RTT (CP -> RP -> CP).
 6. **Reaction point**.  A flow at rate ``R`` is sampled at ``p*R/L_f``
    frames/s; each CNM cuts ``R`` by ``Gd*qFb*R``.  The self-increase moves
@@ -51,6 +52,20 @@ The open loop (negative feedback) is therefore::
 
     L(s) = K (1 + s*w*Ts) / (s (s + a)) * lag(s) * exp(-s*tau),
     K = N*b*F_s/Fbmax = p*Gd*C^2*F_s / (N*L_f*Qeq*(2w+1))   [1/s^2]
+
+Numbers (802.1Qau defaults, 10 Gb/s, Ts = 120 us, RTT = 100 us)::
+
+    N    lag          w_c (rad/s)  PM (deg)  critical RTT (us)
+    1    first-order  7602         -7.1       84
+    1    zoh          9972         -10.5      82
+    10   first-order  2060          7.3      162
+    10   zoh          2094         14.0      217
+    10   none         2094         21.2      277
+    100  first-order   630          2.9      179
+
+So in this view the critical RTT is of the order of the sampling lag Ts,
+the scale of seed 000's claim "whenever delay exceeds sampling lag the loop
+becomes unstable" (a claim for the simulator to test, not a rule).
 
 For the no-lag (and ZOH) form ``|L(jw)| = 1`` is a quadratic in ``w^2``, giving
 the closed-form crossover of :meth:`FOPDTModel.closed_form`; the first-order

@@ -152,3 +152,24 @@ def test_simulate_dataset():
     # oscillation at ~2 krad/s with PM 16.7 deg decays by ~1e-6 over 50 ms
     # (measured |y - 1| = 5e-7 over the last 5 ms), so 1e-4 is safe
     assert np.max(np.abs(ds["y"].values[-300:] - 1.0)) < 1e-4
+
+
+@pytest.mark.parametrize(
+    ("n", "lag", "wc", "pm", "crit_us"),
+    [
+        (1, "first-order", 7602, -7.1, 84),
+        (1, "zoh", 9972, -10.5, 82),
+        (10, "first-order", 2060, 7.3, 162),
+        (10, "zoh", 2094, 14.0, 217),
+        (10, "none", 2094, 21.2, 277),
+        (100, "first-order", 630, 2.9, 179),
+    ],
+)
+def test_docstring_table(n, lag, wc, pm, crit_us):
+    """Pins the module docstring's table (rounded there to the digits shown)."""
+    model = FOPDTModel(rtt=1e-4, n_flows=n, lag=lag)
+    m = model.loop().margins()
+    assert m.crossover_rad_s == pytest.approx(wc, abs=0.5)
+    assert m.phase_margin_deg == pytest.approx(pm, abs=0.05)
+    crit = m.critical_delay_s - (model.loop().delay - model.rtt)
+    assert crit * 1e6 == pytest.approx(crit_us, abs=0.5)
