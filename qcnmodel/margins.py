@@ -531,10 +531,11 @@ def critical_rtt(
 
     Parameters
     ----------
-    model : DelayedLoop or LoopModel
+    model : DelayedLoop, LoopModel or callable
         A ``DelayedLoop`` (rational part independent of the delay: the answer
-        is ``delay + delay_margin_s``), or a model with ``.loop()`` and
-        ``.replace(rtt=...)`` whose rational part may depend on the RTT.
+        is ``delay + delay_margin_s``, a loop delay), a model with ``.loop()``
+        and ``.replace(rtt=...)`` whose rational part may depend on the RTT,
+        or a factory ``f(rtt) -> DelayedLoop``.
     rtt_min, rtt_max : float
         Search interval for the RTT (s) of a ``LoopModel``.
     xtol, rtol : float
@@ -558,8 +559,18 @@ def critical_rtt(
         m = margins_over_delay(model, np.array([model.delay])).at(0)
         return float(m.critical_delay_s) if np.isfinite(m.crossover_rad_s) else np.inf
 
+    if hasattr(model, "replace") and hasattr(model, "loop"):
+
+        def make(rtt: float):
+            return model.replace(rtt=rtt).loop()
+
+    elif callable(model):
+        make = model
+    else:
+        raise TypeError("model must be a DelayedLoop, a LoopModel or a callable rtt -> loop")
+
     def pm(rtt: float) -> float:
-        return float(margins_over_delay_at(model.replace(rtt=rtt).loop()))
+        return float(margins_over_delay_at(make(rtt)))
 
     lo = rtt_min
     f_lo = pm(lo)

@@ -60,6 +60,11 @@ def test_integrator_plus_delay(k, tau):
 def test_critical_rtt_of_loop_is_critical_delay():
     loop = integrator_loop(4.0, 0.1)
     assert critical_rtt(loop) == pytest.approx(np.pi / 8, rel=RTOL)
+    # factory whose gain depends on the RTT: K(rtt) = 4 (1 + rtt); PM = 0 where
+    # 4 (1 + rtt) rtt = pi/2, i.e. rtt = (-1 + sqrt(1 + pi/2))/2
+    crit = critical_rtt(lambda r: integrator_loop(4.0 * (1 + r), r), rtt_min=1e-6, rtt_max=10)
+    # brentq xtol 1e-12 s, rtol 1e-10
+    assert crit == pytest.approx((-1 + np.sqrt(1 + np.pi / 2)) / 2, rel=1e-9)
 
 
 DELAY_FREE = [
