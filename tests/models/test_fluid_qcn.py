@@ -273,3 +273,20 @@ def test_hotspot_moves_to_the_new_equilibrium_and_back():
     for t, fp in ((0.09, before), (0.39, during), (0.59, before)):
         assert float(at(t).q) == pytest.approx(fp["q"], rel=1e-6)
         assert float(at(t).rate_current) == pytest.approx(fp["rate_current"], rel=1e-6)
+
+
+def test_defaults_unstable_rtt_oscillates_near_phase_crossover():
+    # 802.1Qau defaults, N = 10, rtt = 500 us: PM ~ -27 deg. The persistent oscillation runs
+    # at 164 rad/s against a phase crossover of 172 rad/s (-4.7%); 10% tolerance as in the
+    # marginal test (a large, clipped, non-sinusoidal cycle)
+    m = QCNFluidModel(n_flows=10, rtt=500e-6)
+    margins = m.loop().margins()
+    assert margins.phase_margin_deg < -10
+    fp = m.fixed_point()
+    ds = m.simulate(0.5, x0={"q": fp["q"] + 1000.0}, record_dt=1e-5)
+    t = ds.time.values
+    sel = t > 0.3
+    q = ds.q.values[sel]
+    assert np.ptp(q) > 2e3
+    w = _zero_crossing_freq(t[sel], q - q.mean())
+    assert w == pytest.approx(margins.phase_crossover_rad_s, rel=0.10)
