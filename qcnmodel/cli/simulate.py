@@ -38,6 +38,9 @@ def register(subparsers) -> None:
     p.add_argument("--window", default=None, help="keep bins in T0:T1 (seconds or units)")
     p.add_argument("--out", default=None, help="write traces to FILE (.nc or .csv)")
     p.add_argument("--json", action="store_true", help="print one JSON object on stdout")
+    p.add_argument(
+        "--progress", action="store_true", help="progress bar on stderr (default: on a terminal)"
+    )
     p.add_argument("--no-progress", action="store_true", help="no progress bar")
     p.set_defaults(func=run)
     q = subparsers.add_parser(
@@ -94,7 +97,7 @@ def run(args) -> int:
 
     overrides = parse_set(args.set)
     duration = args.duration
-    progress = not args.no_progress and sys.stderr.isatty()
+    progress = not args.no_progress and (args.progress or sys.stderr.isatty())
     res = simulate(
         args.scenario,
         protocol=args.protocol,

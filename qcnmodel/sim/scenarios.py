@@ -267,7 +267,7 @@ SCENARIOS: dict[str, Scenario] = {
         Scenario(
             "og-hotspot",
             "S1 IBM output-generated hotspot: 10 nodes, uniform 85% load, n1 served at 10%",
-            og_hotspot, _OG + _common(), "802.1qau", 1.0,
+            og_hotspot, _OG + _common(), "802.1qau", 1.5,
         ),
         Scenario(
             "stanford-baseline-1",
