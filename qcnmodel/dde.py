@@ -57,6 +57,7 @@ import numba as nb
 import numpy as np
 
 __all__ = [
+    "step_for_record",
     "integrate_jitcdde",
     "RHS_SIGNATURE",
     "CompiledRHS",
@@ -274,6 +275,16 @@ def integrate_fixed(rhs, x0, delays, params, duration, dt, *, t0=0.0, lower=None
     n_steps = int(round(duration / dt))
     t, x = _rk4_dde(rhs.cfunc, x0, float(t0), float(dt), n_steps, delays, p, lower, stride)
     return DDEResult(t, x)
+
+
+def step_for_record(dt: float, record_dt: float) -> tuple[float, int]:
+    """Largest step <= ``dt`` that divides ``record_dt``, and the matching stride.
+
+    The compiled integrator then records exactly on the grid k * record_dt, the grid of the
+    reference integrators, so trajectories can be compared sample by sample.
+    """
+    stride = max(1, int(np.ceil(record_dt / dt * (1 - 1e-12))))
+    return record_dt / stride, stride
 
 
 class _DenseHistory:

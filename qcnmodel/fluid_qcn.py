@@ -63,7 +63,7 @@ from dataclasses import dataclass, field
 import numpy as np
 
 from qcnmodel import _fluid_qcn_eqs as eq
-from qcnmodel.dde import integrate_fixed, integrate_jitcdde, integrate_reference
+from qcnmodel.dde import integrate_fixed, integrate_jitcdde, integrate_reference, step_for_record
 from qcnmodel.linearize import DelaySystem, LinearDDE
 from qcnmodel.params import QCNParams
 from qcnmodel.units import parse_number, parse_rate, parse_time
@@ -391,7 +391,8 @@ class QCNFluidModel:
         duration : float
             Simulated time, s.
         dt : float, optional
-            Fixed step of the compiled integrator (default :meth:`default_dt`).
+            Fixed step of the compiled integrator (default :meth:`default_dt`), reduced if
+            needed to divide ``record_dt`` (all methods then share the output grid).
         method : {"compiled", "reference", "jitcdde"}
             Compiled RK4 (fast), adaptive SciPy DOP853 on the same rhs (accuracy reference),
             or jitcdde on the symbolic rhs (independent check; congested branch only: raises
@@ -436,7 +437,7 @@ class QCNFluidModel:
             record_dt = duration / 2000.0
         if method == "compiled":
             dt = self.default_dt() if dt is None else parse_time(dt, "dt")
-            stride = max(1, int(round(record_dt / dt)))
+            dt, stride = step_for_record(dt, record_dt)
             res = integrate_fixed(
                 eq.QCN_RHS, x, [self.rtt], p, duration, dt, lower=lower, stride=stride
             )

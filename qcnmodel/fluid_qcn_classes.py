@@ -44,7 +44,7 @@ import numpy as np
 import sympy as sp
 
 from qcnmodel import _fluid_qcn_eqs as eq
-from qcnmodel.dde import compile_rhs, integrate_fixed, integrate_reference
+from qcnmodel.dde import compile_rhs, integrate_fixed, integrate_reference, step_for_record
 from qcnmodel.fluid_qcn import QCNFluidModel
 from qcnmodel.linearize import charpoly_batch
 from qcnmodel.params import QCNParams
@@ -301,7 +301,7 @@ class QCNClassesFluidModel:
         record_dt = duration / 2000.0 if record_dt is None else record_dt
         if method == "compiled":
             dt = min(min(delays) / 10.0, 10e-6) if dt is None else parse_time(dt, "dt")
-            stride = max(1, int(round(record_dt / dt)))
+            dt, stride = step_for_record(dt, record_dt)
             res = integrate_fixed(CLASSES_RHS, x, delays, p, duration, dt, lower=lower,
                                   stride=stride)  # fmt: skip
         elif method == "reference":
