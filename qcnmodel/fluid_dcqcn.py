@@ -33,7 +33,7 @@ Linearisation. ``linearisation="exact"`` (default): symbolic Jacobians of the eq
 (:mod:`qcnmodel.linearize`), loop broken at the marking probability p(t - tau*). A1 has rank
 two here (the delayed rate sets the CNP and timer rates directly, and these terms do not vanish
 at the equilibrium), so L(s) treats that direct path as undelayed; ``loop_info()`` reports its
-relative size and the exact quasi-polynomial's rightmost root, which decides stability exactly.
+relative size and a root of the exact quasi-polynomial near the crossover.
 ``linearisation="paper"`` transcribes the authors' open loop (models.md §3.1, evaluated at the
 Taylor fixed point), including their simplifications (first order in p of the byte-counter
 terms, gC/N alpha pole, one damping term on the delayed rate).
@@ -409,8 +409,10 @@ class DCQCNFluidModel:
 
     def loop_info(self) -> dict:
         """Exactness of the exact loop: ``neglected`` (relative size of the direct delayed-rate
-        path treated as undelayed) and ``rightmost_root`` of the exact quasi-polynomial found
-        from the loop's gain crossover (None if not found)."""
+        path treated as undelayed) and ``crossover_root``, the root of the exact
+        quasi-polynomial found by Newton from j * (gain crossover): the pair that crosses the
+        imaginary axis as tau* grows (not guaranteed to be the rightmost; None if not found).
+        """
         lin = self.linearise()
         _, _, neglected = lin.open_loop()
         m = self.replace(linearisation="exact").loop().margins()
@@ -420,7 +422,7 @@ class DCQCNFluidModel:
                 root = lin.root_near(1j * m.crossover_rad_s)
             except RuntimeError:
                 root = None
-        return {"neglected": float(neglected), "rightmost_root": root}
+        return {"neglected": float(neglected), "crossover_root": root}
 
     def symbolic_loop(self):
         """SymPy (num, den) of the exact loop (states and parameters as symbols)."""

@@ -82,7 +82,7 @@ def test_exact_and_paper_disagree_and_nonlinear_decides():
     exact = m.loop().margins()
     assert paper.phase_margin_deg < -3 and exact.phase_margin_deg > 0
     info = m.loop_info()
-    root = info["rightmost_root"]
+    root = info["crossover_root"]
     assert info["neglected"] < 1e-3  # the direct delayed-rate path is tiny here
     assert root.real < 0
     fp = m.fixed_point()
@@ -104,7 +104,7 @@ def test_exact_and_paper_disagree_and_nonlinear_decides():
 def test_unstable_exact_loop_grows_at_root_frequency():
     m = DCQCNFluidModel(n_flows=10, rtt=100e-6)
     assert m.loop().margins().phase_margin_deg < 0
-    root = m.loop_info()["rightmost_root"]
+    root = m.loop_info()["crossover_root"]
     assert root.real > 0
     fp = m.fixed_point()
     ds = m.simulate(0.05, x0={"q": fp["q"] + 10.0}, record_dt=1e-5)
@@ -219,6 +219,6 @@ def test_exact_loop_agrees_with_exact_quasi_polynomial(n, rtt):
     assert abs(pm) > 5.0
     info = m.loop_info()
     assert info["neglected"] < 0.05
-    root = info["rightmost_root"]
+    root = info["crossover_root"]
     assert root is not None
     assert (pm > 0) == (root.real < 0)
