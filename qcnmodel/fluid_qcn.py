@@ -47,6 +47,18 @@ at equilibrium, so A1 has rank one and L(s) is exact. With ``timer`` the delayed
 the timer-cycle rate; that direct path is treated as undelayed in ``loop()`` (``neglected``
 reports its relative size; :meth:`LinearDDE.characteristic` stays exact).
 
+Equilibrium caveat. With B = 100 frames and p = 1% the additive-increase drive
+(1-p)^(F B) = 0.0066 is weak, so at the 802.1Qau defaults the equilibrium sits only ~1.4 B
+(N = 10; ~15 B at N = 100) above Qeq, i.e. that close to the Fb = 0 switching surface. The
+linearisation describes perturbations smaller than |Fb*| only; larger ones are governed by the
+switching (e.g. a ~10 B residual oscillation at rtt = 200 us although PM = +8 deg).
+
+QCNParams fields not used by the fluid model: ``quantiser`` (only floor-like quantisation, via
+``quantise``), ``sampling`` (the model's own ``sampling`` switch, default "fixed"),
+``cycle_halving`` (use ``halving``), ``jitter``, ``tr_div8``, ``hai_index``, ``timer_mode``,
+``bc_reload_on_cnm``, ``cnm_requires_qfb_positive``, ``drift_*``; ``cp_latency`` should be
+added to ``rtt`` by the caller.
+
 Numerics: p/((1-p)^(-x) - 1) is computed as p e^y / -expm1(y), y = x*log1p(-p) (no overflow).
 The hint in models.md, -p/expm1(x*log1p(-p)) = p/(1-(1-p)^x), is the wanted quantity divided
 by (1-p)^x (0.37 for p = 1%, x = B = 100); the tests pin the form used here against 50-digit
