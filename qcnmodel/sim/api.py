@@ -286,7 +286,7 @@ def simulate(
     mwin = mb - ma
     thr = {net.flow_names[f]: float(wbytes[f]) * 8.0 / mwin if mwin > 0 else 0.0
            for f in range(net.n_flows)}  # fmt: skip
-    hot = int(net.hs_port[0]) if len(net.hs_port) else -1
+    hot = int(net.hs_monitor[0]) if len(net.hs_monitor) else -1
     m: dict = {"measure_window_s": [ma, mb], "preset_line_rate_bps": params.line_rate}
     m["jain_fairness"] = metrics.jain_fairness([thr[net.flow_names[f]] for f in net.fair_flows])
     nb = TG.shape[1]

@@ -102,6 +102,7 @@ from qcnmodel.sim.kernel_state import (
     N_HOST,
     N_LAT,
     P_BUSY,
+    P_CP,
     P_DROPS,
     P_DST,
     P_HEAD,
@@ -345,7 +346,7 @@ def on_arrive(H, EP, EFREE, BK, S, C, PI, FI, NI, route, FR, FREE, cp, cpp, out,
         PI[P_PSENT, link] = 1
         S[S_PAUSE] += 1
         heap_push(H, EP, EFREE, BK, S, now + PI[P_PROP, link], K_PAUSE, link, 1, 0)
-    if C[C_QCN] != 0:
+    if C[C_QCN] != 0 and PI[P_CP, o] != 0:
         if cp_on_arrival(cp, o, float(PI[P_Q, o]), float(L), C[C_SEED], cpp, out):
             S[S_CNM] += 1
             qfb = np.int64(out[rules.OUT_QFB])

@@ -28,7 +28,8 @@ EVENT_NAMES = ("arrive", "txdone", "wake", "cnm", "timer", "pause", "hotspot", "
 (P_SRC, P_DST, P_PROP, P_HOST, P_BUSY, P_PAUSED, P_PSENT, P_Q, P_QN, P_HEAD, P_TAIL) = range(11)
 (P_QAREA, P_QT, P_QMAX, P_TXB, P_DROPS, P_PART, P_PLIM, P_OQLIM, P_XOFF, P_XON) = range(11, 21)
 P_TXF = 21
-P_ROWS = 22
+P_CP = 22  # 1 if the port's queue is a congestion point
+P_ROWS = 23
 PF_NSPB, PF_NSPB_BASE = 0, 1  # PF float64 rows: ns per byte (current, base)
 # flows: FI int64 rows
 (F_SRC, F_DST, F_LEN, F_VN, F_VLIM, F_RNEXT, F_RPREV, F_NA, F_TROW, F_DBYTES) = range(10)
@@ -159,6 +160,7 @@ def build_state(
     PI[P_HEAD] = PI[P_TAIL] = -1
     PI[P_PLIM], PI[P_OQLIM] = net.port_part_limit, net.port_oq_limit
     PI[P_XOFF], PI[P_XON] = net.port_xoff, net.port_xon
+    PI[P_CP] = net.port_cp
     PF = np.zeros((2, n_ports))
     PF[PF_NSPB] = PF[PF_NSPB_BASE] = 8e9 / net.port_rate
     FI = np.zeros((F_ROWS, n_flows), np.int64)

@@ -116,12 +116,23 @@ class ConstantFlow:
 
 @dataclass(frozen=True)
 class Hotspot:
-    """The switch egress port towards ``node`` serves at ``rate`` bit/s in [start, stop)."""
+    """Hot node ``node`` served at ``rate`` bit/s in [start, stop).
+
+    ``mode="port"`` (default): the switch egress port towards ``node`` drains at ``rate``
+    (scenarios.md: "the hot node drains its egress port at x%"); that port is the CP.
+    ``mode="adapter"`` (qcn-algorithm.md §5, "our reading of IB and OB"): the node's adapter
+    output buffer OB (``Buffers.adapter_ob``) drains at ``rate`` and PAUSEs the switch port
+    when it crosses ``high = OB - pause_rtt * bw`` (XON at ``high - hysteresis``), whatever
+    ``PauseConfig.enabled`` says for the switches; the switch port towards the node, backed
+    up by PAUSE, is then the CP. Modelled as a zero-latency pseudo-switch ``<node>.ob``
+    without CP between the switch and the node.
+    """
 
     node: str
     rate: float
     start: float = 0.0
     stop: float = math.inf
+    mode: str = "port"
 
 
 @dataclass(frozen=True)
@@ -131,6 +142,7 @@ class Buffers:
     switch_memory: float = 150e3
     oq_limit: float = 0.0
     adapter_ib: float = 1.5e6
+    adapter_ob: float = 1.5e6
 
 
 @dataclass(frozen=True)
@@ -179,6 +191,7 @@ class CompiledNetwork:
     port_oq_limit: np.ndarray  # [n_ports] bytes or -1 (none)
     port_xoff: np.ndarray  # [n_ports] high watermark or -1 (no PAUSE)
     port_xon: np.ndarray  # [n_ports] low watermark
+    port_cp: np.ndarray  # [n_ports] 1 if the port's queue is a congestion point
     host_node: np.ndarray  # [n_hosts]
     host_port: np.ndarray  # [n_hosts]
     route: np.ndarray  # [n_nodes, n_hosts] egress port towards host
@@ -201,7 +214,8 @@ class CompiledNetwork:
     gen_off_ns: np.ndarray
     host_gen_start: np.ndarray
     host_gen_count: np.ndarray
-    hs_port: np.ndarray
+    hs_port: np.ndarray  # port whose rate changes
+    hs_monitor: np.ndarray  # port reported as the hot queue (the CP)
     hs_rate: np.ndarray
     hs_start_ns: np.ndarray
     hs_stop_ns: np.ndarray
@@ -234,6 +248,33 @@ class CompiledNetwork:
         return out
 
 
+def _expand_adapter_hotspots(spec: NetworkSpec) -> tuple[NetworkSpec, set[str]]:
+    """Insert a pseudo-switch ``<node>.ob`` in front of every ``mode="adapter"`` hot node."""
+    obs = set()
+    for hs in spec.hotspots:
+        if hs.mode not in ("port", "adapter"):
+            raise ValueError(f"hot_mode: {hs.mode!r} is not one of port, adapter")
+        if hs.mode == "adapter":
+            obs.add(hs.node)
+    if not obs:
+        return spec, set()
+    links, switches = [], list(spec.switches)
+    for ln in spec.links:
+        for n in (ln.a, ln.b):
+            if n in obs:
+                other = ln.b if n == ln.a else ln.a
+                links.append(Link(other, n + ".ob", ln.rate, ln.delay))
+                links.append(Link(n + ".ob", n, ln.rate, 0.0))
+                break
+        else:
+            links.append(ln)
+    switches += [Switch(n + ".ob", 0.0) for n in sorted(obs)]
+    new = NetworkSpec(spec.name, spec.hosts, tuple(switches), tuple(links), spec.traffic,
+                      spec.hotspots, spec.buffers, spec.pause, spec.frame_size,
+                      spec.fair_flows, spec.measure)  # fmt: skip
+    return new, {n + ".ob" for n in obs}
+
+
 def _ns(seconds: float) -> int:
     if math.isinf(seconds):
         return np.iinfo(np.int64).max // 4
@@ -249,6 +290,8 @@ def compile_network(spec: NetworkSpec) -> CompiledNetwork:
         Naming the offending element (unknown node, duplicate name, host with several links,
         unreachable destination, bad rate...).
     """
+    spec_in = spec
+    spec, ob_nodes = _expand_adapter_hotspots(spec)
     names = [h.name for h in spec.hosts] + [s.name for s in spec.switches]
     if len(set(names)) != len(names):
         raise ValueError("network: node names must be unique")
@@ -341,6 +384,25 @@ def compile_network(spec: NetworkSpec) -> CompiledNetwork:
                 xon[p] = max(0, int(hi - pz.hysteresis))
         if node_host[port_src[p]] < 0 and b.oq_limit > 0 and not math.isinf(b.oq_limit):
             oq[p] = int(b.oq_limit)
+    port_cp = np.ones(n_ports, np.int64)
+    for p in range(n_ports):
+        if names[port_src[p]] in ob_nodes:  # the adapter's OB: no CP, no OQ limit
+            port_cp[p] = 0
+            oq[p] = -1
+        if names[port_dst[p]] in ob_nodes:
+            if node_host[port_src[p]] >= 0:  # the hot node's own traffic: not buffered
+                part[p] = big
+                xoff[p] = xon[p] = -1
+            else:  # frames from the switch fill the OB; PAUSE upstream (§5)
+                part[p] = big if math.isinf(b.adapter_ob) else int(b.adapter_ob)
+                hi = b.adapter_ob - pz.rtt * rate[p] / 8.0 * pz.headroom_factor
+                if hi <= spec.frame_size:
+                    raise ValueError(
+                        f"adapter_ob: OB {b.adapter_ob:.0f} B leaves no room above the PAUSE "
+                        f"headroom for pause_rtt {pz.rtt:g} s"
+                    )
+                xoff[p] = big if math.isinf(hi) else int(hi)
+                xon[p] = max(0, int(hi - pz.hysteresis))
     # flows and generators
     flow_of = np.full((n_hosts, n_hosts), -1, np.int64)
     fsrc: list[int] = []
@@ -419,12 +481,19 @@ def compile_network(spec: NetworkSpec) -> CompiledNetwork:
         share = b.adapter_ib / voq_per_host[fsrc[f]]
         voq_lim[f] = big if math.isinf(share) else max(1, int(share // L))
     # hotspots
-    hs_port, hs_rate, hs_a, hs_b = [], [], [], []
+    hs_port, hs_mon, hs_rate, hs_a, hs_b = [], [], [], [], []
     for hs in spec.hotspots:
         n = node(hs.node, "hotspot")
         into = [p for p in range(n_ports) if port_dst[p] == n and node_host[port_src[p]] < 0]
         if not into:
             raise ValueError(f"hotspot: no switch port leads to {hs.node!r}")
+        if names[port_src[min(into)]] in ob_nodes:
+            ob = port_src[min(into)]
+            hs_mon.append(
+                min(p for p in range(n_ports) if port_dst[p] == ob and node_host[port_src[p]] < 0)
+            )
+        else:
+            hs_mon.append(min(into))
         if not hs.rate > 0:
             raise ValueError("service_rate: hotspot service rate must be > 0 bit/s")
         if hs.stop <= hs.start:
@@ -435,7 +504,7 @@ def compile_network(spec: NetworkSpec) -> CompiledNetwork:
         hs_b.append(_ns(hs.stop))
     flow_names = [f"{names[fsrc[f]]}->{names[fdst[f]]}" for f in range(n_flows)]
     cn = CompiledNetwork(
-        spec=spec,
+        spec=spec_in,
         node_names=names,
         n_hosts=n_hosts,
         node_latency_ns=latency,
@@ -471,6 +540,8 @@ def compile_network(spec: NetworkSpec) -> CompiledNetwork:
         host_gen_start=hg_start,
         host_gen_count=hg_count,
         hs_port=np.array(hs_port, np.int64),
+        hs_monitor=np.array(hs_mon, np.int64),
+        port_cp=port_cp,
         hs_rate=np.array(hs_rate, np.float64),
         hs_start_ns=np.array(hs_a, np.int64),
         hs_stop_ns=np.array(hs_b, np.int64),
@@ -479,7 +550,7 @@ def compile_network(spec: NetworkSpec) -> CompiledNetwork:
         fair_flows=np.zeros(0, np.int64),
         offered_bps=np.array(offered, np.float64),
     )
-    hot_ports = set(hs_port)
+    hot_ports = set(hs_port) | set(hs_mon)
     cn.hot_flows = np.array(
         [f for f in range(n_flows) if hot_ports & set(cn.path_ports(f))], np.int64
     )

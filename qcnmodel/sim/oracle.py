@@ -38,7 +38,7 @@ from qcnmodel.sim.rules_ref import CongestionPoint, ReactionPoint
 class _Port:
     __slots__ = (
         "src", "dst", "prop", "host", "busy", "paused", "psent", "q", "queue", "qarea", "qt",
-        "qmax", "txb", "drops", "part", "plim", "oqlim", "xoff", "xon", "nspb", "nspb_base",
+        "qmax", "txb", "drops", "part", "plim", "oqlim", "xoff", "xon", "nspb", "nspb_base", "cp",
     )  # fmt: skip
 
 
@@ -91,6 +91,7 @@ class Oracle:
             o.part, o.queue = 0, []
             o.plim, o.oqlim = int(net.port_part_limit[p]), int(net.port_oq_limit[p])
             o.xoff, o.xon = int(net.port_xoff[p]), int(net.port_xon[p])
+            o.cp = bool(net.port_cp[p])
             o.nspb = o.nspb_base = float(np.float64(8e9) / net.port_rate[p])
             self.ports.append(o)
         self.flows = []
@@ -331,7 +332,7 @@ class Oracle:
             lk.psent = 1
             self.c["pause"] += 1
             self.push(now + lk.prop, K_PAUSE, link, 1, 0)
-        if self.qcn:
+        if self.qcn and oo.cp:
             cnm, qfb, _, _ = self.cps[out].on_arrival(float(oo.q), float(L))
             if cnm:
                 self.c["cnm"] += 1

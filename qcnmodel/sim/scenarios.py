@@ -54,10 +54,15 @@ class ScenarioParam:
     lo: float = 0.0
     hi: float = INF
     doc: str = ""
+    choices: tuple[str, ...] = ()
 
     def parse(self, value):
         """Parse ``value`` (unit strings accepted) and check the range; ValueError names it."""
         n = self.name
+        if self.kind == "choice":
+            if str(value) not in self.choices:
+                raise ValueError(f"{n}: {value!r} is not one of {', '.join(self.choices)}")
+            return str(value)
         if self.kind == "bool":
             if isinstance(value, bool):
                 return value
@@ -141,7 +146,9 @@ def _infra(kw, name, hosts, switches, links, traffic, hotspots, fair=()):
         links=tuple(links),
         traffic=tuple(traffic),
         hotspots=tuple(hotspots),
-        buffers=Buffers(kw["switch_memory"], kw["oq_limit"], kw["adapter_ib"]),
+        buffers=Buffers(
+            kw["switch_memory"], kw["oq_limit"], kw["adapter_ib"], kw.get("adapter_ob", 1.5e6)
+        ),
         pause=PauseConfig(bool(kw["pause"]), prtt),
         frame_size=L,
         fair_flows=tuple(fair),
@@ -152,15 +159,18 @@ def og_hotspot(n_nodes, load, service_rate, **kw) -> NetworkSpec:
     """S1, IBM OG hotspot (seed 000): N nodes on one switch, uniform traffic at ``load``.
 
     Node n1 is drained at ``service_rate`` (10% of 10 Gb/s) between ``hotspot_start`` and
-    ``hotspot_stop``. Timing is not given in the deck; the default 0.1 .. 1.0 s is seed 000's
-    RTT-study hotspot (qcn-algorithm.md §3.3). M = 150 KB/port, PAUSE off, RTT 5 us
+    ``hotspot_stop`` (``hot_mode=port``: the switch port to n1 drains at that rate;
+    ``hot_mode=adapter``: n1's adapter output buffer ``adapter_ob`` drains at that rate and
+    PAUSEs the switch port, qcn-algorithm.md §5). Timing is not given in the deck; the
+    default 0.1 .. 1.0 s is seed 000's RTT-study hotspot (qcn-algorithm.md §3.3), in a
+    1.5 s run (the deck's plots span 0 .. 1.5 s). M = 150 KB/port, PAUSE off, RTT 5 us
     (variants: ``pause=true switch_memory=1.5MB``, ``rtt=500us``). Default preset 802.1qau.
     """
     d = kw["rtt"] / 2
     hosts = [f"n{i + 1}" for i in range(n_nodes)]
     links = [Link(h, "sw", kw["link_rate"], d) for h in hosts]
     traffic = [UniformTraffic(h, load * kw["link_rate"]) for h in hosts]
-    hs = [Hotspot("n1", service_rate, kw["hotspot_start"], kw["hotspot_stop"])]
+    hs = [Hotspot("n1", service_rate, kw["hotspot_start"], kw["hotspot_stop"], kw["hot_mode"])]
     return _infra(kw, "og-hotspot", hosts, ["sw"], links, traffic, hs)
 
 
@@ -229,12 +239,24 @@ def netfpga(n_sources, service_rate, **kw) -> NetworkSpec:
     srcs = [f"s{i + 1}" for i in range(n_sources)]
     links = [Link(h, "sw", r, d) for h in [*srcs, "rx"]]
     traffic = [ConstantFlow(s, "rx", r / n_sources) for s in srcs]
-    hs = [Hotspot("rx", service_rate, kw["hotspot_start"], kw["hotspot_stop"])]
+    hs = [Hotspot("rx", service_rate, kw["hotspot_start"], kw["hotspot_stop"], kw["hot_mode"])]
     return _infra(kw, "netfpga-1g", [*srcs, "rx"], ["sw"], links, traffic, hs)
 
 
 def _p(name, default, kind, lo=0.0, hi=INF, doc=""):
     return ScenarioParam(name, default, kind, lo, hi, doc)
+
+
+_HOT = (
+    ScenarioParam(
+        "hot_mode",
+        "port",
+        "choice",
+        doc="hot node model: port | adapter",
+        choices=("port", "adapter"),
+    ),  # fmt: skip
+    _p("adapter_ob", 1.5e6, "size", 3000, INF, "hot adapter output buffer (hot_mode=adapter)"),
+)
 
 
 def _replace(params, **new):
@@ -253,7 +275,7 @@ _OG = (
     _p("n_nodes", 10, "int", 2, 1000, "number of nodes"),
     _p("load", 0.85, "number", 1e-6, 1.0, "offered load per node (fraction of link rate)"),
     _p("service_rate", 1e9, "rate", 1e3, 1e12, "hot node service rate"),
-)
+) + _HOT
 _IG = (
     _p("victim_rate", 5e9, "rate", 1e3, 1e12, "victim flow rate"),
     _p("culprit_rate", 5e9, "rate", 1e3, 1e12, "rate of each culprit flow"),
@@ -319,6 +341,7 @@ SCENARIOS: dict[str, Scenario] = {
                 _p("n_sources", 1, "int", 1, 64, "number of sources (RPs)"),
                 _p("service_rate", 0.2e9, "rate", 1e3, 1e12, "hot node service rate"),
             )
+            + _HOT
             + _replace(_common(rtt=100e-6, memory=1.5e6, duration_hot=(0.5, 4.0)), link_rate=1e9),
             "netfpga-1g", 5.0,
         ),

@@ -16,7 +16,8 @@ from qcnmodel.sim.network import (
 
 
 def star(n=4, load=0.85, service=1e9, t0=0.5e-3, t1=3e-3, memory=150e3, pause=False,
-         pause_rtt=0.0, delay=0.5e-6, latency=1e-6, oq=0.0, ib=1.5e6):  # fmt: skip
+         pause_rtt=0.0, delay=0.5e-6, latency=1e-6, oq=0.0, ib=1.5e6, hot_mode="port",
+         ob=1.5e6):  # fmt: skip
     """OG hotspot on one switch: n hosts, uniform traffic, host h1 drained at ``service``."""
     hosts = tuple(Host(f"h{i + 1}") for i in range(n))
     return NetworkSpec(
@@ -25,8 +26,8 @@ def star(n=4, load=0.85, service=1e9, t0=0.5e-3, t1=3e-3, memory=150e3, pause=Fa
         (Switch("sw", latency),),
         tuple(Link(h.name, "sw", 10e9, delay) for h in hosts),
         tuple(UniformTraffic(h.name, load * 10e9) for h in hosts),
-        (Hotspot("h1", service, t0, t1),),
-        Buffers(memory, oq, ib),
+        (Hotspot("h1", service, t0, t1, hot_mode),),
+        Buffers(memory, oq, ib, ob),
         PauseConfig(pause, pause_rtt),
     )
 

@@ -50,8 +50,9 @@ def assert_identical(st, o):
         star(n=3, load=1.0, oq=20e3),
         chain(),
         chain(pause=True, memory=60e3, pause_rtt=10e-6),
+        star(n=4, hot_mode="adapter", ob=60e3, pause_rtt=5e-6),
     ],
-    ids=["star", "star-pause", "star-oq", "chain-onoff", "chain-pause"],
+    ids=["star", "star-pause", "star-oq", "chain-onoff", "chain-pause", "star-adapter-ob"],
 )
 def test_kernel_equals_oracle(spec):
     _, st, o = run_both(spec)

@@ -129,3 +129,13 @@ def test_cli_json_and_scenarios(capsys):
     assert set(s["flow_throughput_bps"]) == {"s1->rx", "s2->rx"}
     assert main(["simulate", "--scenario", "og-hotspot", "--set", "nodes=3"]) == 2
     assert "nodes" in capsys.readouterr().err
+
+
+def test_adapter_hot_mode_pauses_the_switch_port():
+    over = {"n_nodes": 4, "hotspot_start": "1ms", "hotspot_stop": "8ms", "hot_mode": "adapter",
+            "adapter_ob": "100KB"}  # fmt: skip
+    r = simulate("og-hotspot", duration="10ms", overrides=over)
+    assert r.counters["pause_frames"] > 0 and r.counters["cnms"] > 0
+    assert r.summary()["hot_port"] == "sw->n1.ob"
+    with pytest.raises(ValueError, match="hot_mode"):
+        simulate("og-hotspot", duration="1ms", overrides={"hot_mode": "switch"})
