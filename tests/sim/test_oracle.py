@@ -4,7 +4,9 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
-from simnets import chain, star
+from hypothesis import given, settings
+from hypothesis import strategies as st
+from simnets import chain, networks, star
 
 from qcnmodel.params import QCNParams
 from qcnmodel.sim import kernel_heap as kh
@@ -80,3 +82,18 @@ def test_same_seed_same_trace_other_seed_differs():
     assert np.array_equal(a.LOG[:, :n], b.LOG[:, :n]) and np.array_equal(a.TQ, b.TQ)
     assert np.array_equal(a.rp, b.rp)
     assert not np.array_equal(a.TQ, c.TQ)
+
+
+@settings(max_examples=8, deadline=None)
+@given(spec=networks(), seed=st.integers(0, 2**31), qcn=st.booleans())
+def test_kernel_equals_oracle_random_networks(spec, seed, qcn):
+    rate = max(ln.rate for ln in spec.links if ln.a.startswith("h") or ln.b.startswith("h"))
+    p = FAST.replace(line_rate=rate, min_rate=1e6)
+    _, st_, o = run_both(spec, p, qcn=qcn, seed=seed, end_ns=1_000_000, bin_ns=50_000)
+    n = int(st_.S[kh.S_EVENTS])
+    assert n == o.c["events"]
+    log = st_.LOG[:, :n].copy()
+    log[2, log[1] == K_ARRIVE] = -1
+    assert np.array_equal(log, np.array(o.log, dtype=np.int64).reshape(-1, 5).T)
+    for name in ("TQ", "TG", "TFB", "TRP"):
+        assert np.array_equal(getattr(st_, name), getattr(o, name)), name

@@ -10,58 +10,16 @@ from __future__ import annotations
 import numpy as np
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
+from simnets import networks
 
 from qcnmodel.params import QCNParams
 from qcnmodel.sim import kernel_heap as kh
 from qcnmodel.sim.kernel import run_compiled
 from qcnmodel.sim.kernel_state import F_VN, P_PART, P_Q, TQ_MAX, TQ_Q, TR_ACTIVE, TR_CR, build_state
-from qcnmodel.sim.network import (
-    Buffers,
-    ConstantFlow,
-    Host,
-    Hotspot,
-    Link,
-    NetworkSpec,
-    PauseConfig,
-    Switch,
-    UniformTraffic,
-    compile_network,
-)
+from qcnmodel.sim.network import Buffers, NetworkSpec, compile_network
 
 SETTINGS = settings(max_examples=25, deadline=None,
                     suppress_health_check=[HealthCheck.too_slow])  # fmt: skip
-
-
-@st.composite
-def networks(draw, pause=None):
-    n_sw = draw(st.integers(1, 3))
-    n_hosts = draw(st.integers(2, 6))
-    rate = draw(st.sampled_from([1e9, 10e9]))
-    delay = draw(st.sampled_from([0.0, 0.5e-6, 5e-6]))
-    lat = draw(st.sampled_from([0.0, 1e-6]))
-    sws = [f"s{i}" for i in range(n_sw)]
-    hosts = [f"h{i}" for i in range(n_hosts)]
-    links = [Link(h, sws[draw(st.integers(0, n_sw - 1))], rate, delay) for h in hosts]
-    links += [Link(a, b, rate * draw(st.sampled_from([1, 2])), delay) for a, b in zip(sws, sws[1:])]
-    traffic = []
-    for h in hosts:
-        if draw(st.booleans()):
-            traffic.append(UniformTraffic(h, rate * draw(st.floats(0.05, 1.0))))
-        else:
-            d = hosts[(hosts.index(h) + draw(st.integers(1, n_hosts - 1))) % n_hosts]
-            on = draw(st.sampled_from([0.0, 1e-4]))
-            traffic.append(ConstantFlow(h, d, rate * draw(st.floats(0.05, 1.0)), 0.0, 1.0, on, on))
-    hot = draw(st.sampled_from(hosts))
-    hs = Hotspot(hot, rate * draw(st.floats(0.02, 1.0)), draw(st.floats(0, 1e-3)), 2e-3)
-    pz = draw(st.booleans()) if pause is None else pause
-    prtt = 2 * delay + lat + 2 * 1500 * 8 / rate
-    mem = draw(st.floats(20e3, 300e3))
-    if pz:
-        mem = max(mem, prtt * 2 * (2 * rate) / 8 + 10e3 + 3000)  # inter-switch links: 2x rate
-    buffers = Buffers(mem, draw(st.sampled_from([0.0, 50e3])), draw(st.floats(10e3, 1e6)))
-    return NetworkSpec("rand", tuple(Host(h) for h in hosts), tuple(Switch(s, lat) for s in sws),
-                       tuple(links), tuple(traffic), (hs,), buffers,
-                       PauseConfig(pz, prtt * 2))  # fmt: skip
 
 
 def run(spec, params, seed, qcn=True, end_ns=3_000_000):
