@@ -208,13 +208,25 @@ class _Rational:
         return out
 
     def corners(self) -> np.ndarray:
-        """Characteristic frequencies: root magnitudes and asymptote crossings."""
+        """Characteristic frequencies: root magnitudes and asymptote crossings.
+
+        ``|G| = 1`` can only be met outside the span of the root magnitudes on
+        an asymptote, so an asymptote's crossing is added only when it lies
+        below the smallest (low-frequency) or above the largest (high) root.
+        """
         r = np.concatenate([self.zeros, self.poles])
-        c = list(np.abs(r[np.abs(r) > 0]))
+        mags = np.abs(r[np.abs(r) > 0])
+        c = list(mags)
+        lo_root = mags.min() if mags.size else np.inf
+        hi_root = mags.max() if mags.size else 0.0
         if self.n_int != 0:  # low-frequency asymptote low_gain*w^-n_int = 1
-            c.append(self.low_gain ** (1.0 / self.n_int))
+            w_x = self.low_gain ** (1.0 / self.n_int)
+            if w_x < lo_root:
+                c.append(w_x)
         if self.rel_degree != 0:  # high-frequency asymptote |k| w^-rel = 1
-            c.append(abs(self.k) ** (1.0 / self.rel_degree))
+            w_x = abs(self.k) ** (1.0 / self.rel_degree)
+            if w_x > hi_root:
+                c.append(w_x)
         c = np.asarray([v for v in c if np.isfinite(v) and v > 0])
         return c if c.size else np.array([1.0])
 

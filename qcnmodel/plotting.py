@@ -55,9 +55,9 @@ def plot_bode(loop, ax=None, omega=None, show_margins: bool = True):
     ax_m.semilogx(w, 20 * np.log10(np.abs(resp)), label=label)
     ax_p.semilogx(w, phase, label=label)
     ax_m.axhline(0, color="0.6", lw=0.8)
-    for k in range(int(np.floor(phase.min() / 360)), int(np.ceil(phase.max() / 360)) + 1):
-        if phase.min() <= -180 + 360 * k <= phase.max():
-            ax_p.axhline(-180 + 360 * k, color="0.6", lw=0.8)
+    ax_p.axhline(-180, color="0.6", lw=0.8)
+    # the delay drives the phase to -infinity; keep the informative range
+    ax_p.set_ylim(max(phase.min(), -720.0) - 10, phase.max() + 10)
     if show_margins:
         m = loop.margins()
         if np.isfinite(m.crossover_rad_s):
@@ -176,7 +176,9 @@ def plot_stability_map(ds, var: str = "phase_margin_deg", ax=None, cmap: str = "
     finite = z[np.isfinite(z)]
     kw = {}
     if var == "phase_margin_deg" and finite.size:
-        lim = max(abs(finite.min()), abs(finite.max()), 1e-9)
+        # symmetric around the boundary, saturating at +-90 deg so that the
+        # interesting range is not washed out by deeply unstable corners
+        lim = min(max(abs(finite.min()), abs(finite.max()), 1e-9), 90.0)
         kw = {"vmin": -lim, "vmax": lim}
     mesh = ax.pcolormesh(xs, ys, np.ma.masked_invalid(z), shading="nearest", cmap=cmap, **kw)
     cb = fig.colorbar(mesh, ax=ax)
