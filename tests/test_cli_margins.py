@@ -19,7 +19,7 @@ KEYS = {
 }
 
 
-@pytest.mark.parametrize("model", ["fopdt", "qcn"])
+@pytest.mark.parametrize("model", ["fopdt", "qcn", "dcqcn"])
 def test_json_has_the_promised_keys(model, capsys):
     assert main(["margins", "--model", model, "--rtt", "100us", "--flows", "10", "--json"]) == 0
     out = json.loads(capsys.readouterr().out)  # exactly one JSON object
@@ -82,3 +82,19 @@ def test_table_output(capsys):
 def test_bad_input_exits_2_naming_the_field(argv, needle, capsys):
     assert main(["margins", *argv]) == 2
     assert needle in capsys.readouterr().err
+
+
+def test_dcqcn_options(capsys):
+    # Paper defaults (models.md §3); the paper's own open loop and the Taylor fixed point are
+    # selectable and give a different answer from the exact linearisation (models.md §3.1).
+    base = ["margins", "--model", "dcqcn", "--flows", "10", "--rtt", "50us", "--json"]
+    assert main(base) == 0
+    exact = json.loads(capsys.readouterr().out)
+    assert main([*base, "--linearisation", "paper", "--fixed-point", "taylor"]) == 0
+    paper = json.loads(capsys.readouterr().out)
+    assert exact["fixed_point"]["rate_current"] == pytest.approx(40e9 / 10)  # C/N, exact
+    assert paper["phase_margin_deg"] != pytest.approx(exact["phase_margin_deg"], abs=0.1)
+    # N = 20 has no equilibrium on the marking ramp: a clear error, exit 2.
+    assert main(["margins", "--model", "dcqcn", "--flows", "20"]) == 2
+    assert "ramp" in capsys.readouterr().err
+    assert main(["margins", "--model", "dcqcn", "--flows", "20", "--set", "ramp=extend"]) == 0

@@ -84,7 +84,7 @@ def build_model(args):
         for flag in ("w", "ps"):
             if getattr(args, flag) is not None:
                 raise ValueError(f"{flag}: --{flag} does not apply to --model dcqcn")
-        mchanges.setdefault("fixed_point", args.fixed_point)
+        mchanges.setdefault("fixed_point_method", args.fixed_point)
         mchanges.setdefault("linearisation", args.linearisation)
         return _make(DCQCNFluidModel, DCQCNParams(**pchanges), mchanges, pfields, mfields)
 
