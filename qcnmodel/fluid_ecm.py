@@ -1,0 +1,281 @@
+"""ECM / BCN fluid model (delay-differential), after models.md §4 and Jiang & Jain (INFOCOM 2007).
+
+N symmetric flows, all rate-limited by the CP (so all receive both feedback signs), rates in
+packets/s of ``frame_size`` bytes, q in packets:
+
+.. math::
+
+    \\dot q &= N R(t) - C \\qquad (\\dot q = \\max(\\cdot, 0) \\text{ at } q \\le 0)\\\\
+    Fb(t) &= -\\Bigl(q(t) - Q_{eq} + \\frac{w}{p\\,C}\\bigl(N R(t) - C\\bigr)\\Bigr)
+        \\quad(\\text{clipped to } \\pm Fb_{max})\\\\
+    \\dot R &= p\\,R(t-\\tau)\\,\\begin{cases}
+        G_i R_u\\,\\sigma Fb(t-\\tau) & Fb(t-\\tau) > 0\\\\
+        G_d\\,\\sigma Fb(t-\\tau)\\,R(t) & Fb(t-\\tau) < 0 \\end{cases}
+
+With ECM_MAX on, Fb = -Fbmax whenever q >= Qmax. Reading: a sampled frame of the flow
+reaches its RP at rate p R(t - tau) and carries the feedback computed at t - tau; sigma converts Fb in packets to the gain scale (bytes for seed
+004's raw-Fb gains, 2**bits - 1 per Fbmax for seed 000's 8-bit gains). The positive-feedback
+policy of the simulator ("tagged": only rate-limited flows) is modelled by assuming every flow
+is rate-limited; ECM(0,0) is not modelled.
+
+Fixed point: q* = Qeq, R* = C/N, Fb* = 0 (exact). The right-hand side has a kink there: the
+slope of dR/dt in Fb is p R* sigma Gi Ru above and p R* sigma Gd R* below. ``branch``
+selects the linearisation: ``"increase"``, ``"decrease"``, or ``"mean"`` (default; the
+describing-function gain of a piecewise-linear element for a sinusoid centred on the kink is
+the mean of the two slopes). Broken at Fb(t - tau), the open loop is exactly (A1 has rank one)
+
+.. math::  L(s) = K \\frac{1 + s\\,w/(p C)}{s^2} e^{-s\\tau},\\qquad
+    K = p\\,C\\,\\sigma\\,(a_+ G_i R_u + a_- G_d C/N),
+
+a double integrator with the lead zero of the derivative term (:meth:`ECMFluidModel.loop_gain`
+returns K and the lead time w/(pC); the tests pin the symbolic loop to it). With seed 004's
+gains the increase slope dominates for N > 5 (ratio 0.1 C / (0.5 R*) = N/5).
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import functools
+import math
+from dataclasses import dataclass
+
+import numpy as np
+
+from qcnmodel import _fluid_ecm_eqs as eq
+from qcnmodel.dde import integrate_fixed, integrate_reference
+from qcnmodel.linearize import DelaySystem, LinearDDE
+from qcnmodel.units import parse_number, parse_rate, parse_time
+
+__all__ = ["ECMFluidModel"]
+
+_BRANCH = {"increase": (1.0, 0.0), "decrease": (0.0, 1.0), "mean": (0.5, 0.5)}
+_PARAM_ATTRS = ("fb_max", "fb_full", "gd_eff", "gi_eff", "psample", "qeq", "w", "r_unit")
+
+
+@functools.lru_cache(maxsize=1)
+def _system() -> DelaySystem:
+    f, x, xd, syms, channel = eq.ecm_symbolic()
+    return DelaySystem(f, x, xd, syms, channel=channel)
+
+
+@dataclass(frozen=True)
+class ECMFluidModel:
+    """Symmetric ECM fluid model at one operating point (LoopModel protocol).
+
+    Parameters
+    ----------
+    params : ECMParams, optional
+        :class:`qcnmodel.sim.protocol_params.ECMParams` (default: seed 004's set).
+    rtt : float
+        Loop delay tau, s (unit strings accepted).
+    n_flows : int
+        N >= 1.
+    capacity : float, optional
+        CP service rate, bit/s (default ``params.line_rate``).
+    ps : float, optional
+        Sampling probability (default ``params.psample``).
+    branch : {"mean", "increase", "decrease"}
+        Linearisation at the kink Fb* = 0 (module docstring).
+    min_rate : bool
+        Hold R >= params.r_min in the nonlinear simulation.
+    """
+
+    params: object = None
+    rtt: float = 100e-6
+    n_flows: int = 10
+    capacity: float | None = None
+    ps: float | None = None
+    branch: str = "mean"
+    min_rate: bool = True
+
+    def __post_init__(self) -> None:
+        if self.params is None:
+            from qcnmodel.sim.protocol_params import ECMParams
+
+            object.__setattr__(self, "params", ECMParams())
+        if not all(hasattr(self.params, a) for a in _PARAM_ATTRS):
+            raise ValueError(f"params: expected an ECMParams, got {type(self.params).__name__}")
+        rtt = parse_time(self.rtt, "rtt")
+        if not (rtt > 0 and math.isfinite(rtt)):
+            raise ValueError(f"rtt: must be in (0, inf) s, got {self.rtt!r}")
+        object.__setattr__(self, "rtt", rtt)
+        n = self.n_flows
+        if isinstance(n, bool) or not float(n).is_integer() or n < 1:
+            raise ValueError(f"n_flows: must be an integer >= 1, got {n!r}")
+        object.__setattr__(self, "n_flows", int(n))
+        if self.capacity is not None:
+            cap = parse_rate(self.capacity, "capacity")
+            if not (cap > 0 and math.isfinite(cap)):
+                raise ValueError(f"capacity: must be in (0, inf) bit/s, got {self.capacity!r}")
+            object.__setattr__(self, "capacity", cap)
+        if self.ps is not None:
+            ps = parse_number(self.ps, "ps")
+            if not (0 < ps <= 1):
+                raise ValueError(f"ps: must be in (0, 1], got {self.ps!r}")
+            object.__setattr__(self, "ps", float(ps))
+        if self.branch not in _BRANCH:
+            raise ValueError(f"branch: must be one of {', '.join(_BRANCH)}, got {self.branch!r}")
+        if not isinstance(self.min_rate, (bool, np.bool_)):
+            raise ValueError(f"min_rate: must be a bool, got {self.min_rate!r}")
+
+    # ------------------------------------------------------------------ helpers
+    def replace(self, **changes) -> ECMFluidModel:
+        """New model; names that are ECMParams fields (w, qeq, gd, ...) go to ``params``."""
+        own = {f.name for f in dataclasses.fields(self)}
+        pchanges = {k: v for k, v in changes.items() if k not in own}
+        mine = {k: v for k, v in changes.items() if k in own}
+        if pchanges:
+            mine["params"] = mine.get("params", self.params).replace(**pchanges)
+        return dataclasses.replace(self, **mine)
+
+    @property
+    def capacity_bps(self) -> float:
+        return self.params.line_rate if self.capacity is None else self.capacity
+
+    @property
+    def p_sample(self) -> float:
+        return self.params.psample if self.ps is None else self.ps
+
+    @property
+    def _pkt_bits(self) -> float:
+        return 8.0 * self.params.frame_size
+
+    def param_vector(self, hotspot=None) -> np.ndarray:
+        """Parameter vector (packets, packets/s; layout in ``_fluid_ecm_eqs``)."""
+        pr = self.params
+        fr = float(pr.frame_size)
+        bits = self._pkt_bits
+        p = np.zeros(eq.N_PARAMS)
+        p[eq.P_N] = self.n_flows
+        p[eq.P_C] = self.capacity_bps / bits
+        p[eq.P_QEQ] = pr.qeq / fr
+        p[eq.P_W] = pr.w
+        p[eq.P_PS] = self.p_sample
+        p[eq.P_FBMAX] = pr.fb_max / fr
+        p[eq.P_SCALE] = pr.fb_full / pr.fb_max * fr  # gain units per packet of Fb
+        p[eq.P_GD] = pr.gd_eff
+        p[eq.P_GIRU] = pr.gi_eff * pr.r_unit / bits
+        p[eq.P_A_POS], p[eq.P_A_NEG] = _BRANCH[self.branch]
+        p[eq.P_RMIN] = pr.r_min / bits
+        p[eq.P_RLINE] = pr.line_rate / bits
+        p[eq.P_QMAX] = pr.q_max / fr
+        p[eq.P_ECMMAX] = float(pr.ecm_max)
+        p[eq.P_MINRATE] = float(self.min_rate)
+        p[eq.P_TON] = np.inf
+        p[eq.P_TOFF] = np.inf
+        p[eq.P_CHOT] = p[eq.P_C]
+        p[eq.P_TAU] = self.rtt
+        if hotspot is not None:
+            t_on, t_off, cap_hot = hotspot
+            p[eq.P_TON] = parse_time(t_on, "hotspot start")
+            p[eq.P_TOFF] = parse_time(t_off, "hotspot end")
+            p[eq.P_CHOT] = parse_rate(cap_hot, "hotspot capacity") / bits
+        return p
+
+    def system(self) -> DelaySystem:
+        """The symbolic :class:`~qcnmodel.linearize.DelaySystem` (branch weights are params)."""
+        return _system()
+
+    # ------------------------------------------------------------------ equilibrium
+    def _x_star(self) -> np.ndarray:
+        p = self.param_vector()
+        rate = p[eq.P_C] / p[eq.P_N]
+        if rate > p[eq.P_RLINE]:
+            raise ValueError(
+                f"no equilibrium: C/N = {rate * self._pkt_bits:g} bit/s exceeds the line rate "
+                "(the flows cannot fill the CP; no congestion)"
+            )
+        if self.min_rate and rate < p[eq.P_RMIN]:
+            raise ValueError(f"no equilibrium: C/N is below r_min = {self.params.r_min:g} bit/s")
+        if self.params.ecm_max and p[eq.P_QEQ] >= p[eq.P_QMAX]:
+            raise ValueError("no equilibrium: Qeq >= Qmax with ECM_MAX on")
+        return np.array([p[eq.P_QEQ], rate])
+
+    def fixed_point(self) -> dict:
+        """Equilibrium: ``q`` (bytes) = Qeq, ``rate`` (bit/s) = C/N, ``fb`` = 0, ``residual``."""
+        x = self._x_star()
+        out = np.empty(2)
+        p = self.param_vector()
+        eq.ECM_RHS.jit(0.0, x, x[None, :].copy(), p, out)
+        return {
+            "q": x[0] * self.params.frame_size,
+            "rate": x[1] * self._pkt_bits,
+            "fb": 0.0,
+            "residual": float(np.max(np.abs(out) / np.array([p[eq.P_C], x[1] * p[eq.P_C]]))),
+        }
+
+    # ------------------------------------------------------------------ linear analysis
+    def linearise(self) -> LinearDDE:
+        """:class:`~qcnmodel.linearize.LinearDDE` at the fixed point (packet units)."""
+        p = self.param_vector()
+        return self.system().linearise(self._x_star(), p[: eq.N_SYM_PARAMS], self.rtt)
+
+    def loop(self):
+        """Open loop L(s) = num/den e^{-s rtt}, broken at Fb(t - tau) (DelayedLoop)."""
+        from qcnmodel.loop import DelayedLoop
+
+        num, den, _ = self.linearise().open_loop()
+        name = f"ECM fluid N={self.n_flows} rtt={self.rtt * 1e6:g}us ({self.branch})"
+        return DelayedLoop(num, den, self.rtt, name)
+
+    def loop_gain(self) -> tuple[float, float]:
+        """Closed form (K, T_lead) of L(s) = K (1 + s T_lead) / s^2 e^{-s tau} (docstring)."""
+        p = self.param_vector()
+        a_pos, a_neg = _BRANCH[self.branch]
+        r_star = p[eq.P_C] / p[eq.P_N]
+        slope = a_pos * p[eq.P_GIRU] + a_neg * p[eq.P_GD] * r_star
+        k = p[eq.P_PS] * p[eq.P_C] * p[eq.P_SCALE] * slope
+        return k, p[eq.P_W] / (p[eq.P_PS] * p[eq.P_C])
+
+    # ------------------------------------------------------------------ simulation
+    def default_dt(self) -> float:
+        """min(rtt/10, 10 us)."""
+        return min(self.rtt / 10.0, 10e-6)
+
+    def simulate(self, duration, dt=None, method="compiled", x0=None, hotspot=None,
+                 record_dt=None, rtol=1e-8):  # fmt: skip
+        """Nonlinear trajectory (xarray Dataset: ``q`` in bytes, ``rate`` in bit/s).
+
+        Parameters as :meth:`qcnmodel.fluid_qcn.QCNFluidModel.simulate`; ``x0`` keys ``q``
+        (bytes) and ``rate`` (bit/s), default the fixed point (or the line rate without one).
+        """
+        import xarray as xr
+
+        duration = parse_time(duration, "duration")
+        p = self.param_vector(hotspot)
+        fr = float(self.params.frame_size)
+        bits = self._pkt_bits
+        try:
+            xs = self._x_star()
+        except ValueError:
+            xs = np.array([0.0, p[eq.P_RLINE]])
+        x = xs.copy()
+        if x0:
+            for key in x0:
+                if key not in ("q", "rate"):
+                    raise ValueError(f"x0: unknown key {key!r} (q, rate)")
+            x[0] = x0.get("q", xs[0] * fr) / fr
+            x[1] = x0.get("rate", xs[1] * bits) / bits
+        lower = np.array([0.0, p[eq.P_RMIN] if self.min_rate else 0.0])
+        record_dt = duration / 2000.0 if record_dt is None else parse_time(record_dt, "record_dt")
+        if method == "compiled":
+            dt = self.default_dt() if dt is None else parse_time(dt, "dt")
+            stride = max(1, int(round(record_dt / dt)))
+            res = integrate_fixed(
+                eq.ECM_RHS, x, [self.rtt], p, duration, dt, lower=lower, stride=stride
+            )
+        elif method == "reference":
+            t_eval = np.linspace(0.0, duration, int(round(duration / record_dt)) + 1)
+            atol = rtol * np.maximum(np.abs(xs), 1.0)
+            res = integrate_reference(eq.ECM_RHS, x, [self.rtt], p, duration, rtol=rtol,
+                                      atol=atol, t_eval=t_eval, lower=lower)  # fmt: skip
+        else:
+            raise ValueError(f"method: must be 'compiled' or 'reference', got {method!r}")
+        return xr.Dataset(
+            {
+                "q": ("time", res.x[:, 0] * fr, {"units": "B"}),
+                "rate": ("time", res.x[:, 1] * bits, {"units": "bit/s"}),
+            },
+            coords={"time": ("time", res.t, {"units": "s"})},
+            attrs={"model": "ECMFluidModel", "n_flows": self.n_flows, "rtt": self.rtt},
+        )
