@@ -13,10 +13,11 @@ packets/s of ``frame_size`` bytes, q in packets:
         G_d\\,\\sigma Fb(t-\\tau)\\,R(t) & Fb(t-\\tau) < 0 \\end{cases}
 
 With ECM_MAX on, Fb = -Fbmax whenever q >= Qmax. Reading: a sampled frame of the flow
-reaches its RP at rate p R(t - tau) and carries the feedback computed at t - tau; sigma converts Fb in packets to the gain scale (bytes for seed
-004's raw-Fb gains, 2**bits - 1 per Fbmax for seed 000's 8-bit gains). The positive-feedback
-policy of the simulator ("tagged": only rate-limited flows) is modelled by assuming every flow
-is rate-limited; ECM(0,0) is not modelled.
+reaches its RP at rate p R(t - tau) and carries the feedback computed at t - tau; sigma
+converts Fb in packets to the gain scale (bytes for seed 004's raw-Fb gains, 2**bits - 1 per
+Fbmax for seed 000's 8-bit gains). The positive-feedback policy of the simulator ("tagged":
+only rate-limited flows) is modelled by assuming every flow is rate-limited; ECM(0,0) is not
+modelled.
 
 Fixed point: q* = Qeq, R* = C/N, Fb* = 0 (exact). The right-hand side has a kink there: the
 slope of dR/dt in Fb is p R* sigma Gi Ru above and p R* sigma Gd R* below. ``branch``
