@@ -173,3 +173,16 @@ def test_docstring_table(n, lag, wc, pm, crit_us):
     assert m.phase_margin_deg == pytest.approx(pm, abs=0.05)
     crit = m.critical_delay_s - (model.loop().delay - model.rtt)
     assert crit * 1e6 == pytest.approx(crit_us, abs=0.5)
+
+
+@pytest.mark.parametrize("n", [1, 10, 100])
+def test_no_lag_fopdt_close_to_fluid_linearisation(n):
+    """The FOPDT derivation in the no-lag limit against the fluid model's symbolic
+    linearisation (byte-counter increase only, fixed p: the same physics up to
+    the fluid model's extra TR state).  Measured agreement of the critical
+    delay: 2 % (N = 1), 2.5 % (N = 10), 0.7 % (N = 100); 5 % allowed."""
+    fluid_qcn = pytest.importorskip("qcnmodel.fluid_qcn")
+    fluid = fluid_qcn.QCNFluidModel(n_flows=n, rtt=1e-4).loop().margins()
+    fopdt = FOPDTModel(n_flows=n, rtt=1e-4, lag="none").loop().margins()
+    assert fopdt.critical_delay_s == pytest.approx(fluid.critical_delay_s, rel=0.05)
+    assert fopdt.crossover_rad_s == pytest.approx(fluid.crossover_rad_s, rel=0.1)
