@@ -153,6 +153,61 @@ class ProtocolConfig:
         """The parameter object of class ``cls`` (None if the protocol does not use it)."""
         return self.params.get(cls.__name__)
 
+    def pack(self) -> dict:
+        """Packed float64 parameter vectors for the kernel: keys ``cp``, ``rp`` (and ``np``
+        for DCQCN); empty for ``none``. QCN family: ``rules_variants`` layouts; ECM:
+        ``rules_ecm``; DCQCN: ``rules_dcqcn``."""
+        fam = self.protocol.family
+        if fam == "qcn":
+            from qcnmodel.sim import rules_variants as v
+
+            q = self.get(QCNParams)
+            return {
+                "cp": v.pack_variant_cp_params(q, self.get(FbHatParams), self.get(SonarParams)),
+                "rp": v.pack_variant_rp_params(q, self.get(EFRParams), self.get(QCNPlusParams),
+                                               self.get(ProbeParams), self.get(SonarParams)),
+            }  # fmt: skip
+        if fam == "ecm":
+            from qcnmodel.sim import rules_ecm as e
+
+            p = self.params[self.protocol.params[0].__name__]
+            return {"cp": e.pack_ecm_cp_params(p), "rp": e.pack_ecm_rp_params(p)}
+        if fam == "dcqcn":
+            from qcnmodel.sim import rules_dcqcn as d
+
+            p = self.get(DCQCNSimParams)
+            return {
+                "cp": d.pack_dcqcn_cp_params(p),
+                "np": d.pack_dcqcn_np_params(p),
+                "rp": d.pack_dcqcn_rp_params(p),
+            }
+        return {}
+
+    def new_state(self, n_cp: int, n_rp: int) -> dict:
+        """Initial struct-of-arrays states (``cp``, ``rp``, DCQCN also ``np`` per RL/flow);
+        RLs start inactive at the line rate."""
+        fam = self.protocol.family
+        if fam == "qcn":
+            from qcnmodel.sim import rules_variants as v
+
+            c = self.get(QCNParams).line_rate
+            return {"cp": v.new_variant_cp_state(n_cp), "rp": v.new_variant_rp_state(n_rp, c)}
+        if fam == "ecm":
+            from qcnmodel.sim import rules_ecm as e
+
+            c = self.params[self.protocol.params[0].__name__].line_rate
+            return {"cp": e.new_ecm_cp_state(n_cp), "rp": e.new_ecm_rp_state(n_rp, c)}
+        if fam == "dcqcn":
+            from qcnmodel.sim import rules_dcqcn as d
+
+            c = self.get(DCQCNSimParams).line_rate
+            return {
+                "cp": d.new_dcqcn_cp_state(n_cp),
+                "np": d.new_dcqcn_np_state(n_rp),
+                "rp": d.new_dcqcn_rp_state(n_rp, c),
+            }
+        return {}
+
 
 def make_config(name: str, settings: dict | None = None, qcn: QCNParams | None = None):
     """Validated parameters for protocol ``name`` from ``--set`` style ``settings``.

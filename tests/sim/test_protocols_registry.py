@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import numpy as np
 import pytest
 
 from qcnmodel.params import QCNParams
@@ -84,3 +85,31 @@ def test_seed_values():
     assert (s.wp_timer, s.we_timer, s.sf_timer, s.nc_threshold, s.nc_interval) == (
         10e-3, 2e-3, 0.5e-3, 15000.0, 10e-3)  # fmt: skip
     assert QCNPlusParams(rtt="2ms").loop_gain() == 0.25  # 50 % per ms of RTT
+
+
+@pytest.mark.parametrize("name", NAMES)
+def test_pack_and_new_state_shapes(name):
+    from qcnmodel.sim import rules_dcqcn as d
+    from qcnmodel.sim import rules_ecm as e
+    from qcnmodel.sim import rules_variants as v
+
+    cfg = P.make_config(name)
+    packed, state = cfg.pack(), cfg.new_state(2, 3)
+    fam = cfg.protocol.family
+    expect = {
+        "none": ({}, {}),
+        "qcn": ({"cp": v.CV_N, "rp": v.V_N}, {"cp": v.CV_NFIELDS, "rp": v.RV_NFIELDS}),
+        "ecm": ({"cp": e.ECP_N, "rp": e.ERP_N}, {"cp": e.ECP_NFIELDS, "rp": e.ERP_NFIELDS}),
+        "dcqcn": (
+            {"cp": d.DCP_N, "np": d.NPP_N, "rp": d.DRP_N},
+            {"cp": d.DC_NFIELDS, "np": d.NP_NFIELDS, "rp": d.D_NFIELDS},
+        ),
+    }[fam]
+    assert {k: a.shape for k, a in packed.items()} == {k: (n,) for k, n in expect[0].items()}
+    assert {k: a.shape[0] for k, a in state.items()} == expect[1]
+    if "rp" in state:  # every family: row 0 = active (0), row 1 = CR at the line rate
+        assert np.all(state["rp"][0] == 0.0) and np.all(state["rp"][1] > 0.0)
+    if name in ("qcn-p", "qcn-hp", "qcn-sp", "qcn-pp", "qcn-plus"):
+        assert packed["rp"][v.V_PROBE] == 1.0
+    if name == "qcn-sonar":
+        assert packed["rp"][v.V_SONAR] == 1.0 and packed["cp"][v.CV_NC_THR] == 15000.0
