@@ -9,9 +9,9 @@ so both remove events in exactly the same order.
 
 Two structures hold the pending events:
 
-* **near**: a calendar of ``NB`` buckets of ``2**SHIFT`` ns (4096 x 256 ns ~ 1 ms ahead of
-  the current time); bucket ``(t >> SHIFT) % NB`` keeps its events in a linked list sorted by
-  (time, seq). All near events lie within one calendar lap of "now", so the first non-empty
+* **near**: a calendar of ``NB`` buckets of ``2**SHIFT`` ns (8192 x 128 ns ~ 1 ms ahead of
+  the current time); bucket ``(t >> SHIFT) % NB`` keeps its events in a doubly linked list
+  sorted by (time, seq), searched from its tail on insertion. All near events lie within one calendar lap of "now", so the first non-empty
   bucket from "now" holds the earliest near event. Frame events (microseconds ahead) land
   here: insertion and removal are O(1) in practice.
 * **far**: a binary heap ``H[3, cap]`` of (time, seq, slot) for events further ahead (RP
@@ -25,13 +25,13 @@ from __future__ import annotations
 import numpy as np
 from numba import njit
 
-SHIFT = 8  #: calendar bucket width 2**SHIFT ns
-NB = 4096  #: number of calendar buckets (power of two)
+SHIFT = 7  #: calendar bucket width 2**SHIFT ns
+NB = 8192  #: number of calendar buckets (power of two)
 MASK = NB - 1
 
 E_T, E_SEQ, E_SLOT = 0, 1, 2  # heap rows
-EP_KIND, EP_A, EP_B, EP_C, EP_T, EP_SEQ, EP_NEXT = range(7)  # slot table rows
-EP_ROWS = 7
+EP_KIND, EP_A, EP_B, EP_C, EP_T, EP_SEQ, EP_NEXT, EP_PREV = range(8)  # slot table rows
+EP_ROWS = 8
 
 # scalar state S[...]
 S_NOW = 0  #: current time (ns)
@@ -70,26 +70,23 @@ def heap_push(H, EP, EFREE, BK, S, t, kind, a, b, c):
     if (t >> SHIFT) - (S[S_NOW] >> SHIFT) < NB:
         S[S_NEAR_N] += 1
         bk = (t >> SHIFT) & MASK
-        tail = BK[1, bk]
-        if tail < 0:
+        # walk back from the tail past the later events (equal times: the older event,
+        # with the smaller seq, stays first); new events usually go last
+        prev = BK[1, bk]
+        while prev >= 0 and EP[EP_T, prev] > t:
+            prev = EP[EP_PREV, prev]
+        EP[EP_PREV, slot] = prev
+        if prev < 0:
+            nxt = BK[0, bk]
             BK[0, bk] = slot
-            BK[1, bk] = slot
-            EP[EP_NEXT, slot] = -1
-        elif EP[EP_T, tail] <= t:  # equal times: the older event (smaller seq) stays first
-            EP[EP_NEXT, tail] = slot
-            BK[1, bk] = slot
-            EP[EP_NEXT, slot] = -1
         else:
-            prev = -1
-            cur = BK[0, bk]
-            while cur >= 0 and EP[EP_T, cur] <= t:
-                prev = cur
-                cur = EP[EP_NEXT, cur]
-            EP[EP_NEXT, slot] = cur
-            if prev < 0:
-                BK[0, bk] = slot
-            else:
-                EP[EP_NEXT, prev] = slot
+            nxt = EP[EP_NEXT, prev]
+            EP[EP_NEXT, prev] = slot
+        EP[EP_NEXT, slot] = nxt
+        if nxt < 0:
+            BK[1, bk] = slot
+        else:
+            EP[EP_PREV, nxt] = slot
         return
     i = S[S_HN]
     S[S_HN] = i + 1
@@ -138,6 +135,8 @@ def queue_remove(H, EP, EFREE, BK, S, slot, bk):
         BK[0, bk] = nxt
         if nxt < 0:
             BK[1, bk] = -1
+        else:
+            EP[EP_PREV, nxt] = -1
         S[S_NEAR_N] -= 1
     else:
         _far_pop(H, S)
