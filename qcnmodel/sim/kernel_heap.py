@@ -11,8 +11,9 @@ Two structures hold the pending events:
 
 * **near**: a calendar of ``NB`` buckets of ``2**SHIFT`` ns (8192 x 128 ns ~ 1 ms ahead of
   the current time); bucket ``(t >> SHIFT) % NB`` keeps its events in a doubly linked list
-  sorted by (time, seq), searched from its tail on insertion. All near events lie within one calendar lap of "now", so the first non-empty
-  bucket from "now" holds the earliest near event. Frame events (microseconds ahead) land
+  sorted by (time, seq), searched from its tail on insertion. All near events lie within
+  one calendar lap of "now", so the first non-empty bucket from "now" holds the earliest
+  near event. Frame events (microseconds ahead) land
   here: insertion and removal are O(1) in practice.
 * **far**: a binary heap ``H[3, cap]`` of (time, seq, slot) for events further ahead (RP
   timers, trace samples, hotspot switches, long rate-limiter waits).
