@@ -139,3 +139,14 @@ def test_adapter_hot_mode_pauses_the_switch_port():
     assert r.summary()["hot_port"] == "sw->n1.ob"
     with pytest.raises(ValueError, match="hot_mode"):
         simulate("og-hotspot", duration="1ms", overrides={"hot_mode": "switch"})
+
+
+def test_plot(tmp_path):
+    pytest.importorskip("matplotlib")
+    import matplotlib
+
+    matplotlib.use("Agg")
+    r = simulate("og-hotspot", duration="4ms", overrides={"n_nodes": 3, "hotspot_start": "1ms"})
+    fig = r.plot()
+    fig.savefig(tmp_path / "og.png")
+    assert (tmp_path / "og.png").stat().st_size > 1000
