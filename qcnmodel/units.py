@@ -13,6 +13,7 @@ the prefix, so the seeds' "3 mbps" is 3 Mb/s, never millibits).
 from __future__ import annotations
 
 import math
+import numbers
 import re
 from decimal import Decimal
 from fractions import Fraction
@@ -71,7 +72,7 @@ def _scale(x: float, factor: float) -> float:
 def _split(value, field: str | None, kind: str) -> tuple[float, str]:
     if isinstance(value, bool):
         raise ValueError(f"{_label(field)}expected a {kind}, got a boolean {value!r}")
-    if isinstance(value, (int, float)):
+    if isinstance(value, numbers.Real):
         return _finite(float(value), field, value), ""
     if not isinstance(value, str):
         raise ValueError(f"{_label(field)}expected a {kind} (number or string), got {value!r}")
@@ -185,7 +186,7 @@ def parse_number(value, field: str | None = None) -> float:
     """
     if isinstance(value, bool):
         raise ValueError(f"{_label(field)}expected a number, got a boolean {value!r}")
-    if isinstance(value, (int, float)):
+    if isinstance(value, numbers.Real):
         return _finite(float(value), field, value)
     if not isinstance(value, str):
         raise ValueError(f"{_label(field)}expected a number, got {value!r}")

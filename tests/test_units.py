@@ -76,3 +76,10 @@ def test_decimal_scaling_is_exact():
     assert parse_time("100us") == 1e-4
     assert parse_time("15ms") == 0.015
     assert parse_rate("0.5Mbps") == 5e5
+
+
+def test_numpy_scalars_are_numbers():
+    import numpy as np
+
+    assert parse_number(np.int64(3), "n") == 3.0
+    assert parse_time(np.float64(1e-3), "rtt") == 1e-3
