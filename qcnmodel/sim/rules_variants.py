@@ -471,12 +471,16 @@ def vrp_take_arm(rp, i):
 
 @njit(cache=True)
 def vrp_on_probe_reply(rp, i, code, qoff, qdelta, cpid, now_ns, seed, prm):
-    """Probe reply with signed code ``code`` from CP ``cpid`` (item 4). Deadline or -1."""
+    """Probe reply with signed code ``code`` from CP ``cpid`` (item 4). Deadline or -1.
+
+    Positive replies are ignored without probe parameters, by an inactive RL, and from a CP
+    other than the RL's CPID.
+    """
     if code < 0.0:
         return vrp_on_cnm(rp, i, np.int64(-code), qoff, qdelta, cpid, now_ns, seed, prm)
     if code == 0.0:
         return np.int64(-1)
-    if rp[RP_ACTIVE, i] == 0.0 or np.int64(cpid) != np.int64(rp[RP_CPID, i]):
+    if prm[V_PROBE] == 0.0 or rp[RP_ACTIVE, i] == 0.0 or np.int64(cpid) != np.int64(rp[RP_CPID, i]):
         rp[RV_NIGNORED, i] += 1.0
         return np.int64(-1)
     c = prm[RPP_C]

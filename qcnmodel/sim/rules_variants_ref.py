@@ -234,7 +234,7 @@ class VariantReactionPoint(ReactionPoint):
             return self.on_cnm(int(-code), cpid, now_ns, qoff, qdelta)
         if code == 0.0:
             return -1
-        if not self.active or int(cpid) != int(self.cpid):
+        if self.probe is None or not self.active or int(cpid) != int(self.cpid):
             self.n_ignored += 1
             return -1
         c = self.p.line_rate
