@@ -36,6 +36,19 @@ RP (one rate r per RL; ``ERP_CR``):
 * ECM-Q: Fb = -(code_off step_off + w_rp code_delta step_delta), clipped to +-Fbmax, then
   scaled to the gain scale (x full / Fbmax when fb_bits > 0), not re-quantised.
 
+Assumptions (N/S in the seeds, §4.1-4.2; each a field of ECMParams / ECMQParams)
+-------------------------------------------------------------------------------
+1. Positive Fb only to CPID-tagged frames (``pos_fb``), foreign positives discarded at the RP.
+2. CPID replacement by any negative Fb (``cpid_replace``).
+3. ECM_MAX = maximal negative Fb at a sample with Q >= Qmax (``ecm_max``, ``q_max``).
+4. ECM(0,0) = a message that sets r = Rmin, sent at a sample with Q >= Qsc (``ecm00``,
+   ``q_sc``); BCN's "stop for a random time" is not modelled.
+5. Sampling is a byte countdown with jitter (as QCN), not per-frame Bernoulli (``jitter``).
+6. Seed 004's Fb is not quantised (``fb_bits=0``); seed 000's is 8-bit, floor rounding.
+7. ECM-Q: signed 8-bit codes (sign and magnitude, truncation), ranges Fbmax/(1+w), RP's own
+   weight ``w_rp``, no re-quantisation at the RP.
+8. Drift acts on r while the RL is active (``drift_*``), as QCN's §4.5 proposal.
+
 Kernel contract
 ---------------
 * ``ecm_cp_on_arrival(cp, j, q_bytes, frame_bytes, tagged, seed, prm, out) -> int64``:

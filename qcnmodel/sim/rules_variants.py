@@ -32,7 +32,8 @@ Assumptions (the seeds leave these N/S; each is a switch in
 5. **SONAR** -- after each CNM the RP waits WP (10 ms), then pings its CP every SF (0.5 ms);
    the CP echoes "not congested" iff Q < 15000 B has held for >= 10 ms; on such an echo the
    RP boosts (``boost``: HAI step k R_HAI with k consecutive echoes, default) and holds WE
-   (2 ms) before pinging again. Congested echoes are ignored. "No FR1 target-rate
+   (2 ms) before pinging again. Congested echoes are ignored. The three timers are jittered
+   by U() with QCNParams.jitter (probe timers: ProbeParams.jitter). "No FR1 target-rate
    adjustment" = QCNParams ``tr_div8="off"`` (the registry sets it).
 6. **QCN+** (r1.01) -- RTT is a parameter. One accepted negative adjustment per RTT (later
    CNMs and negative replies within RTT are ignored). The RP recomputes Fb = -(Qoff + W
