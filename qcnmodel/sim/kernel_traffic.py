@@ -3,8 +3,9 @@
 * Kind 0, Bernoulli per slot: a slot is one frame time at the source's link rate; a frame
   arrives in each slot with probability ``prob`` (seeds 003/004); its destination is drawn
   uniformly from the generator's list (the decks' "uniform destination distribution").
-* Kind 1, constant rate: arrival k at ``base + round(k * gap)``; with ``on``/``off`` means > 0,
-  exponential on and off periods (scenarios.md S5), each on period restarting the sequence.
+* Kind 1, constant rate: arrival k at ``base + round(k * gap)``, ``base`` = start + a random
+  phase in [0, gap); with ``on``/``off`` means > 0, exponential on and off periods
+  (scenarios.md S5), each on period restarting the sequence.
 
 Random numbers: ``uniform01(seed, stream_key(STREAM_TRAFFIC | STREAM_DEST | STREAM_ONOFF, g),
 counter)``, one counter per generator and stream. Catch-up semantics: see :mod:`.kernel`.
@@ -91,9 +92,18 @@ def gen_advance(GI, GF, g, seed):
 
 @njit(cache=True, inline="always")
 def gen_init(GI, GF, g, seed):
-    """First arrival of generator ``g`` (on period drawn first for on/off sources)."""
+    """First arrival of generator ``g``.
+
+    On/off sources draw their first on period; plain constant-rate flows start at a random
+    phase within one inter-frame gap, so that flows of equal rates are not phase-locked (with
+    drop-tail buffers a locked phase can starve a flow for the whole run).
+    """
     GI[G_K, g] = -1
     GI[G_BASE, g] = GI[G_START, g]
+    if GI[G_KIND, g] == 1 and GF[GF_ON, g] == 0.0:
+        u = uniform01(seed, GI[G_ST, g], GI[G_CT, g])
+        GI[G_CT, g] += 1
+        GI[G_BASE, g] = GI[G_START, g] + np.int64(u * GF[GF_GAP, g])
     if GF[GF_ON, g] > 0.0:
         u = uniform01(seed, GI[G_SO, g], GI[G_CO, g])
         GI[G_CO, g] += 1

@@ -178,6 +178,10 @@ class Oracle:
 
     def gen_init(self, g: _Gen) -> None:
         g.k, g.base = -1, g.start
+        if g.kind == 1 and g.on == 0.0:
+            u = uniform01_py(self.seed, g.st, g.ct)
+            g.ct += 1
+            g.base = g.start + int(u * g.gap)
         if g.on > 0.0:
             u = uniform01_py(self.seed, g.so, g.co)
             g.co += 1

@@ -185,6 +185,8 @@ def ig_hotspot(victim_rate, culprit_rate, core_rate, n_sources, **kw) -> Network
     RTT study), the victim always. Core links run at ``core_rate`` (default 4x the edge rate):
     the deck's fair allocation (4 x 2.5 + 5 = 15 Gb/s through core -> e6) needs more than
     10 Gb/s there; the figure is garbled, so this is our choice. The hot queue is e6 -> n6.
+    Flows are strictly periodic (random initial phase): without congestion control, drop-tail
+    partitions can then lock some culprits out for the whole run (a phase effect).
     """
     d = kw["rtt"] / 2
     rate = kw["link_rate"]
