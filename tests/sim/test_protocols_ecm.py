@@ -64,6 +64,10 @@ def test_positive_policies(impl):
     cp.on_arrival(60000, 1500, True)  # Qold = 60000
     # Q 40000 > Qeq, Fb = -(2500 - 40000) > 0, tagged, but not below Qeq: nothing
     assert cp.on_arrival(40000, 1500, True)[0] == e.MSG_NONE
+    cp.on_arrival(60000, 1500, True)
+    assert cp.on_arrival(37500, 1500, True)[0] == e.MSG_NONE  # Q == Qeq is not below Qeq
+    cp.on_arrival(60000, 1500, True)
+    assert cp.on_arrival(37499, 1500, True)[0] == e.MSG_POS
     anyone = make_ecm_cp(impl, ECMParams(pos_fb="all", **EVERY_FRAME))
     anyone.on_arrival(60000, 1500, False)
     assert anyone.on_arrival(40000, 1500, False)[0] == e.MSG_POS
@@ -177,8 +181,10 @@ def ecm_params(draw):
     return ECMParams(**base)
 
 
+#: queue values, with the thresholds (Qeq, Qmax, Qsc) drawn often to probe boundaries
+QS = st.one_of(st.integers(0, 200000), st.sampled_from([37500, 100000, 150000, 375000]))
 CP_OPS = st.lists(
-    st.tuples(st.integers(0, 200000), st.sampled_from([64, 1500, 9000]), st.booleans()),
+    st.tuples(QS, st.sampled_from([64, 1500, 9000]), st.booleans()),
     min_size=1,
     max_size=80,
 )
