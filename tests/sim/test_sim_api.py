@@ -150,3 +150,23 @@ def test_plot(tmp_path):
     fig = r.plot()
     fig.savefig(tmp_path / "og.png")
     assert (tmp_path / "og.png").stat().st_size > 1000
+
+
+def test_netfpga_recovery_time_matches_the_deck():
+    """S13: 1 source, RTT 100 us: the deck reports 179 ms (hardware) and 200 ms (OMNeT++)."""
+    r = simulate("netfpga-1g", seed=0)
+    s = r.summary()
+    assert 0.12 <= s["recovery_time_s"] <= 0.30
+    assert 0.5 * r.params.qeq <= s["hot_queue_mean_bytes"] <= 2.0 * r.params.qeq
+    assert s["frames_dropped"] == 0 and s["hot_port_utilisation"] > 0.95
+
+
+@pytest.mark.slow
+def test_og_hotspot_qcn_controls_the_queue():
+    q = simulate("og-hotspot", duration="0.6s", overrides={"hotspot_stop": "0.4s"})
+    n = simulate("og-hotspot", protocol="none", duration="0.6s",
+                 overrides={"hotspot_stop": "0.4s"})  # fmt: skip
+    sq, sn = q.summary(), n.summary()
+    assert sq["hot_queue_mean_bytes"] < 0.2 * sn["hot_queue_mean_bytes"]
+    assert sq["frames_dropped"] < 0.01 * sn["frames_dropped"]
+    assert sq["jain_fairness"] > 0.8 and sq["recovery_time_s"] is not None
