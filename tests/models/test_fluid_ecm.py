@@ -158,3 +158,31 @@ def test_replace_and_validation():
             ECMFluidModel(**kw)
     with pytest.raises(ValueError, match="equilibrium"):
         ECMFluidModel(n_flows=1, capacity=20e9).fixed_point()
+
+
+@pytest.mark.parametrize("preset", ["seed004", "seed000"])
+@pytest.mark.parametrize("fb_bytes", [-60000.0, 45000.0])
+def test_fluid_drift_equals_event_rate_times_rule_step(preset, fb_bytes):
+    """Units cross-check with the packet-level rule (rules_ecm_ref): dR/dt = p R_tau x step.
+
+    The rule's step for feedback Fb (bytes) on the gain scale sigma: r += Gi Ru sigma Fb or
+    r *= 1 - Gd sigma |Fb|; sampled frames of the flow arrive at p R_tau per second.
+    Quantisation is not modelled (the fluid uses the continuous scale): the rule is fed the
+    unquantised value. Relative 1e-12: the same products in another order.
+    """
+    from qcnmodel import _fluid_ecm_eqs as eq
+    from qcnmodel.sim.rules_ecm_ref import ECMReactionPoint
+
+    prm = ECMParams.preset(preset, ecm_max=False)  # q may exceed seed 004's Qmax here
+    m = ECMFluidModel(params=prm, n_flows=10, min_rate=False)
+    p = m.param_vector()
+    r_pkt = 0.5 * p[eq.P_C] / p[eq.P_N]  # N R = C/2: the w-term is -w/(pC) C/2
+    q_pkt = p[eq.P_QEQ] - fb_bytes / 1500.0 - p[eq.P_W] / p[eq.P_PS] * (-0.5)
+    out = np.empty(2)
+    eq.ecm_derivatives(0.0, q_pkt, r_pkt, q_pkt, r_pkt, p, out)
+    rp = ECMReactionPoint(prm)
+    rp.active, rp.cpid, rp.cr = True, 1, r_pkt * 12000.0  # an RL tagged by CP 1 at R
+    before = rp.cr
+    rp.on_fb(fb_bytes * prm.fb_full / prm.fb_max, 1)
+    step = rp.cr - before  # bit/s
+    assert out[1] * 12000.0 == pytest.approx(m.p_sample * r_pkt * step, rel=1e-12)
