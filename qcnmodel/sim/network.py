@@ -168,7 +168,8 @@ class NetworkSpec:
     buffers: Buffers = field(default_factory=Buffers)
     pause: PauseConfig = field(default_factory=PauseConfig)
     frame_size: int = 1500
-    #: flows (src, dst) whose Jain fairness is reported; empty = flows towards hotspots
+    #: flows (src, dst) whose Jain fairness is reported; empty = flows crossing a hotspot
+    #: port, or every flow without hotspots
     fair_flows: tuple[tuple[str, str], ...] = ()
     #: measurement window (s) for per-flow throughput; None = hotspot interval or whole run
     measure: tuple[float, float] | None = None
@@ -562,6 +563,8 @@ def compile_network(spec: NetworkSpec) -> CompiledNetwork:
                 raise ValueError(f"fair_flows: no traffic from {s} to {d}")
             ff.append(f)
         cn.fair_flows = np.array(ff, np.int64)
-    else:
+    elif len(cn.hot_flows):
         cn.fair_flows = cn.hot_flows.copy()
+    else:
+        cn.fair_flows = np.arange(n_flows, dtype=np.int64)
     return cn
