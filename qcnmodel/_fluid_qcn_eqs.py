@@ -24,7 +24,10 @@ P_TON, P_TOFF, P_CHOT, P_TAU = 30, 31, 32, 33
 # precomputed per sampling probability k = 0..7 (table) and 8 (base ps): 4 values each,
 # (p/((1-p)^-B - 1), the same with the AI-stage length, (1-p)^(F B), log1p(-p))
 P_PRE = 34
-N_PARAMS = P_PRE + 36
+# counter resets (module docstring of fluid_qcn, ``reset``): 0 = every sample (models.md),
+# 1 = CNMs only, with a logistic indicator of width P_RWIDTH (packets) on Fb(t - tau)
+P_RESET, P_RWIDTH = P_PRE + 36, P_PRE + 37
+N_PARAMS = P_PRE + 38
 
 
 def precompute(p):
@@ -52,7 +55,18 @@ def cycle_rate(p, length):
     neither overflows nor cancels.
     """
     y = length * math.log1p(-p)
+    if y > -1e-12:  # no resets: a cycle ends every `length` packets
+        return 1.0 / length
     return p * math.exp(y) / -math.expm1(y)
+
+
+@nb.njit(cache=True)
+def reset_indicator(fb, width):
+    """Smoothed 1{Fb < 0}: 1 / (1 + exp(Fb / width)) (Fb, width in packets)."""
+    z = fb / width
+    if z > 700.0:
+        return 0.0
+    return 1.0 / (1.0 + math.exp(z))
 
 
 @nb.njit(cache=True)
@@ -86,7 +100,10 @@ def cp_signals(qd, rcd, cap, p):
     else:
         k = 8
         ps = p[P_PS]
-    ind = 1.0 if fb < 0.0 else 0.0
+    if p[P_RESET] > 0.0:
+        ind = reset_indicator(fb, p[P_RWIDTH])
+    else:
+        ind = 1.0 if fb < 0.0 else 0.0
     return ind, u, ps, k
 
 
@@ -99,16 +116,25 @@ def rate_derivatives(rc, rt, rcd, ind, u, ps, k, p):
     lam = rcd * ps
     b = p[P_B]
     f = p[P_F]
-    j = P_PRE + 4 * k
-    bc_ai = p[j + 1]
-    l1p = p[j + 3]
-    avg = p[j]
-    inc = p[P_RAI] * bc_ai * p[j + 2]
+    if p[P_RESET] > 0.0:
+        # counters are reset by CNMs only: per-packet reset probability ps * 1{Fb < 0}
+        pc = ps * ind
+        l1p = math.log1p(-pc)
+        bc_ai = cycle_rate(pc, 0.5 * b if p[P_HALVE] > 0.0 else b)
+        avg = cycle_rate(pc, b)
+        inc = p[P_RAI] * bc_ai * math.exp(f * b * l1p)
+    else:
+        j = P_PRE + 4 * k
+        bc_ai = p[j + 1]
+        l1p = p[j + 3]
+        avg = p[j]
+        inc = p[P_RAI] * bc_ai * p[j + 2]
+        pc = ps
     if p[P_TIMER] > 0.0:
         lt = p[P_T] * rcd
         lt_ai = 0.5 * lt if p[P_HALVE] > 0.0 else lt
-        tm = cycle_rate(ps, lt)
-        tm_ai = cycle_rate(ps, lt_ai)
+        tm = cycle_rate(pc, lt)
+        tm_ai = cycle_rate(pc, lt_ai)
         avg += tm
         inc += p[P_RAI] * tm_ai * math.exp(f * lt * l1p)
         if p[P_HAI] > 0.0:
@@ -164,7 +190,7 @@ def _cycle_rate_sym(p, length):
     return p * sp.exp(y) / -expm1(y)
 
 
-def qcn_symbolic(timer=False, hai=False, quant=QUANT_NONE, halving=False):
+def qcn_symbolic(timer=False, hai=False, quant=QUANT_NONE, halving=False, reset=False):
     """SymPy right-hand side of the symmetric model on its congested interior branch.
 
     The branch is the one valid at an interior equilibrium, which
@@ -183,7 +209,8 @@ def qcn_symbolic(timer=False, hai=False, quant=QUANT_NONE, halving=False):
     x, xd : list of sympy.Symbol
         (q, R_C, R_T) and their delayed twins.
     params : tuple of sympy.Symbol
-        See :func:`param_symbols`.
+        See :func:`param_symbols`; with ``reset=True`` one more, ``delta_r`` (the width of
+        the logistic reset indicator, packets).
     channel : (sympy.Symbol, sympy.Expr)
         The loop channel: the symbol ``Fb_tau`` used in ``f`` and its expression
         Fb(t - tau) = -(q_tau - Qeq + w/(p_s C) (N R_C_tau - C)).
@@ -201,21 +228,28 @@ def qcn_symbolic(timer=False, hai=False, quant=QUANT_NONE, halving=False):
     cut = gd * u
     lam = rcd * ps
     b_ai = b / 2 if halving else b
-    bc = _cycle_rate_sym(ps, b)
-    bc_ai = _cycle_rate_sym(ps, b_ai)
-    l1p = log1p(-ps)
+    ind = sp.Integer(1)
+    pc = ps
+    if reset:
+        delta = sp.Symbol("delta_r", positive=True)
+        syms = (*syms, delta)
+        ind = 1 / (1 + sp.exp(fb / delta))
+        pc = ps * ind
+    bc = _cycle_rate_sym(pc, b)
+    bc_ai = _cycle_rate_sym(pc, b_ai)
+    l1p = log1p(-pc)
     avg = bc
     inc = r_ai * bc_ai * sp.exp(f * b * l1p)
     if timer:
         lt = t_per * rcd
         lt_ai = lt / 2 if halving else lt
-        tm = _cycle_rate_sym(ps, lt)
-        tm_ai = _cycle_rate_sym(ps, lt_ai)
+        tm = _cycle_rate_sym(pc, lt)
+        tm_ai = _cycle_rate_sym(pc, lt_ai)
         avg = avg + tm
         inc = inc + r_ai * tm_ai * sp.exp(f * lt * l1p)
         if hai:
             inc = inc + (r_hai - r_ai) * (bc_ai + tm_ai) * sp.exp(f * sp.Max(b, lt) * l1p)
-    d_rc = -cut * rc * lam + sp.Rational(1, 2) * (rt - rc) * rcd * avg
-    d_rt = -(rt - rc) * lam + rcd * inc
+    d_rc = -cut * rc * lam * ind + sp.Rational(1, 2) * (rt - rc) * rcd * avg
+    d_rt = -(rt - rc) * lam * ind + rcd * inc
     d_q = n * rc - c
     return [d_q, d_rc, d_rt], [q, rc, rt], [qd, rcd, rtd], syms, (fb, fb_expr)

@@ -40,6 +40,17 @@ Switches (all off by default = the equations above):
   :math:`(1-p)^{F \\max(B, T R_C)}` -- each cycle end adds R_HAI instead of R_AI (the HAI
   index i is taken as 1: a rough reconstruction).
 * ``min_rate``: R_C is held at or above params.min_rate. R_C never exceeds the line rate.
+* ``reset="cnm"`` (validation finding, issue 4; default ``"sample"`` = the equations above):
+  in the real RP only a CNM resets the byte counter and the timer, and a CNM is sent only when
+  Fb < 0 (a sampled frame with Fb >= 0 sends nothing). The per-packet reset probability in
+  every cycle term is therefore :math:`p_c = p \\sigma(Fb(t-\\tau))` instead of p, with
+  :math:`\\sigma(Fb) = 1/(1 + e^{Fb/\\delta})` a smoothed 1{Fb < 0} (also used in the cut and
+  the TR reset). With Fb >= 0 a cycle then ends every B packets (``cycle_rate -> 1/B``) and
+  AI/HAI follow, which is what the packet simulator shows after a rate dip; with ``"sample"``
+  the model's increase stalls at p (1-p)^(F B) / ((1-p)^-B - 1) and an emptied queue stays
+  empty for hundreds of ms. ``reset_width`` delta (bytes; default (1 + w) frame_size, the
+  granularity of Fb: Q and Qold move in whole frames) sets how sharp the switch is; the
+  linearisation sees its slope at Fb*, a feedback path the base model lacks.
 
 Linearisation: the loop is broken at the CP feedback Fb(t - tau) (see
 :mod:`qcnmodel.linearize`). In the base model the delayed rate only multiplies terms that vanish
@@ -87,8 +98,8 @@ _QUANT = {False: eq.QUANT_NONE, "none": eq.QUANT_NONE, True: eq.QUANT_SMOOTH,
 
 
 @functools.lru_cache(maxsize=32)
-def _system(timer: bool, hai: bool, quant: int, halving: bool) -> DelaySystem:
-    f, x, xd, syms, channel = eq.qcn_symbolic(timer, hai, quant, halving)
+def _system(timer: bool, hai: bool, quant: int, halving: bool, reset: bool = False) -> DelaySystem:
+    f, x, xd, syms, channel = eq.qcn_symbolic(timer, hai, quant, halving, reset)
     return DelaySystem(f, x, xd, syms, channel=channel)
 
 
@@ -114,6 +125,12 @@ class QCNFluidModel:
         Fixed p or the §1.4 sampling table.
     quantise : {False, "smooth", "floor"}
         Feedback quantisation (True means "smooth").
+    reset : {"sample", "cnm"}
+        What resets the RP counters in the cycle terms: every sample (models.md §2) or only
+        CNMs, i.e. samples with Fb < 0 (module docstring).
+    reset_width : float, optional
+        Width delta (bytes) of the smoothed indicator with ``reset="cnm"``
+        (default (1 + w) * frame_size).
     """
 
     params: QCNParams = field(default_factory=QCNParams)
@@ -127,6 +144,8 @@ class QCNFluidModel:
     quantise: bool | str = False
     halving: bool = False
     min_rate: bool = False
+    reset: str = "sample"
+    reset_width: float | None = None
 
     def __post_init__(self) -> None:
         if not isinstance(self.params, QCNParams):
@@ -158,6 +177,13 @@ class QCNFluidModel:
         for name in ("timer", "hai", "halving", "min_rate"):
             if not isinstance(getattr(self, name), (bool, np.bool_)):
                 raise ValueError(f"{name}: must be a bool, got {getattr(self, name)!r}")
+        if self.reset not in ("sample", "cnm"):
+            raise ValueError(f"reset: must be 'sample' or 'cnm', got {self.reset!r}")
+        if self.reset_width is not None:
+            rw = parse_number(self.reset_width, "reset_width")
+            if not (rw > 0 and math.isfinite(rw)):
+                raise ValueError(f"reset_width: must be in (0, inf) bytes, got {rw!r}")
+            object.__setattr__(self, "reset_width", float(rw))
         if self.hai and not self.timer:
             raise ValueError("hai: hyperactive increase needs both counters (set timer=True)")
 
@@ -185,6 +211,13 @@ class QCNFluidModel:
     @property
     def _pkt_bits(self) -> float:
         return 8.0 * self.params.frame_size
+
+    @property
+    def reset_width_bytes(self) -> float:
+        """Width of the smoothed reset indicator, bytes (``reset="cnm"``)."""
+        if self.reset_width is not None:
+            return self.reset_width
+        return (1.0 + self.params.w) * self.params.frame_size
 
     def param_vector(self, hotspot=None) -> np.ndarray:
         """Parameter vector of the equations (packets, packets/s; layout in _fluid_qcn_eqs)."""
@@ -219,6 +252,8 @@ class QCNFluidModel:
         p[eq.P_TOFF] = np.inf
         p[eq.P_CHOT] = p[eq.P_C]
         p[eq.P_TAU] = self.rtt
+        p[eq.P_RESET] = float(self.reset == "cnm")
+        p[eq.P_RWIDTH] = self.reset_width_bytes / fr
         eq.precompute(p)
         if hotspot is not None:
             t_on, t_off, cap_hot = hotspot
@@ -231,23 +266,30 @@ class QCNFluidModel:
         """The symbolic :class:`~qcnmodel.linearize.DelaySystem` for this model's switches."""
         quant = _QUANT[self.quantise]
         quant = eq.QUANT_SMOOTH if quant == eq.QUANT_FLOOR else quant
-        return _system(self.timer, self.hai, quant, self.halving)
+        return _system(self.timer, self.hai, quant, self.halving, self.reset == "cnm")
 
     def rhs_symbolic(self):
         """SymPy form (f, x, xd, params, channel) on the congested interior branch; see
         ``_fluid_qcn_eqs.qcn_symbolic``. Parameter values: :meth:`symbolic_param_values`."""
-        return eq.qcn_symbolic(self.timer, self.hai, _QUANT[self.quantise], self.halving)
+        return eq.qcn_symbolic(
+            self.timer, self.hai, _QUANT[self.quantise], self.halving, self.reset == "cnm"
+        )
 
     def symbolic_param_values(self) -> np.ndarray:
         """Numeric values of the symbolic parameters (packet units), at the equilibrium's
         sampling probability."""
         p = self.param_vector()
-        return np.r_[p[: eq.N_SYM_PARAMS - 1], self._p_rp]
+        vals = np.r_[p[: eq.N_SYM_PARAMS - 1], self._p_rp]
+        if self.reset == "cnm":
+            vals = np.r_[vals, p[eq.P_RWIDTH]]
+        return vals
 
     # ------------------------------------------------------------------ equilibrium
     def _analytic_fixed_point(self, p: np.ndarray):
         """Closed-form equilibrium (packets): N R_C = C, then R_T from dR_T = 0, u from dR_C = 0."""
         rc = p[eq.P_C] / p[eq.P_N]
+        if self.reset == "cnm":
+            return self._numeric_fixed_point(p, rc)
         cands = range(8) if self.sampling == "table" else [None]
         quant = _QUANT[self.quantise]
         for k in cands:
@@ -295,6 +337,34 @@ class QCNFluidModel:
             "no equilibrium: the sampling table has no consistent entry (the equilibrium sits on "
             "a table discontinuity)"
         )
+
+    def _numeric_fixed_point(self, p: np.ndarray, rc: float):
+        """Equilibrium with ``reset="cnm"``: N R_C = C; dR_T = 0 gives R_T - R_C, and
+        dR_C = 0 is then one equation in Fb* < 0, solved by bracketing (Brent)."""
+        from scipy.optimize import brentq
+
+        qeq, fbmax = p[eq.P_QEQ], p[eq.P_FBMAX]
+
+        def parts(fb):
+            ind, u, ps, k = eq.cp_signals(qeq - fb, rc, p[eq.P_C], p)
+            # rate_derivatives at R_T = R_C gives the increase drive rcd*inc in d_rt
+            _, inc = eq.rate_derivatives(rc, rc, rc, ind, u, ps, k, p)
+            gap = inc / (rc * ps * ind)
+            d_rc, _ = eq.rate_derivatives(rc, rc + gap, rc, ind, u, ps, k, p)
+            return d_rc, gap, ps
+
+        hi = -1e-9 * fbmax
+        lo = -fbmax * (1 - 1e-9)
+        if parts(lo)[0] >= 0:
+            raise ValueError(
+                "no equilibrium below feedback full scale with reset='cnm' "
+                "(|Fb*| would exceed Fb_max = Qeq(2w+1))"
+            )
+        if parts(hi)[0] <= 0:
+            raise ValueError("no equilibrium with Fb* < 0 with reset='cnm'")
+        fb = brentq(lambda v: parts(v)[0], lo, hi, xtol=1e-14 * fbmax, rtol=1e-14)
+        _, gap, ps = parts(fb)
+        return np.array([qeq - fb, rc, rc + gap]), ps
 
     @functools.cached_property
     def _x_star(self) -> np.ndarray:
