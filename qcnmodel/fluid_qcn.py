@@ -51,6 +51,13 @@ Switches (all off by default = the equations above):
   empty for hundreds of ms. ``reset_width`` delta (bytes; default (1 + w) frame_size, the
   granularity of Fb: Q and Qold move in whole frames) sets how sharp the switch is; the
   linearisation sees its slope at Fb*, a feedback path the base model lacks.
+* ``sampling_lag`` (validation finding): the CP computes Fb only at samples, on average every
+  :math:`T_s = 1/(p C)` (packets), and holds it in between; Qdelta is a backward difference
+  over the last interval. Both act like a zero-order hold, :math:`e^{-s T_s/2}` (the ZOH
+  equivalent of models.md §1). With the switch on, the delay used everywhere (simulation,
+  linearisation, ``loop()``) is :attr:`loop_delay` = rtt + Ts/2 (p the equilibrium's
+  sampling probability at the RP); ``loop().margins().critical_delay_s`` is then a loop delay:
+  subtract :attr:`sampling_lag_s` for the critical RTT.
 
 Linearisation: the loop is broken at the CP feedback Fb(t - tau) (see
 :mod:`qcnmodel.linearize`). In the base model the delayed rate only multiplies terms that vanish
@@ -131,6 +138,8 @@ class QCNFluidModel:
     reset_width : float, optional
         Width delta (bytes) of the smoothed indicator with ``reset="cnm"``
         (default (1 + w) * frame_size).
+    sampling_lag : bool
+        Add the CP's zero-order-hold lag Ts/2 to the loop delay (module docstring).
     """
 
     params: QCNParams = field(default_factory=QCNParams)
@@ -146,6 +155,7 @@ class QCNFluidModel:
     min_rate: bool = False
     reset: str = "sample"
     reset_width: float | None = None
+    sampling_lag: bool = False
 
     def __post_init__(self) -> None:
         if not isinstance(self.params, QCNParams):
@@ -174,7 +184,7 @@ class QCNFluidModel:
             raise ValueError(
                 f"quantise: must be False, True, 'smooth' or 'floor', got {self.quantise!r}"
             )
-        for name in ("timer", "hai", "halving", "min_rate"):
+        for name in ("timer", "hai", "halving", "min_rate", "sampling_lag"):
             if not isinstance(getattr(self, name), (bool, np.bool_)):
                 raise ValueError(f"{name}: must be a bool, got {getattr(self, name)!r}")
         if self.reset not in ("sample", "cnm"):
@@ -211,6 +221,18 @@ class QCNFluidModel:
     @property
     def _pkt_bits(self) -> float:
         return 8.0 * self.params.frame_size
+
+    @property
+    def sampling_lag_s(self) -> float:
+        """Ts/2 in s if ``sampling_lag`` (Ts = frame_size*8 / (p C), base p), else 0."""
+        if not self.sampling_lag:
+            return 0.0
+        return 0.5 * self._pkt_bits / (self.p_sample * self.capacity_bps)
+
+    @property
+    def loop_delay(self) -> float:
+        """Delay of the loop used by the model: rtt + :attr:`sampling_lag_s`."""
+        return self.rtt + self.sampling_lag_s
 
     @property
     def reset_width_bytes(self) -> float:
@@ -251,7 +273,7 @@ class QCNFluidModel:
         p[eq.P_TON] = np.inf
         p[eq.P_TOFF] = np.inf
         p[eq.P_CHOT] = p[eq.P_C]
-        p[eq.P_TAU] = self.rtt
+        p[eq.P_TAU] = self.loop_delay
         p[eq.P_RESET] = float(self.reset == "cnm")
         p[eq.P_RWIDTH] = self.reset_width_bytes / fr
         eq.precompute(p)
@@ -425,7 +447,7 @@ class QCNFluidModel:
     # ------------------------------------------------------------------ linear analysis
     def linearise(self) -> LinearDDE:
         """:class:`~qcnmodel.linearize.LinearDDE` at the fixed point (packet units)."""
-        return self.system().linearise(self._x_star, self.symbolic_param_values(), self.rtt)
+        return self.system().linearise(self._x_star, self.symbolic_param_values(), self.loop_delay)
 
     def loop(self):
         """Open loop L(s) = num/den e^{-s rtt} broken at the CP feedback (DelayedLoop)."""
@@ -433,7 +455,7 @@ class QCNFluidModel:
 
         num, den, _ = self.linearise().open_loop()
         name = f"QCN fluid N={self.n_flows} rtt={self.rtt * 1e6:g}us"
-        return DelayedLoop(num, den, self.rtt, name)
+        return DelayedLoop(num, den, self.loop_delay, name)
 
     def symbolic_loop(self):
         """SymPy (num, den) polynomials in s; symbols are the states and parameters."""
@@ -454,7 +476,7 @@ class QCNFluidModel:
         crossover ~1.3e4 rad/s, so 10 us is > 40 steps per period of the fastest oscillation;
         the test suite bounds the difference to the adaptive reference (tests/models).
         """
-        return min(self.rtt / 10.0, 10e-6)
+        return min(self.loop_delay / 10.0, 10e-6)
 
     def simulate(
         self,
@@ -521,14 +543,14 @@ class QCNFluidModel:
             dt = self.default_dt() if dt is None else parse_time(dt, "dt")
             dt, stride = step_for_record(dt, record_dt)
             res = integrate_fixed(
-                eq.QCN_RHS, x, [self.rtt], p, duration, dt, lower=lower, stride=stride
+                eq.QCN_RHS, x, [self.loop_delay], p, duration, dt, lower=lower, stride=stride
             )
         elif method == "reference":
             n_out = int(round(duration / record_dt)) + 1
             t_eval = np.linspace(0.0, duration, n_out)
             atol = rtol * np.maximum(np.abs(xs), 1.0)
             res = integrate_reference(
-                eq.QCN_RHS, x, [self.rtt], p, duration, rtol=rtol, atol=atol,
+                eq.QCN_RHS, x, [self.loop_delay], p, duration, rtol=rtol, atol=atol,
                 t_eval=t_eval, lower=lower,
             )  # fmt: skip
         elif method == "jitcdde":
@@ -538,7 +560,7 @@ class QCNFluidModel:
             sysm = self.system()
             subs = dict(zip(sysm.params, self.symbolic_param_values()))
             res = integrate_jitcdde(
-                list(sysm.f), sysm.x, sysm.xd, subs, self.rtt, x,
+                list(sysm.f), sysm.x, sysm.xd, subs, self.loop_delay, x,
                 np.linspace(0.0, duration, n_out), rtol=rtol, atol=rtol,
             )  # fmt: skip
             ok = np.isfinite(res.x[:, 0])

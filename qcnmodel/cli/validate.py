@@ -24,6 +24,13 @@ def register(subparsers) -> None:
     p.set_defaults(func=run)
 
 
+def _plain(o):
+    """JSON fallback for numpy scalars."""
+    if hasattr(o, "item"):
+        return o.item()
+    raise TypeError(f"not JSON serialisable: {type(o).__name__}")
+
+
 def run(args) -> int:
     """Run the suite; exit 0 if every check passed, 1 otherwise."""
     from qcnmodel.validation.report import write_report
@@ -34,7 +41,7 @@ def run(args) -> int:
     if args.json:
         out = res.to_json()
         out["report"] = str(md)
-        print(json.dumps(out))
+        print(json.dumps(out, default=_plain))
     else:
         print(f"{len(res.rows)} checks: {res.passed} passed, {res.failed} failed "
               f"({res.wall_s:.0f} s); report {md}")  # fmt: skip
