@@ -19,7 +19,7 @@ KEYS = {
 }
 
 
-@pytest.mark.parametrize("model", ["fopdt", "qcn", "dcqcn"])
+@pytest.mark.parametrize("model", ["fopdt", "qcn", "dcqcn", "ecm"])
 def test_json_has_the_promised_keys(model, capsys):
     assert main(["margins", "--model", model, "--rtt", "100us", "--flows", "10", "--json"]) == 0
     out = json.loads(capsys.readouterr().out)  # exactly one JSON object

@@ -18,7 +18,7 @@ import dataclasses
 
 from qcnmodel.cli.common import parse_set, print_json
 
-MODELS = ("fopdt", "qcn", "dcqcn")
+MODELS = ("fopdt", "qcn", "dcqcn", "ecm")
 
 
 def register(subparsers) -> None:
@@ -30,7 +30,11 @@ def register(subparsers) -> None:
         formatter_class=argparse.RawDescriptionHelpFormatter,
     )
     p.add_argument("--model", choices=MODELS, default="qcn", help="which model (default qcn)")
-    p.add_argument("--preset", default=None, help="QCN parameter preset (default 802.1qau)")
+    p.add_argument(
+        "--preset",
+        default=None,
+        help="parameter preset (QCN: default 802.1qau; ECM: seed004 or seed000)",
+    )
     p.add_argument("--params", default=None, help="TOML parameter file (see examples/)")
     p.add_argument("--rtt", default=None, help="loop delay, e.g. 500us")
     p.add_argument("--flows", default=None, help="number of flows N")
@@ -87,6 +91,28 @@ def build_model(args):
         mchanges.setdefault("fixed_point_method", args.fixed_point)
         mchanges.setdefault("linearisation", args.linearisation)
         return _make(DCQCNFluidModel, DCQCNParams(**pchanges), mchanges, pfields, mfields)
+
+    if args.model == "ecm":
+        from qcnmodel.fluid_ecm import ECMFluidModel
+        from qcnmodel.sim.protocol_params import ECMParams
+
+        if args.params:
+            raise ValueError("params: QCN parameter files do not apply to --model ecm")
+        pfields = {f.name for f in dataclasses.fields(ECMParams)}
+        mfields = {f.name for f in dataclasses.fields(ECMFluidModel)} - {"params"}
+        pchanges, mchanges = _split_sets(sets, pfields, mfields)
+        if args.w is not None:
+            pchanges["w"] = parse_number(args.w, "w")
+        if args.ps is not None:
+            pchanges["psample"] = parse_number(args.ps, "ps")
+        if args.rtt is not None:
+            mchanges["rtt"] = parse_time(args.rtt, "rtt")
+        if args.flows is not None:
+            mchanges["n_flows"] = _flows(args.flows)
+        if args.rate is not None:
+            mchanges["capacity"] = parse_rate(args.rate, "rate")
+        params = ECMParams.preset(args.preset or "seed004", **pchanges)
+        return _make(ECMFluidModel, params, mchanges, pfields, mfields)
 
     if args.params:
         params = load_params(args.params, extra_tables=("ranges",))
