@@ -43,7 +43,7 @@ from qcnmodel.sim.kernel_heap import (
 from qcnmodel.sim.kernel_state import F_VN, TQ_AREA, TQ_MAX, TQ_TXB, build_state
 from qcnmodel.sim.network import ConstantFlow, NetworkSpec, compile_network
 from qcnmodel.sim.scenarios import SCENARIOS, Scenario, get_scenario
-from qcnmodel.sim.traces import build_dataset, decimate, to_csv, window
+from qcnmodel.sim.traces import build_dataset, decimate, port_arrival_bytes, to_csv, window
 from qcnmodel.units import parse_time
 
 __all__ = ["SimResult", "list_scenarios", "simulate"]
@@ -309,10 +309,11 @@ def simulate(
         m["hot_port_utilisation"] = metrics.utilisation(
             TQ[TQ_TXB, hot, ib1 - 1] - b0, span, min(hs.rate, float(net.port_rate[hot]))
         )
-        tx = np.diff(TQ[TQ_TXB, hot].astype(float), prepend=0.0) * 8 / (bin_ns / 1e9)
+        width = (np.minimum((np.arange(nb) + 1) * bin_ns, end_ns) - np.arange(nb) * bin_ns) / 1e9
+        arr = port_arrival_bytes(TQ, hot, net.frame_size) * 8 / width
         target = min(float(net.port_rate[hot]), _offered_after(spec, net, hot, hs.stop))
         t_end = np.minimum((np.arange(nb) + 1) * bin_ns, end_ns) / 1e9
-        m["recovery_time_s"] = metrics.recovery_time(t_end, tx, bin_ns / 1e9, hs.stop, target)
+        m["recovery_time_s"] = metrics.recovery_time(t_end, arr, bin_ns / 1e9, hs.stop, target)
     else:
         m.update(hot_queue_mean_bytes=None, hot_queue_max_bytes=None, recovery_time_s=None)
     ds = None

@@ -10,9 +10,12 @@ Definitions (used by :meth:`qcnmodel.sim.api.SimResult.summary`):
 * **Mean / peak queue**: time average (exact integral of the queue-length step function) and
   maximum of the hot port's output queue over the window.
 * **Recovery time** (OG hotspots, scenarios.md S3/S13 "recovery time"): the time from the end
-  of the hotspot until the hot port's throughput, averaged over a hold window (default 10 ms),
-  first reaches ``(1 - tol)`` (default 90%) of its target, where the target is
-  ``min(port capacity, offered load towards the port after the hotspot)``. The hold window
+  of the hotspot until the traffic *arriving* at the hot port (bytes enqueued or dropped
+  there, i.e. what the sources' rate limiters let through), averaged over a hold window
+  (default 10 ms), first reaches ``(1 - tol)`` (default 90%) of its target
+  ``min(port capacity, offered load towards the port after the hotspot)``. Arrivals rather
+  than departures, so that a backlog draining at line rate does not count as recovered
+  sources; without congestion control the sources are never throttled and it is ~0. The hold window
   starts at a bin boundary, so the resolution is the trace bin width. None when the hotspot
   does not end within the run, when the target is 0 (e.g. an IG hotspot whose culprits stop),
   or when the throughput never recovers before the end of the run.
@@ -68,7 +71,7 @@ def recovery_time(
     time_end_s : array
         Bin end times (s).
     throughput_bps : array
-        Hot-port throughput per bin (bit/s).
+        Hot-port arrival rate per bin (bit/s).
     bin_s : float
         Bin width (s).
     stop_s : float

@@ -21,6 +21,7 @@ that name the parameter. Conventions shared by all builders:
 
 from __future__ import annotations
 
+import dataclasses
 import difflib
 import math
 from collections.abc import Callable
@@ -115,7 +116,7 @@ class Scenario:
                     f"(allowed: {', '.join(sorted(allowed))})"
                 )
             kw[key] = allowed[key].parse(value)
-        return self.builder(**kw)
+        return dataclasses.replace(self.builder(**kw), name=self.name)
 
 
 def _common(rtt=5e-6, memory=150e3, pause=False, duration_hot=(0.1, 1.0)):

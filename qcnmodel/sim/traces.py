@@ -14,6 +14,9 @@ variable                      dims         meaning
 ``queue`` (+``_mean``/``_max``) port, time every port's output queue (bytes)
 ``port_throughput``           port, time   bits sent per second over the bin
 ``hot_port_throughput``       time         same, for the hot port
+``port_arrivals``             port, time   bits per second offered to the port's queue
+                                           (enqueued + dropped; exact: sent + queue change)
+``hot_port_arrivals``         time         same, for the hot port
 ``port_drops``, ``drops``     (port,) time frames dropped during the bin
 ``pause_frames``, ``cnms``    time         PAUSE frames / CNMs sent during the bin
 ``delivered_throughput``      time         all delivered bits per second
@@ -46,13 +49,24 @@ from qcnmodel.sim.kernel_state import (
     TR_TS,
 )
 
-__all__ = ["build_dataset", "decimate", "to_csv", "window"]
+__all__ = ["build_dataset", "decimate", "port_arrival_bytes", "to_csv", "window"]
 
 
 def _diff(cum: np.ndarray) -> np.ndarray:
     """Per-bin increments of a cumulative series along the last axis."""
     out = np.diff(cum, axis=-1, prepend=0)
     return out
+
+
+def port_arrival_bytes(TQ, port, frame_size) -> np.ndarray:
+    """Bytes offered to a port's output queue per bin: sent + queue growth + dropped.
+
+    Exact, because the queue counts enqueued bytes until their transmission starts and the
+    transmitted bytes are counted at that start; drops are frames of ``frame_size`` bytes.
+    """
+    sent = _diff(TQ[TQ_TXB, port].astype(float))
+    dq = np.diff(TQ[TQ_Q, port].astype(float), prepend=0.0)
+    return sent + dq + _diff(TQ[TQ_DROPS, port].astype(float)) * frame_size
 
 
 def build_dataset(TQ, TG, TFB, TRP, *, net, traced_flows, bin_ns, end_ns, hot_port, attrs):
@@ -74,6 +88,12 @@ def build_dataset(TQ, TG, TFB, TRP, *, net, traced_flows, bin_ns, end_ns, hot_po
             "queue_mean": (("port", "time"), qmean),
             "queue_max": (("port", "time"), TQ[TQ_MAX]),
             "port_throughput": (("port", "time"), thr),
+            "port_arrivals": (
+                ("port", "time"),
+                np.stack([port_arrival_bytes(TQ, p, net.frame_size) for p in range(net.n_ports)])
+                * 8.0
+                / width_s,
+            ),
             "port_drops": (("port", "time"), _diff(TQ[TQ_DROPS])),
             "drops": ("time", _diff(TG[TG_DROP])),
             "pause_frames": ("time", _diff(TG[TG_PAUSE])),
@@ -93,6 +113,7 @@ def build_dataset(TQ, TG, TFB, TRP, *, net, traced_flows, bin_ns, end_ns, hot_po
         for v in ("queue", "queue_mean", "queue_max"):
             ds["hot_" + v] = ds[v].isel(port=hot_port)
         ds["hot_port_throughput"] = ds["port_throughput"].isel(port=hot_port)
+        ds["hot_port_arrivals"] = ds["port_arrivals"].isel(port=hot_port)
         ds.attrs["hot_port"] = ports[hot_port]
     units = {"queue": "bytes", "throughput": "bit/s", "cr": "bit/s", "tr": "bit/s"}
     for name in ds.data_vars:
