@@ -75,3 +75,13 @@ def test_lossless_pause_drops_nothing(spec, seed, qcn):
     _, s = run(spec, p, seed, qcn)
     assert int(s.S[kh.S_DROP]) == 0
     assert int(s.S[kh.S_DELIV]) > 0
+
+
+@settings(max_examples=6, deadline=None)
+@given(spec=networks(), seed=st.integers(0, 2**31))
+def test_same_seed_same_trace_bit_for_bit(spec, seed):
+    p = QCNParams(line_rate=float(net_rate(spec)), min_rate=1e6, timer=1e-3)
+    _, a = run(spec, p, seed, end_ns=1_000_000)
+    _, b = run(spec, p, seed, end_ns=1_000_000)
+    for name in ("S", "TQ", "TG", "TFB", "TRP", "rp", "cp"):
+        assert np.array_equal(getattr(a, name), getattr(b, name)), name
