@@ -1,0 +1,105 @@
+"""Every figure in ``figures/``, regenerated deterministically (``qcnmodel figures``).
+
+Figures come in groups; each group is a function ``draw(out_dir) -> [(path, caption), ...]``
+registered in :data:`GROUPS`. :func:`regenerate` runs the groups, then writes
+``figures/README.md`` listing every file with its caption. All figures are saved with fixed
+size, dpi and no timestamp metadata, and every simulation in them uses a fixed seed, so a
+rerun writes the same bytes.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from pathlib import Path
+
+__all__ = ["GROUPS", "register", "regenerate"]
+
+GROUPS: dict[str, Callable[[Path], list[tuple[Path, str]]]] = {}
+
+
+def register(name: str):
+    """Decorator adding a figure group under ``name``."""
+
+    def deco(func):
+        GROUPS[name] = func
+        return func
+
+    return deco
+
+
+@register("analysis")
+def _analysis(out_dir: Path) -> list[tuple[Path, str]]:
+    """Bode, Nyquist, step, nonlinear, stability map and critical RTT at the 802.1Qau set."""
+    from qcnmodel import report_figures
+    from qcnmodel.report import ReportConfig, compute_margins_grid
+
+    cfg = ReportConfig(packet=False)
+    return report_figures.draw_all(cfg, compute_margins_grid(cfg), out_dir)
+
+
+@register("packet")
+def _packet(out_dir: Path) -> list[tuple[Path, str]]:
+    """The report's packet-level confirmation (two RTTs around the model's critical RTT)."""
+    from qcnmodel.document import Document
+    from qcnmodel.report import ReportConfig
+    from qcnmodel.report_packet import add_section
+
+    doc = Document("packet")
+    add_section(doc, ReportConfig(), out_dir)
+    return [data for kind, data in doc.blocks if kind == "figure"]
+
+
+def _optional_groups() -> None:
+    """Register groups that live in other sub-packages (validation, protocol comparisons)."""
+    import importlib
+
+    for modname in ("qcnmodel.validation.figures", "qcnmodel.compare"):
+        try:
+            importlib.import_module(modname)
+        except ModuleNotFoundError as exc:
+            if exc.name != modname and not modname.startswith(str(exc.name)):
+                raise
+
+
+def regenerate(out_dir: str | Path = "figures", only: list[str] | None = None, progress=True):
+    """Draw the figure groups into ``out_dir`` and write its ``README.md`` index.
+
+    Parameters
+    ----------
+    out_dir : str or Path
+        Destination (default ``figures``).
+    only : list of str, optional
+        Group names to draw (default: all).
+    progress : bool
+        Progress bar on stderr.
+
+    Returns
+    -------
+    list of (Path, str)
+        Every figure written, with its caption.
+    """
+    from tqdm.auto import tqdm
+
+    _optional_groups()
+    out = Path(out_dir)
+    out.mkdir(parents=True, exist_ok=True)
+    names = list(GROUPS) if not only else list(only)
+    for name in names:
+        if name not in GROUPS:
+            raise ValueError(f"only: unknown figure group {name!r} (known: {', '.join(GROUPS)})")
+    figures: list[tuple[Path, str]] = []
+    for name in tqdm(names, desc="figures", unit="group", disable=not progress):
+        figures += [(Path(p), c) for p, c in GROUPS[name](out)]
+    index = out / "README.md"
+    lines = ["# Figures", "", "Regenerate with `qcnmodel figures` (deterministic).", ""]
+    known = {}
+    if index.exists() and only:
+        for line in index.read_text().splitlines():
+            if line.startswith("| `"):
+                fname = line.split("`")[1]
+                known[fname] = line
+    for path, caption in figures:
+        known[path.name] = f"| `{path.name}` | {caption} |"
+    lines += ["| file | caption |", "|---|---|", *[known[k] for k in sorted(known)], ""]
+    index.write_text("\n".join(lines))
+    return figures
