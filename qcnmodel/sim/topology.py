@@ -1,0 +1,493 @@
+"""User-defined networks: a TOML topology file -> :class:`~qcnmodel.sim.network.NetworkSpec`.
+
+Run one with ``qcnmodel simulate --topology FILE`` or :func:`simulate_topology`. Format
+(top-level keys must come before the first ``[table]``, as TOML requires; every quantity
+accepts unit strings, "10Gbps", "500ns", "150KB", or plain SI numbers)::
+
+    name = "two-switch"            # optional (default: the file name)
+    preset = "802.1qau"            # optional QCN preset used by `simulate`
+    duration = "50ms"              # optional simulated time used by `simulate`
+    frame_size = "1500B"           # optional
+    nodes = ["h1", "h2", "h3"]     # end nodes (adapters, reaction points)
+    switches = ["s1", "s2"]        # or [[switches]] tables with name and latency
+    fair_flows = [["h1", "h3"]]    # optional: flows whose Jain fairness is reported
+    measure = ["10ms", "50ms"]     # optional measurement window
+
+    [defaults]                     # optional: rate/delay of links, switch latency
+    rate = "10Gbps"
+    delay = "500ns"
+    switch_latency = "1us"
+
+    [[links]]                      # full duplex; rate and delay default to [defaults]
+    a = "h1"
+    b = "s1"
+
+    [[flows]]                      # constant-rate flow (optionally exponential on/off)
+    source = "h1"
+    dest = "h3"
+    rate = "5Gbps"                 # start, stop, on_mean, off_mean optional
+
+    [[uniform]]                    # Bernoulli arrivals, uniform destination per frame
+    source = "h2"
+    rate = "8.5Gbps"               # destinations = [...] optional (default: all others)
+
+    [matrix]                       # traffic matrix: rates[i][j] from nodes[i] to nodes[j]
+    nodes = ["h1", "h2"]
+    rates = [[0, "1Gbps"], ["2Gbps", 0]]
+
+    [[hotspots]]                   # the switch port to `node` drains at `rate` in [start, stop)
+    node = "h3"
+    rate = "1Gbps"
+    start = "10ms"
+    stop = "40ms"                  # mode = "port" | "adapter" optional
+
+    [buffers]                      # switch_memory, oq_limit, adapter_ib, adapter_ob
+    [pause]                        # enabled, rtt, headroom_factor, hysteresis
+
+Validation errors are :class:`ValueError` naming the file, the entry (``links[2]``) and, where
+it can be found, its line: unknown keys, unknown nodes, duplicate names, non-positive rates,
+negative delays, hosts without exactly one link, flows whose destination is unreachable.
+
+Routing is the simulator's (:func:`~qcnmodel.sim.network.compile_network`): shortest path in
+hops, hosts do not forward, ties go to the lowest port index, i.e. to the link declared first;
+:func:`routes` lists the resulting paths.
+"""
+
+from __future__ import annotations
+
+import math
+import re
+import sys
+from collections import deque
+from dataclasses import dataclass
+from pathlib import Path
+
+from qcnmodel.sim.network import (
+    Buffers,
+    ConstantFlow,
+    Host,
+    Hotspot,
+    Link,
+    NetworkSpec,
+    PauseConfig,
+    Switch,
+    UniformTraffic,
+    compile_network,
+)
+from qcnmodel.units import parse_number, parse_rate, parse_size, parse_time
+
+if sys.version_info >= (3, 11):
+    import tomllib
+else:  # pragma: no cover
+    import tomli as tomllib
+
+__all__ = ["Topology", "load_topology", "parse_topology", "read_topology", "routes",
+           "simulate_topology"]  # fmt: skip
+
+_TOP = {"name", "preset", "duration", "frame_size", "nodes", "switches", "fair_flows",
+        "measure", "defaults", "links", "flows", "uniform", "matrix", "hotspots", "buffers",
+        "pause"}  # fmt: skip
+_KEYS = {
+    "defaults": {"rate", "delay", "switch_latency"},
+    "switches": {"name", "latency"},
+    "links": {"a", "b", "rate", "delay"},
+    "flows": {"source", "dest", "rate", "start", "stop", "on_mean", "off_mean"},
+    "uniform": {"source", "rate", "destinations", "start", "stop"},
+    "matrix": {"nodes", "rates", "start", "stop"},
+    "hotspots": {"node", "rate", "start", "stop", "mode"},
+    "buffers": {"switch_memory", "oq_limit", "adapter_ib", "adapter_ob"},
+    "pause": {"enabled", "rtt", "headroom_factor", "hysteresis"},
+}
+
+
+@dataclass(frozen=True)
+class Topology:
+    """A loaded topology file: the network and the run settings it carries."""
+
+    spec: NetworkSpec
+    preset: str | None = None
+    duration: float | None = None
+    path: str = "<string>"
+
+
+class _Ctx:
+    """Error messages with the source name and the line of an entry."""
+
+    def __init__(self, text: str, source: str):
+        self.lines = text.splitlines()
+        self.source = source
+
+    def _header_lines(self, table: str) -> list[int]:
+        pat = re.compile(rf"^\s*\[\[\s*{re.escape(table)}\s*\]\]")
+        return [i for i, ln in enumerate(self.lines, 1) if pat.match(ln)]
+
+    def key_line(self, key: str, start: int = 1) -> int | None:
+        pat = re.compile(rf"^\s*\"?{re.escape(key)}\"?\s*=")
+        for i in range(start, len(self.lines) + 1):
+            ln = self.lines[i - 1]
+            if i > start and re.match(r"^\s*\[", ln):
+                return None
+            if pat.match(ln):
+                return i
+        return None
+
+    def table_line(self, table: str) -> int | None:
+        pat = re.compile(rf"^\s*\[\s*{re.escape(table)}\s*\]")
+        for i, ln in enumerate(self.lines, 1):
+            if pat.match(ln):
+                return i
+        return self.key_line_anywhere(table)
+
+    def key_line_anywhere(self, key: str) -> int | None:
+        pat = re.compile(rf"^\s*\"?{re.escape(key)}\"?\s*=")
+        for i, ln in enumerate(self.lines, 1):
+            if pat.match(ln):
+                return i
+        return None
+
+    def entry_line(self, table: str, k: int) -> int | None:
+        """Line of entry ``k`` of an array of tables (``[[table]]`` or an inline array)."""
+        heads = self._header_lines(table)
+        if heads:
+            return heads[k] if k < len(heads) else None
+        start = self.key_line_anywhere(table)
+        if start is None:
+            return None
+        depth, seen, in_str = 0, -1, False
+        for i in range(start, len(self.lines) + 1):
+            text = self.lines[i - 1].split("=", 1)[1] if i == start else self.lines[i - 1]
+            for ch in text:
+                if ch == '"':
+                    in_str = not in_str
+                elif in_str:
+                    continue
+                elif ch in "[{":
+                    if ch == "{" and depth == 1:
+                        seen += 1
+                        if seen == k:
+                            return i
+                    depth += 1
+                elif ch in "]}":
+                    depth -= 1
+                    if depth == 0:
+                        return start
+        return start
+
+    def where(self, what: str, line: int | None) -> str:
+        return f"{self.source}, {what}" + (f" (line {line})" if line else "")
+
+    def error(self, what: str, line: int | None, msg: str) -> ValueError:
+        return ValueError(f"{self.where(what, line)}: {msg}")
+
+
+def _entries(data: dict, table: str, ctx: _Ctx) -> list[tuple[str, int | None, dict]]:
+    raw = data.get(table, [])
+    if isinstance(raw, dict):
+        raw = [raw]
+    if not isinstance(raw, list):
+        raise ctx.error(table, ctx.key_line_anywhere(table), "expected an array of tables")
+    out = []
+    for k, e in enumerate(raw):
+        what, line = f"{table}[{k}]", ctx.entry_line(table, k)
+        if not isinstance(e, dict):
+            raise ctx.error(what, line, f"expected a table, got {e!r}")
+        _check_keys(e, _KEYS[table], what, line, ctx)
+        out.append((what, line, e))
+    return out
+
+
+def _check_keys(e: dict, allowed: set, what: str, line: int | None, ctx: _Ctx) -> None:
+    import difflib
+
+    for key in e:
+        if key not in allowed:
+            close = difflib.get_close_matches(key, sorted(allowed), n=1)
+            hint = f"; did you mean {close[0]!r}?" if close else ""
+            kl = ctx.key_line(key, line) if line else None
+            raise ctx.error(what, kl or line, f"unknown key {key!r}{hint} "
+                            f"(allowed: {', '.join(sorted(allowed))})")  # fmt: skip
+
+
+def _quantity(parser, e, key, what, line, ctx, default=None, positive=False, inf_ok=False):
+    if key not in e:
+        if default is None:
+            raise ctx.error(what, line, f"missing key {key!r}")
+        return default
+    v = e[key]
+    kl = (ctx.key_line(key, line) if line else None) or line
+    if inf_ok and isinstance(v, str) and v.strip().lower() in ("inf", "unlimited", "none"):
+        return math.inf
+    try:
+        x = parser(v, key)
+    except ValueError as exc:
+        raise ctx.error(what, kl, str(exc)) from None
+    if positive and not x > 0:
+        raise ctx.error(what, kl, f"{key} must be > 0, got {v!r}")
+    if not positive and x < 0:
+        raise ctx.error(what, kl, f"{key} must be >= 0, got {v!r}")
+    return x
+
+
+def parse_topology(text: str, source: str = "<string>") -> Topology:
+    """Parse topology TOML ``text`` (see the module docstring); ``source`` names it in errors."""
+    ctx = _Ctx(text, source)
+    try:
+        data = tomllib.loads(text)
+    except tomllib.TOMLDecodeError as exc:
+        raise ValueError(f"{source}: invalid TOML: {exc}") from None
+    _check_keys(data, _TOP, "top level", None, ctx)
+    name = str(data.get("name", Path(source).stem if source != "<string>" else "topology"))
+    dflt = data.get("defaults", {})
+    _check_keys(dflt, _KEYS["defaults"], "[defaults]", ctx.table_line("defaults"), ctx)
+    dl = ctx.table_line("defaults")
+    d_rate = _quantity(parse_rate, dflt, "rate", "[defaults]", dl, ctx, 10e9, positive=True)
+    d_delay = _quantity(parse_time, dflt, "delay", "[defaults]", dl, ctx, 0.5e-6)
+    d_lat = _quantity(parse_time, dflt, "switch_latency", "[defaults]", dl, ctx, 1e-6)
+    # nodes and switches
+    hosts = data.get("nodes")
+    if not isinstance(hosts, list) or not all(isinstance(h, str) for h in hosts):
+        raise ctx.error("nodes", ctx.key_line_anywhere("nodes"), "expected a list of node names")
+    switches: list[Switch] = []
+    raw_sw = data.get("switches", [])
+    if not isinstance(raw_sw, list):
+        raise ctx.error("switches", ctx.key_line_anywhere("switches"), "expected a list")
+    if raw_sw and all(isinstance(s, str) for s in raw_sw):
+        switches = [Switch(s, d_lat) for s in raw_sw]
+    else:
+        for what, line, e in _entries(data, "switches", ctx):
+            if "name" not in e:
+                raise ctx.error(what, line, "missing key 'name'")
+            lat = _quantity(parse_time, e, "latency", what, line, ctx, d_lat)
+            switches.append(Switch(str(e["name"]), lat))
+    known: dict[str, str] = {}
+    for n, kind, key in [(h, "node", "nodes") for h in hosts] + [
+        (s.name, "switch", "switches") for s in switches
+    ]:
+        if n in known:
+            raise ctx.error(key, ctx.key_line_anywhere(key) or ctx.table_line(key),
+                            f"duplicate name {n!r} (already a {known[n]})")  # fmt: skip
+        known[n] = kind
+
+    def check_node(n, key, what, line, host=False):
+        kl = (ctx.key_line(key, line) if line else None) or line
+        if not isinstance(n, str) or n not in known:
+            raise ctx.error(what, kl, f"unknown node {n!r} in {key!r} "
+                            f"(known: {', '.join(known)})")  # fmt: skip
+        if host and known[n] != "node":
+            raise ctx.error(what, kl, f"{key} {n!r} is a switch, not an end node")
+        return n
+
+    # links
+    links: list[Link] = []
+    link_lines: dict[str, list[int]] = {n: [] for n in known}
+    for what, line, e in _entries(data, "links", ctx):
+        a = check_node(e.get("a"), "a", what, line)
+        b = check_node(e.get("b"), "b", what, line)
+        if a == b:
+            raise ctx.error(what, line, f"link from {a!r} to itself")
+        rate = _quantity(parse_rate, e, "rate", what, line, ctx, d_rate, positive=True)
+        delay = _quantity(parse_time, e, "delay", what, line, ctx, d_delay)
+        links.append(Link(a, b, rate, delay))
+        link_lines[a].append(line or 0)
+        link_lines[b].append(line or 0)
+    for h in hosts:
+        if len(link_lines[h]) != 1:
+            at = [x for x in link_lines[h] if x]
+            more = f" (links at lines {', '.join(map(str, at))})" if at else ""
+            raise ctx.error(
+                f"node {h!r}",
+                ctx.key_line_anywhere("nodes"),
+                f"an end node needs exactly one link, has {len(link_lines[h])}{more}",
+            )
+    adj: dict[str, list[str]] = {n: [] for n in known}
+    for ln in links:
+        adj[ln.a].append(ln.b)
+        adj[ln.b].append(ln.a)
+
+    def check_path(src, dst, what, line):
+        seen, dq = {src}, deque([src])
+        while dq:
+            u = dq.popleft()
+            if u != src and known[u] == "node":
+                continue  # end nodes do not forward
+            for v in adj[u]:
+                if v not in seen:
+                    seen.add(v)
+                    dq.append(v)
+        if dst not in seen:
+            raise ctx.error(what, line, f"flow {src} -> {dst} is disconnected: no path from "
+                            f"{src!r} to {dst!r}")  # fmt: skip
+
+    # traffic
+    traffic: list = []
+
+    def times(e, what, line):
+        a = _quantity(parse_time, e, "start", what, line, ctx, 0.0)
+        b = _quantity(parse_time, e, "stop", what, line, ctx, math.inf, positive=True, inf_ok=True)
+        if b <= a:
+            raise ctx.error(what, line, f"stop ({b:g} s) must be after start ({a:g} s)")
+        return a, b
+
+    for what, line, e in _entries(data, "flows", ctx):
+        s = check_node(e.get("source"), "source", what, line, host=True)
+        t = check_node(e.get("dest"), "dest", what, line, host=True)
+        if s == t:
+            raise ctx.error(what, line, f"source and dest are both {s!r}")
+        rate = _quantity(parse_rate, e, "rate", what, line, ctx, positive=True)
+        a, b = times(e, what, line)
+        on = _quantity(parse_time, e, "on_mean", what, line, ctx, 0.0)
+        off = _quantity(parse_time, e, "off_mean", what, line, ctx, 0.0)
+        check_path(s, t, what, line)
+        traffic.append(ConstantFlow(s, t, rate, a, b, on, off))
+    for what, line, e in _entries(data, "uniform", ctx):
+        s = check_node(e.get("source"), "source", what, line, host=True)
+        rate = _quantity(parse_rate, e, "rate", what, line, ctx, positive=True)
+        dests = e.get("destinations")
+        if dests is not None:
+            if not isinstance(dests, list) or not dests:
+                raise ctx.error(what, line, "destinations: expected a non-empty list of nodes")
+            dests = tuple(check_node(x, "destinations", what, line, host=True) for x in dests)
+        for t in dests or [h for h in hosts if h != s]:
+            check_path(s, t, what, line)
+        a, b = times(e, what, line)
+        traffic.append(UniformTraffic(s, rate, dests, a, b))
+    if "matrix" in data:
+        traffic += _matrix(data["matrix"], ctx, check_node, check_path, times)
+    # hotspots, buffers, pause
+    hotspots = []
+    for what, line, e in _entries(data, "hotspots", ctx):
+        n = check_node(e.get("node"), "node", what, line)
+        rate = _quantity(parse_rate, e, "rate", what, line, ctx, positive=True)
+        a, b = times(e, what, line)
+        mode = str(e.get("mode", "port"))
+        if mode not in ("port", "adapter"):
+            raise ctx.error(what, line, f"mode: {mode!r} is not one of port, adapter")
+        hotspots.append(Hotspot(n, rate, a, b, mode))
+    bd = data.get("buffers", {})
+    bl = ctx.table_line("buffers")
+    _check_keys(bd, _KEYS["buffers"], "[buffers]", bl, ctx)
+    buf = Buffers(
+        *(_quantity(parse_size, bd, k, "[buffers]", bl, ctx, v, positive=k != "oq_limit",
+                    inf_ok=True)
+          for k, v in (("switch_memory", 150e3), ("oq_limit", 0.0), ("adapter_ib", 1.5e6),
+                       ("adapter_ob", 1.5e6)))
+    )  # fmt: skip
+    pd = data.get("pause", {})
+    pl = ctx.table_line("pause")
+    _check_keys(pd, _KEYS["pause"], "[pause]", pl, ctx)
+    enabled = pd.get("enabled", False)
+    if not isinstance(enabled, bool):
+        raise ctx.error("[pause]", pl, f"enabled: expected true or false, got {enabled!r}")
+    pause = PauseConfig(
+        enabled,
+        _quantity(parse_time, pd, "rtt", "[pause]", pl, ctx, 0.0),
+        _quantity(parse_number, pd, "headroom_factor", "[pause]", pl, ctx, 1.0),
+        _quantity(parse_size, pd, "hysteresis", "[pause]", pl, ctx, 10e3),
+    )
+    top = {"frame_size": 1500}
+    fs = _quantity(parse_size, data, "frame_size", "frame_size",
+                   ctx.key_line_anywhere("frame_size"), ctx, 1500.0, positive=True)  # fmt: skip
+    if fs != int(fs):
+        raise ctx.error("frame_size", ctx.key_line_anywhere("frame_size"), "must be whole bytes")
+    top["frame_size"] = int(fs)
+    fair = []
+    for pair in data.get("fair_flows", []):
+        fl = ctx.key_line_anywhere("fair_flows")
+        if not (isinstance(pair, list) and len(pair) == 2):
+            raise ctx.error("fair_flows", fl, f"expected [source, dest] pairs, got {pair!r}")
+        fair.append((check_node(pair[0], "fair_flows", "fair_flows", fl, host=True),
+                     check_node(pair[1], "fair_flows", "fair_flows", fl, host=True)))  # fmt: skip
+    measure = None
+    if "measure" in data:
+        ml = ctx.key_line_anywhere("measure")
+        m = data["measure"]
+        if not (isinstance(m, list) and len(m) == 2):
+            raise ctx.error("measure", ml, "expected [start, stop]")
+        measure = (parse_time(m[0], "measure"), parse_time(m[1], "measure"))
+        if measure[1] <= measure[0]:
+            raise ctx.error("measure", ml, "stop must be after start")
+    spec = NetworkSpec(name, tuple(Host(h) for h in hosts), tuple(switches), tuple(links),
+                       tuple(traffic), tuple(hotspots), buf, pause, top["frame_size"],
+                       tuple(fair), measure)  # fmt: skip
+    try:
+        compile_network(spec)  # the simulator's own checks (ranges, PAUSE watermarks...)
+    except ValueError as exc:
+        raise ValueError(f"{source}: {exc}") from None
+    preset = data.get("preset")
+    duration = None
+    if "duration" in data:
+        duration = _quantity(parse_time, data, "duration", "duration",
+                             ctx.key_line_anywhere("duration"), ctx, positive=True)  # fmt: skip
+    return Topology(spec, None if preset is None else str(preset), duration, source)
+
+
+def _matrix(m, ctx: _Ctx, check_node, check_path, times) -> list[ConstantFlow]:
+    line = ctx.table_line("matrix")
+    if not isinstance(m, dict):
+        raise ctx.error("[matrix]", line, "expected a table with nodes and rates")
+    _check_keys(m, _KEYS["matrix"], "[matrix]", line, ctx)
+    nodes = m.get("nodes")
+    rates = m.get("rates")
+    if not isinstance(nodes, list) or not isinstance(rates, list):
+        raise ctx.error("[matrix]", line, "needs 'nodes' (a list) and 'rates' (a list of rows)")
+    nodes = [check_node(n, "nodes", "[matrix]", line, host=True) for n in nodes]
+    if len(rates) != len(nodes):
+        raise ctx.error("[matrix]", line, f"rates has {len(rates)} rows for {len(nodes)} nodes")
+    a, b = times(m, "[matrix]", line)
+    out = []
+    for i, row in enumerate(rates):
+        if not isinstance(row, list) or len(row) != len(nodes):
+            raise ctx.error(f"[matrix] rates[{i}]", line, f"expected {len(nodes)} entries")
+        for j, v in enumerate(row):
+            try:
+                r = parse_rate(v, f"rates[{i}][{j}]")
+            except ValueError as exc:
+                raise ctx.error("[matrix]", line, str(exc)) from None
+            if r < 0:
+                raise ctx.error("[matrix]", line, f"rates[{i}][{j}] must be >= 0, got {v!r}")
+            if r == 0:
+                continue
+            if i == j:
+                raise ctx.error("[matrix]", line, f"rates[{i}][{i}]: a node cannot send to itself")
+            check_path(nodes[i], nodes[j], f"[matrix] rates[{i}][{j}]", line)
+            out.append(ConstantFlow(nodes[i], nodes[j], r, a, b))
+    return out
+
+
+def read_topology(path) -> Topology:
+    """Read and validate a topology file (see the module docstring)."""
+    p = Path(path)
+    try:
+        text = p.read_text(encoding="utf-8")
+    except OSError as exc:
+        raise ValueError(f"topology: cannot read {str(path)!r}: {exc.strerror}") from None
+    return parse_topology(text, str(p))
+
+
+def load_topology(path) -> NetworkSpec:
+    """The :class:`NetworkSpec` of a topology file."""
+    return read_topology(path).spec
+
+
+def routes(spec: NetworkSpec) -> dict[str, list[str]]:
+    """Path of every flow as node names, source first (the simulator's routing)."""
+    net = compile_network(spec)
+    out = {}
+    for f, name in enumerate(net.flow_names):
+        path = [net.node_names[net.flow_src[f]]]
+        path += [net.node_names[net.port_dst[p]] for p in net.path_ports(f)]
+        out[name] = path
+    return out
+
+
+def simulate_topology(path, duration=None, params=None, **kw):
+    """Run :func:`qcnmodel.sim.simulate` on a topology file.
+
+    ``duration`` and ``params`` default to the file's ``duration`` (else 1 s) and ``preset``
+    (else ``802.1qau``); other keywords go to ``simulate``.
+    """
+    from qcnmodel.sim.api import simulate
+
+    topo = read_topology(path)
+    dur = duration if duration is not None else topo.duration
+    return simulate(topo.spec, params=params or topo.preset, duration=dur, **kw)
