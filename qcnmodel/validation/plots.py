@@ -11,7 +11,7 @@ matplotlib.use("Agg")
 import matplotlib.pyplot as plt  # noqa: E402
 import numpy as np  # noqa: E402
 
-__all__ = ["deck_figure", "pair_figure", "save"]
+__all__ = ["deck_figure", "pair_figure", "rp_figure", "save"]
 
 
 def save(fig, path: Path) -> Path:
@@ -34,7 +34,8 @@ def deck_figure(run, title: str):
     k = max(1, int(round(10e-3 / max(run.t[1] - run.t[0], 1e-9))))  # 10 ms mean
     kern = np.ones(k) / k
     for i in range(min(ft.shape[0], 12)):
-        ax[2].plot(run.t, np.convolve(ft[i], kern, mode="same") / 1e9, lw=0.6)
+        norm = np.convolve(np.ones(ft.shape[1]), kern, mode="same")  # exact mean at the ends
+        ax[2].plot(run.t, np.convolve(ft[i], kern, mode="same") / norm / 1e9, lw=0.6)
     ax[2].set_ylabel("per-flow rate (Gb/s, 10 ms)")
     ax[2].set_xlabel("time (s)")
     ax[0].set_title(title, fontsize=10)
@@ -57,6 +58,25 @@ def pair_figure(sim, models: dict, title: str):
     ax[1].set_xlabel("time (s)")
     ax[0].legend(fontsize=7, loc="upper right")
     ax[0].set_title(title, fontsize=10)
+    for a in ax:
+        a.grid(alpha=0.3)
+    fig.tight_layout()
+    return fig
+
+
+def rp_figure(tr: dict):
+    """The deck's RP debugging trace: stages and rates of one RP."""
+    fig, ax = plt.subplots(2, 1, figsize=(7.5, 5.0), sharex=True)
+    ax[0].step(tr["t"], tr["bc_stage"], where="post", lw=0.8, label="byte-counter stage")
+    ax[0].step(tr["t"], tr["t_stage"], where="post", lw=0.8, label="timer stage")
+    ax[0].set_ylabel("stage")
+    ax[0].legend(fontsize=7)
+    ax[1].plot(tr["t"], tr["tr"] / 1e6, lw=0.8, label="TR")
+    ax[1].plot(tr["t"], tr["cr"] / 1e6, lw=0.8, label="CR")
+    ax[1].set_ylabel("rate (Mb/s)")
+    ax[1].set_xlabel("time (s)")
+    ax[1].legend(fontsize=7)
+    ax[0].set_title(tr["label"], fontsize=10)
     for a in ax:
         a.grid(alpha=0.3)
     fig.tight_layout()
