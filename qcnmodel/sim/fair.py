@@ -20,6 +20,11 @@ Modelling choices:
   Without ``at``, start/stop times of the generators are not taken into account.
 * Adapter ports (a host's own link) are links like any other: several flows from one host
   share it.
+
+The matrix is kept sparse (``scipy.sparse``): uniform traffic on N nodes has N(N-1) flows, so
+max-min fairness uses :func:`max_min_fair_sparse`, the progressive filling of
+:func:`qcnmodel.fairness.max_min_fair` with sparse products (O(nonzeros) per step);
+proportional fairness uses the dense solver of :mod:`qcnmodel.fairness`.
 """
 
 from __future__ import annotations
@@ -27,6 +32,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 import numpy as np
+from scipy import sparse
 
 from qcnmodel import fairness
 from qcnmodel.sim.network import CompiledNetwork, ConstantFlow, NetworkSpec, compile_network
@@ -36,6 +42,7 @@ __all__ = [
     "fair_shares",
     "fair_summary",
     "fairness_error",
+    "max_min_fair_sparse",
     "routing_matrix",
 ]
 
@@ -46,7 +53,7 @@ KINDS = ("max-min", "proportional")
 class RoutingMatrix:
     """Links x flows routing matrix with capacities (bit/s) and demands (bit/s)."""
 
-    matrix: np.ndarray  #: [n_links, n_flows] 0/1
+    matrix: sparse.csr_array  #: [n_links, n_flows] 0/1
     capacity: np.ndarray  #: [n_links] bit/s
     demand: np.ndarray  #: [n_flows] bit/s
     link_names: list[str]  #: ``"owner->peer"`` port names
@@ -91,10 +98,11 @@ def routing_matrix(
     paths = [net.path_ports(f) for f in range(net.n_flows)]
     used = sorted({p for path in paths for p in path})
     row = {p: i for i, p in enumerate(used)}
-    A = np.zeros((len(used), net.n_flows))
-    for f, path in enumerate(paths):
-        for p in path:
-            A[row[p], f] = 1.0
+    rows = [row[p] for path in paths for p in path]
+    cols = [f for f, path in enumerate(paths) for _ in path]
+    A = sparse.csr_array(
+        (np.ones(len(rows)), (rows, cols)), shape=(len(used), net.n_flows), dtype=float
+    )
     demand = np.minimum(net.offered_bps, net.port_rate[net.host_port[net.flow_src]])
     if at is not None:
         demand = np.where(_active_flows(net, at), demand, 0.0)
@@ -105,6 +113,54 @@ def routing_matrix(
         link_names=[net.port_name(p) for p in used],
         flow_names=list(net.flow_names),
     )
+
+
+def max_min_fair_sparse(A, capacity, demand) -> np.ndarray:
+    """Max-min fair rates by progressive filling on a sparse routing matrix.
+
+    Same algorithm and tolerances as :func:`qcnmodel.fairness.max_min_fair` (all unfrozen
+    flows grow together until a link saturates or a flow reaches its demand).
+
+    Parameters
+    ----------
+    A : scipy.sparse array, shape (n_links, n_flows)
+        1 where flow j crosses link l.
+    capacity : array_like, shape (n_links,)
+        Link capacities (bit/s), positive.
+    demand : array_like, shape (n_flows,)
+        Flow demands (bit/s), positive (``inf`` = unlimited).
+
+    Returns
+    -------
+    numpy.ndarray
+        The max-min fair rate of each flow (bit/s).
+    """
+    A = sparse.csr_array(A, dtype=float)
+    At = A.T.tocsr()
+    c = np.asarray(capacity, dtype=float)
+    d = np.asarray(demand, dtype=float)
+    n_links, n_flows = A.shape
+    if np.any(c <= 0) or np.any(d <= 0):
+        raise ValueError("capacity, demand: must be positive (bit/s)")
+    x = np.zeros(n_flows)
+    frozen = np.zeros(n_flows, dtype=bool)
+    residual = c.copy()
+    tol = 1e-12 * max(1.0, float(c.max(initial=0.0)))
+    for _ in range(n_links + n_flows + 1):
+        active = ~frozen
+        if not active.any():
+            break
+        n_active = A @ active.astype(float)
+        with np.errstate(divide="ignore", invalid="ignore"):
+            link_inc = np.where(n_active > 0, residual / n_active, np.inf)
+        inc = min(link_inc.min(initial=np.inf), (d[active] - x[active]).min(initial=np.inf))
+        if not np.isfinite(inc):
+            raise ValueError("routing: some flows cross no link and have no finite demand")
+        x[active] += inc
+        residual -= inc * n_active
+        saturated = (residual <= tol) & (n_active > 0)
+        frozen |= (At @ saturated.astype(float) > 0) | (x >= d - tol)
+    return x
 
 
 def _active_flows(net: CompiledNetwork, t: float) -> np.ndarray:
@@ -148,11 +204,14 @@ def fair_shares(
     if kind not in KINDS:
         raise ValueError(f"kind: {kind!r} is not one of {', '.join(KINDS)}")
     rm = routing_matrix(network, at=at)
-    solver = fairness.max_min_fair if kind == "max-min" else fairness.proportional_fair
     x = np.zeros(len(rm.flow_names))
     on = rm.demand > 0
     if on.any():
-        x[on] = solver(rm.matrix[:, on], rm.capacity, rm.demand[on])
+        A = rm.matrix[:, np.flatnonzero(on)]
+        if kind == "max-min":
+            x[on] = max_min_fair_sparse(A, rm.capacity, rm.demand[on])
+        else:
+            x[on] = fairness.proportional_fair(A.toarray(), rm.capacity, rm.demand[on])
     return {name: float(v) for name, v in zip(rm.flow_names, x)}
 
 
