@@ -1,9 +1,12 @@
 """``qcnmodel simulate`` and ``qcnmodel scenarios``: the packet-level simulator's commands.
 
 ``qcnmodel scenarios`` lists the scenarios, one line each (``--params`` adds their parameters).
-``qcnmodel simulate --scenario NAME [--protocol qcn|none] [--preset NAME] [--duration 1s]
-[--seed N] [--set key=value ...] [--out FILE] [--json]`` runs one simulation; ``--set``
-overrides a scenario parameter or a QCN parameter (unit strings accepted). ``--out`` writes the
+``qcnmodel simulate --scenario NAME [--protocol NAME] [--preset NAME] [--duration 1s]
+[--seed N] [--set key=value ...] [--out FILE] [--json]`` runs one simulation with one of the
+protocols of :mod:`qcnmodel.sim.protocols` (none, qcn, ecm, ecm-q, qcn-h, qcn-p, qcn-hp,
+qcn-sp, qcn-pp, qcn-sonar, qcn-plus, dcqcn); ``--set`` overrides a scenario parameter, a
+parameter of the protocol or a QCN parameter (unit strings accepted; an unknown key is an
+error naming it and listing the allowed keys, exit status 2). ``--out`` writes the
 traces (``.nc`` netCDF, ``.csv`` CSV). With ``--json`` stdout carries exactly one JSON object.
 """
 
@@ -22,7 +25,10 @@ def register(subparsers) -> None:
         description="Run the packet-level QCN simulator on a named scenario.",
     )
     p.add_argument("--scenario", required=True, help="scenario name (see `qcnmodel scenarios`)")
-    p.add_argument("--protocol", default="qcn", choices=("qcn", "none"))
+    p.add_argument(
+        "--protocol", default="qcn", help="protocol: none, qcn, ecm, ecm-q, qcn-h, qcn-p, "
+        "qcn-hp, qcn-sp, qcn-pp, qcn-sonar, qcn-plus, dcqcn (default qcn)",
+    )  # fmt: skip
     p.add_argument("--preset", default=None, help="QCN parameter preset (default: scenario's)")
     p.add_argument("--duration", default=None, help="simulated time, e.g. 1s, 200ms")
     p.add_argument("--seed", type=int, default=0)
@@ -31,7 +37,7 @@ def register(subparsers) -> None:
         action="append",
         default=[],
         metavar="KEY=VALUE",
-        help="override a scenario or QCN parameter (repeatable)",
+        help="override a scenario, protocol or QCN parameter (repeatable)",
     )
     p.add_argument("--bin", default="1ms", help="trace bin width (default 1ms)")
     p.add_argument("--decimate", type=int, default=1, help="merge every N bins in the output")

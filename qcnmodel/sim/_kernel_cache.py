@@ -1,12 +1,13 @@
 """numba on-disk cache keyed on the kernel *and its dependencies* (private helper).
 
 numba invalidates a cached function when its own source file changes, but the event loop in
-``kernel.py`` inlines functions from ``kernel_heap.py``, ``kernel_traffic.py``, ``rules.py`` and
-``rng.py`` and reads constants from ``kernel_state.py``: an edit there would otherwise leave a
-stale compiled kernel in the cache. :func:`install` registers cache locators (numba's own
-in-tree and user-wide locators) whose source stamp is a hash of all these files, for the
-functions defined in ``kernel.py`` only. It relies on numba's cache-locator hook
-(``CacheImpl._locator_classes``); if that hook is missing, numba's default caching is used.
+``kernel.py`` inlines functions from ``kernel_heap.py``, ``kernel_traffic.py``,
+``kernel_proto.py``, the rule modules and ``rng.py`` and reads constants from
+``kernel_state.py``: an edit there would otherwise leave a stale compiled kernel in the cache.
+:func:`install` registers cache locators (numba's own in-tree and user-wide locators) whose
+source stamp is a hash of all these files, for the functions defined in ``kernel.py`` only. It
+relies on numba's cache-locator hook (``CacheImpl._locator_classes``); if that hook is missing,
+numba's default caching is used.
 """
 
 from __future__ import annotations
@@ -16,7 +17,8 @@ import os
 
 _HERE = os.path.dirname(os.path.abspath(__file__))
 _DEPS = ("kernel.py", "kernel_heap.py", "kernel_state.py", "kernel_traffic.py", "rules.py",
-         "rng.py")  # fmt: skip
+         "rng.py", "kernel_proto.py", "rules_variants.py", "rules_ecm.py", "rules_dcqcn.py",
+         "probes.py")  # fmt: skip
 _STAMP: list[bytes] = []
 
 

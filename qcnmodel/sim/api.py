@@ -22,7 +22,7 @@ import json
 import math
 import sys
 import time
-from dataclasses import dataclass, field, fields
+from dataclasses import asdict, dataclass, field, fields
 
 import numpy as np
 
@@ -42,6 +42,7 @@ from qcnmodel.sim.kernel_heap import (
 )
 from qcnmodel.sim.kernel_state import F_VN, TQ_AREA, TQ_MAX, TQ_TXB, build_state
 from qcnmodel.sim.network import ConstantFlow, NetworkSpec, compile_network
+from qcnmodel.sim.protocols import get_protocol, make_config
 from qcnmodel.sim.scenarios import SCENARIOS, Scenario, get_scenario
 from qcnmodel.sim.traces import build_dataset, decimate, port_arrival_bytes, to_csv, window
 from qcnmodel.units import parse_time
@@ -120,27 +121,49 @@ def _jsonable(x):
     return x
 
 
-def _split_overrides(sc: Scenario | None, overrides: dict) -> tuple[dict, dict]:
+def _split_overrides(
+    sc: Scenario | None, overrides: dict, protocol: str = "qcn"
+) -> tuple[dict, dict, dict]:
+    """Route ``--set`` keys: scenario, then the protocol's own classes, then QCNParams."""
     qcn_fields = {f.name for f in fields(QCNParams)}
     scen_keys = {p.name for p in sc.params} if sc else set()
-    s_over, q_over = {}, {}
+    proto_fields = {f.name for c in get_protocol(protocol).params if c is not QCNParams
+                    for f in fields(c)}  # fmt: skip
+    s_over, q_over, p_over = {}, {}, {}
     for k, v in overrides.items():
         if k in scen_keys:
             s_over[k] = v
+        elif k in proto_fields:
+            p_over[k] = v
         elif k in qcn_fields:
             q_over[k] = v
         else:
             import difflib
 
-            allowed = sorted(scen_keys) + sorted(qcn_fields)
+            allowed = sorted(scen_keys) + sorted(proto_fields) + sorted(qcn_fields)
             close = difflib.get_close_matches(k, allowed, n=1)
             hint = f"; did you mean {close[0]!r}?" if close else ""
             raise ValueError(
                 f"{k}: unknown parameter{hint} (scenario parameters: "
-                f"{', '.join(sorted(scen_keys)) or '-'}; QCN parameters: "
+                f"{', '.join(sorted(scen_keys)) or '-'}; {protocol} parameters: "
+                f"{', '.join(sorted(proto_fields)) or '-'}; QCN parameters: "
                 f"{', '.join(sorted(qcn_fields))})"
             )
-    return s_over, q_over
+    return s_over, q_over, p_over
+
+
+def _protocol_config(protocol: str, p_over: dict, params: QCNParams):
+    """ProtocolConfig with the rates and frame size of the network unless set explicitly."""
+    proto = get_protocol(protocol)
+    names = {f.name for c in proto.params for f in fields(c)}
+    net_keys = {"line_rate": params.line_rate, "frame_size": params.frame_size,
+                "packet_size": float(params.frame_size)}  # fmt: skip
+    settings = dict(p_over)
+    if proto.family in ("ecm", "dcqcn"):
+        for k, v in net_keys.items():
+            if k in names and k not in settings:
+                settings[k] = v
+    return make_config(protocol, settings, qcn=params)
 
 
 def _measure_window(spec: NetworkSpec, dur: float) -> tuple[float, float]:
@@ -175,13 +198,16 @@ def simulate(
     ----------
     scenario : str or NetworkSpec
         A name of :data:`qcnmodel.sim.scenarios.SCENARIOS` or a ready spec.
-    protocol : {"qcn", "none"}
+    protocol : str
+        A name of :data:`qcnmodel.sim.protocols.PROTOCOLS` (none, qcn, ecm, ecm-q, qcn-h,
+        qcn-p, qcn-hp, qcn-sp, qcn-pp, qcn-sonar, qcn-plus, dcqcn).
     params : QCNParams, preset name or None (the scenario's default preset)
     duration : float or str, optional
         Simulated time (default: the scenario's duration, 1 s for a spec).
     seed : int
     overrides : dict, optional
-        Scenario parameters and/or QCNParams fields (unit strings accepted).
+        Scenario parameters, fields of the protocol's parameter classes and/or QCNParams
+        fields (unit strings accepted), routed in that order.
     bin_width : float or str
         Trace bin width (default 1 ms).
     trace : bool
@@ -199,16 +225,15 @@ def simulate(
         Unknown scenario/parameter/protocol or an out-of-range value (names the field).
     """
     overrides = dict(overrides or {})
-    if protocol not in ("qcn", "none"):
-        raise ValueError(f"protocol: {protocol!r} is not one of qcn, none")
+    get_protocol(protocol)  # ValueError naming an unknown protocol
     sc = None
     if isinstance(scenario, str):
         sc = get_scenario(scenario)
-        s_over, q_over = _split_overrides(sc, overrides)
+        s_over, q_over, p_over = _split_overrides(sc, overrides, protocol)
         spec = sc.build(s_over)
     else:
         spec = scenario
-        s_over, q_over = _split_overrides(None, overrides)
+        s_over, q_over, p_over = _split_overrides(None, overrides, protocol)
     if params is None:
         params = QCNParams.preset(sc.preset) if sc else QCNParams()
     elif isinstance(params, str):
@@ -237,8 +262,11 @@ def simulate(
     else:
         traced = np.unique(np.concatenate([net.fair_flows, net.hot_flows]))[:max_traced_flows]
     mns = (int(round(ma * 1e9)), int(round(mb * 1e9)))
-    kw = dict(qcn=protocol == "qcn", seed=seed, end_ns=end_ns, bin_ns=bin_ns, measure_ns=mns,
-              traced_flows=traced)  # fmt: skip
+    proto = _protocol_config(protocol, p_over, params)
+    if "QCNParams" in proto.params:
+        params = proto.params["QCNParams"]  # with the protocol's implied settings
+    kw = dict(qcn=protocol != "none", proto=proto, seed=seed, end_ns=end_ns, bin_ns=bin_ns,
+              measure_ns=mns, traced_flows=traced)  # fmt: skip
     compile_s = 0.0
     if engine == "kernel":
         from qcnmodel.sim.kernel import run_compiled, warm_up
@@ -321,8 +349,11 @@ def simulate(
         attrs = dict(scenario=spec.name, protocol=protocol, seed=seed, duration_s=dur,
                      bin_width_s=bin_ns / 1e9, params=json.dumps(_jsonable(params.to_dict())),
                      engine=engine)  # fmt: skip
+        attrs["protocol_params"] = json.dumps(_jsonable(
+            {k: asdict(v) for k, v in proto.params.items() if k != "QCNParams"}))  # fmt: skip
+        extra = "alpha" if proto.protocol.family == "dcqcn" else None
         ds = build_dataset(TQ, TG, TFB, TRP, net=net, traced_flows=traced, bin_ns=bin_ns,
-                           end_ns=end_ns, hot_port=hot, attrs=attrs)  # fmt: skip
+                           end_ns=end_ns, hot_port=hot, attrs=attrs, extra=extra)  # fmt: skip
         if window_s is not None:
             ds = window(ds, *window_s)
         ds = decimate(ds, int(decimation))

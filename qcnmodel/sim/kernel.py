@@ -40,7 +40,7 @@ from numba import njit
 from numba.core import cgutils
 from numba.extending import intrinsic
 
-from qcnmodel.sim import _kernel_cache, rules
+from qcnmodel.sim import _kernel_cache
 from qcnmodel.sim.kernel_heap import (
     EP_T,
     S_BLOCKED,
@@ -60,6 +60,15 @@ from qcnmodel.sim.kernel_heap import (
     queue_peek,
     queue_remove,
 )
+from qcnmodel.sim.kernel_proto import (
+    cp_enqueue,
+    frame_tag,
+    np_deliver,
+    proto_drift,
+    proto_event,
+    rp_frame_tx,
+    trace_rl,
+)
 from qcnmodel.sim.kernel_state import (
     C_BIN,
     C_CPLAT,
@@ -70,6 +79,7 @@ from qcnmodel.sim.kernel_state import (
     C_NBINS,
     C_QCN,
     C_SEED,
+    C_SONAR,
     F_DBYTES,
     F_DELIV,
     F_DST,
@@ -91,6 +101,7 @@ from qcnmodel.sim.kernel_state import (
     HS_STOP,
     INF_NS,
     K_ARRIVE,
+    K_AUX,
     K_CNM,
     K_DRIFT,
     K_HOT,
@@ -125,6 +136,7 @@ from qcnmodel.sim.kernel_state import (
     P_XON,
     PF_NSPB,
     PF_NSPB_BASE,
+    R_AUX,
     R_BACK,
     R_FLOW,
     R_INLINK,
@@ -146,18 +158,14 @@ from qcnmodel.sim.kernel_state import (
     TR_CR,
     TR_TR,
     TR_TS,
+    TR_X,
 )
 from qcnmodel.sim.kernel_traffic import gen_init, host_catch_up
+from qcnmodel.sim.rules_variants import vcp_on_queue
 
 _kernel_cache.install()  # cache keyed on this file and the files it inlines
 
-RP_ACTIVE, RP_CR, RP_TR = rules.RP_ACTIVE, rules.RP_CR, rules.RP_TR
-RP_BC_STAGE, RP_T_STAGE, RP_TIMER_GEN = rules.RP_BC_STAGE, rules.RP_T_STAGE, rules.RP_TIMER_GEN
-RPP_C = rules.RPP_C
-# the per-frame rules are re-compiled inline (same Python source as rules.py: no call overhead)
-cp_on_arrival = njit(cache=True, inline="always")(rules.cp_on_arrival.py_func)
-rp_on_tx = njit(cache=True, inline="always")(rules.rp_on_tx.py_func)
-rp_on_cnm, rp_on_timer, rp_on_drift = rules.rp_on_cnm, rules.rp_on_timer, rules.rp_on_drift
+RP_ACTIVE, RP_CR = 0, 1  # rate-limiter rows shared by every family's RP state
 
 ST_OK, ST_GROW_HEAP, ST_GROW_POOL = 0, 1, 2
 
@@ -203,11 +211,13 @@ def deliver(S, C, FI, TFB, f, L, t):
 
 
 @njit(cache=True, inline="always")
-def port_transmit(H, EP, EFREE, BK, S, C, PI, PF, NI, FI, FR, FREE, TFB, p, k, nbytes, inlink, now):
+def port_transmit(
+    H, EP, EFREE, BK, S, C, PI, PF, NI, FI, FR, FREE, TFB, npst, npp, p, k, nbytes, inlink, now
+):  # fmt: skip
     """Start sending frame ``k`` on port ``p``: schedule TXDONE and the next ARRIVE.
 
     A frame towards a host is delivered here, at its known arrival time (no ARRIVE event:
-    nothing else happens to it), and its slot is freed.
+    nothing else happens to it; DCQCN's notification point runs), and its slot is freed.
     """
     tx = np.int64(nbytes * PF[PF_NSPB, p] + 0.5)
     PI[P_BUSY, p] = 1
@@ -218,6 +228,7 @@ def port_transmit(H, EP, EFREE, BK, S, C, PI, PF, NI, FI, FR, FREE, TFB, p, k, n
     d = PI[P_PROP, p] + NI[N_LAT, dst]
     if NI[N_HOST, dst] >= 0:
         deliver(S, C, FI, TFB, FR[R_FLOW, k], nbytes, now + tx + d)
+        np_deliver(H, EP, EFREE, BK, S, C, FR, npst, npp, k, FR[R_FLOW, k], now + tx + d, d)
         FREE[S[S_FREE_N]] = k
         S[S_FREE_N] += 1
     else:
@@ -233,7 +244,9 @@ def q_touch(PI, p, now):
 
 
 @njit(cache=True, inline="always")
-def switch_service(H, EP, EFREE, BK, S, C, PI, PF, NI, FI, FR, FREE, TFB, p, now):
+def switch_service(
+    H, EP, EFREE, BK, S, C, PI, PF, NI, FI, FR, FREE, TFB, npst, npp, cp, cpp, p, now
+):  # fmt: skip
     """Start the head frame of output queue ``p`` if the port is free and not paused."""
     if PI[P_BUSY, p] != 0 or PI[P_PAUSED, p] != 0 or PI[P_QN, p] == 0:
         return
@@ -245,15 +258,18 @@ def switch_service(H, EP, EFREE, BK, S, C, PI, PF, NI, FI, FR, FREE, TFB, p, now
     q_touch(PI, p, now)
     PI[P_Q, p] -= L
     PI[P_QN, p] -= 1
+    if C[C_SONAR] != 0 and PI[P_CP, p] != 0:
+        vcp_on_queue(cp, p, float(PI[P_Q, p]), now, cpp)
     port_transmit(
-        H, EP, EFREE, BK, S, C, PI, PF, NI, FI, FR, FREE, TFB, p, k, L, FR[R_INLINK, k], now
-    )
+        H, EP, EFREE, BK, S, C, PI, PF, NI, FI, FR, FREE, TFB, npst, npp, p, k, L,
+        FR[R_INLINK, k], now,
+    )  # fmt: skip
 
 
 @njit(cache=True, inline="always")
 def host_service(
     H, EP, EFREE, BK, S, C, PI, PF, FI, HI, GI, GF, NI, flow_of, dst_list, FR, FREE, TFB, rp, rpp,
-    h, now,
+    npst, npp, h, now,
 ):  # fmt: skip
     """Catch up host ``h``'s traffic, then start a frame or schedule a WAKE."""
     seed = C[C_SEED]
@@ -300,7 +316,7 @@ def host_service(
         HI[H_RR, h] = nxt
     FI[F_NA, f] = now
     if C[C_QCN] != 0:
-        rp_on_tx(rp, f, float(L), now, seed, rpp)
+        rp_frame_tx(H, EP, EFREE, BK, S, C, rp, rpp, f, L, now)
         if rp[RP_ACTIVE, f] != 0.0:
             FI[F_NA, f] = now + np.int64(L * 8e9 / rp[RP_CR, f] + 0.5)
     n = S[S_FREE_N] - 1
@@ -310,11 +326,16 @@ def host_service(
     FR[R_NEXT, k] = -1
     FR[R_BACK, k] = 0
     FR[R_INLINK, k] = -1
-    port_transmit(H, EP, EFREE, BK, S, C, PI, PF, NI, FI, FR, FREE, TFB, p, k, L, -1, now)
+    FR[R_AUX, k] = frame_tag(C, rp, f)
+    port_transmit(
+        H, EP, EFREE, BK, S, C, PI, PF, NI, FI, FR, FREE, TFB, npst, npp, p, k, L, -1, now
+    )
 
 
 @njit(cache=True, inline="always")
-def on_arrive(H, EP, EFREE, BK, S, C, PI, FI, NI, route, FR, FREE, cp, cpp, out, k, link, now):
+def on_arrive(
+    H, EP, EFREE, BK, S, C, PI, FI, NI, route, FR, FREE, cp, cpp, out, EPF, k, link, now
+):  # fmt: skip
     """Frame ``k`` arrives at a switch over port ``link``: drop or enqueue (then run the CP).
 
     Returns the output port to serve, or -1 after a drop.
@@ -349,11 +370,9 @@ def on_arrive(H, EP, EFREE, BK, S, C, PI, FI, NI, route, FR, FREE, cp, cpp, out,
         S[S_PAUSE] += 1
         heap_push(H, EP, EFREE, BK, S, now + PI[P_PROP, link], K_PAUSE, link, 1, 0)
     if C[C_QCN] != 0 and PI[P_CP, o] != 0:
-        if cp_on_arrival(cp, o, float(PI[P_Q, o]), float(L), C[C_SEED], cpp, out):
-            S[S_CNM] += 1
-            qfb = np.int64(out[rules.OUT_QFB])
-            delay = C[C_CPLAT] + FR[R_BACK, k] - NI[N_LAT, node]
-            heap_push(H, EP, EFREE, BK, S, now + delay, K_CNM, f, qfb, o)
+        delay = C[C_CPLAT] + FR[R_BACK, k] - NI[N_LAT, node]
+        cp_enqueue(H, EP, EFREE, BK, S, C, EPF, FR, cp, cpp, out, k, f, o, PI[P_Q, o], L, delay,
+                   now)  # fmt: skip
     return o
 
 
@@ -376,13 +395,13 @@ def on_sample(H, EP, EFREE, BK, S, C, PI, FI, TQ, TG, TRP, tr_flows, rp, rpp, b,
     TG[TG_BLOCKED, b] = S[S_BLOCKED]
     TG[TG_DBYTES, b] = S[S_DELIV_BYTES]
     for r in range(tr_flows.shape[0]):
-        f = tr_flows[r]
-        act = rp[RP_ACTIVE, f]
+        act, cr, tr, bc, ts, x = trace_rl(C, rp, rpp, tr_flows[r])
         TRP[TR_ACTIVE, r, b] = act
-        TRP[TR_CR, r, b] = rp[RP_CR, f] if act != 0.0 else rpp[RPP_C]
-        TRP[TR_TR, r, b] = rp[RP_TR, f] if act != 0.0 else rpp[RPP_C]
-        TRP[TR_BC, r, b] = rp[RP_BC_STAGE, f]
-        TRP[TR_TS, r, b] = rp[RP_T_STAGE, f]
+        TRP[TR_CR, r, b] = cr
+        TRP[TR_TR, r, b] = tr
+        TRP[TR_BC, r, b] = bc
+        TRP[TR_TS, r, b] = ts
+        TRP[TR_X, r, b] = x
     if b + 1 < C[C_NBINS]:
         t = (b + 2) * C[C_BIN]
         if t > C[C_END]:
@@ -413,10 +432,9 @@ def kernel_init(S, C, H, EP, EFREE, BK, PI, PF, FI, HI, GI, GF, NI, HS, rpp):
 @njit(cache=True, _nrt=False)
 def _run_until(
     S, C, H, EP, EFREE, BK, PI, PF, FI, HI, GI, GF, NI, route, flow_of, dst_list, FR, FREE, HS,
-    HSF, TQ, TG, TFB, TRP, tr_flows, cp, cpp, rp, rpp, out, LOG, until,
+    HSF, TQ, TG, TFB, TRP, tr_flows, cp, cpp, rp, rpp, out, LOG, EPF, npst, npp, WF, WI, until,
 ):  # fmt: skip
     """Process events with time <= ``until``; returns a status code (``ST_*``)."""
-    seed = C[C_SEED]
     cap = H.shape[1]
     while True:
         slot, bk = queue_peek(H, EP, BK, S)
@@ -440,7 +458,7 @@ def _run_until(
         psvc = -1  # switch port to serve after the event
         if kind == K_ARRIVE:
             psvc = on_arrive(
-                H, EP, EFREE, BK, S, C, PI, FI, NI, route, FR, FREE, cp, cpp, out, a, b, now
+                H, EP, EFREE, BK, S, C, PI, FI, NI, route, FR, FREE, cp, cpp, out, EPF, a, b, now
             )
         elif kind == K_TXDONE:
             PI[P_BUSY, a] = 0
@@ -457,14 +475,9 @@ def _run_until(
             if HI[H_WAKE, a] == now:
                 HI[H_WAKE, a] = -1
                 hsvc = a
-        elif kind == K_CNM:
-            d = rp_on_cnm(rp, a, b, c, now, seed, rpp)
-            if d >= 0:
-                heap_push(H, EP, EFREE, BK, S, d, K_TIMER, a, np.int64(rp[RP_TIMER_GEN, a]), 0)
-        elif kind == K_TIMER:
-            d = rp_on_timer(rp, a, b, now, seed, rpp)
-            if d >= 0:
-                heap_push(H, EP, EFREE, BK, S, d, K_TIMER, a, b, 0)
+        elif kind == K_CNM or kind == K_TIMER or kind >= K_AUX:
+            proto_event(H, EP, EFREE, BK, S, C, EPF, PI, NI, HI, FI, route, WI, WF, cp, cpp, rp,
+                        rpp, kind, a, b, c, slot, now)  # fmt: skip
         elif kind == K_PAUSE:
             PI[P_PAUSED, a] = b
             if b == 0:
@@ -477,23 +490,24 @@ def _run_until(
         elif kind == K_SAMPLE:
             on_sample(H, EP, EFREE, BK, S, C, PI, FI, TQ, TG, TRP, tr_flows, rp, rpp, a, now)
         elif kind == K_DRIFT:
-            for f in range(FI.shape[1]):
-                rp_on_drift(rp, f, rpp)
+            proto_drift(H, EP, EFREE, BK, S, C, rp, rpp, FI.shape[1])
             heap_push(H, EP, EFREE, BK, S, now + C[C_DRIFT], K_DRIFT, 0, 0, 0)
         if hsvc >= 0:
             host_service(
                 H, EP, EFREE, BK, S, C, PI, PF, FI, HI, GI, GF, NI, flow_of, dst_list, FR, FREE,
-                TFB, rp, rpp, hsvc, now,
+                TFB, rp, rpp, npst, npp, hsvc, now,
             )  # fmt: skip
         elif psvc >= 0:
-            switch_service(H, EP, EFREE, BK, S, C, PI, PF, NI, FI, FR, FREE, TFB, psvc, now)
+            switch_service(
+                H, EP, EFREE, BK, S, C, PI, PF, NI, FI, FR, FREE, TFB, npst, npp, cp, cpp, psvc, now
+            )  # fmt: skip
     return ST_OK
 
 
 @njit(cache=True)
 def run_until(
     S, C, H, EP, EFREE, BK, PI, PF, FI, HI, GI, GF, NI, route, flow_of, dst_list, FR, FREE, HS,
-    HSF, TQ, TG, TFB, TRP, tr_flows, cp, cpp, rp, rpp, out, LOG, until,
+    HSF, TQ, TG, TFB, TRP, tr_flows, cp, cpp, rp, rpp, out, LOG, EPF, npst, npp, WF, WI, until,
 ):  # fmt: skip
     """Process events with time <= ``until`` (on borrowed views); returns an ``ST_*`` code."""
     return _run_until(
@@ -503,7 +517,8 @@ def run_until(
         _borrow(route), _borrow(flow_of), _borrow(dst_list), _borrow(FR), _borrow(FREE),
         _borrow(HS), _borrow(HSF), _borrow(TQ), _borrow(TG), _borrow(TFB), _borrow(TRP),
         _borrow(tr_flows), _borrow(cp), _borrow(cpp), _borrow(rp), _borrow(rpp), _borrow(out),
-        _borrow(LOG), until,
+        _borrow(LOG), _borrow(EPF), _borrow(npst), _borrow(npp), _borrow(WF), _borrow(WI),
+        until,
     )  # fmt: skip
 
 

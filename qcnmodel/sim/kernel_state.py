@@ -20,9 +20,19 @@ from qcnmodel.sim.rng import STREAM_DEST, STREAM_ONOFF, STREAM_TRAFFIC, stream_k
 
 INF_NS = np.iinfo(np.int64).max // 4
 
-# event kinds
+# event kinds (the protocol events are described in kernel_proto.py)
 K_ARRIVE, K_TXDONE, K_WAKE, K_CNM, K_TIMER, K_PAUSE, K_HOT, K_SAMPLE, K_DRIFT = range(9)
-EVENT_NAMES = ("arrive", "txdone", "wake", "cnm", "timer", "pause", "hotspot", "sample", "drift")
+K_AUX, K_PROBE, K_REPLY, K_ECHO = 9, 10, 11, 12
+EVENT_NAMES = ("arrive", "txdone", "wake", "cnm", "timer", "pause", "hotspot", "sample", "drift",
+               "aux", "probe", "reply", "echo")  # fmt: skip
+# protocol families (C[C_FAM]) and probe paths (C[C_PROBE])
+FAM_NONE, FAM_QCN, FAM_ECM, FAM_DCQCN = 0, 1, 2, 3
+FAMILY_CODES = {"none": FAM_NONE, "qcn": FAM_QCN, "ecm": FAM_ECM, "dcqcn": FAM_DCQCN}
+PROBE_OFF, PROBE_CP, PROBE_SUBPATH, PROBE_PATH = 0, 1, 2, 3
+PROBE_CODES = {None: PROBE_OFF, "cp": PROBE_CP, "subpath": PROBE_SUBPATH, "path": PROBE_PATH}
+# event payload floats EPF[X*, slot] (CNM Qoff/Qdelta, ECM Fb/codes, probe-reply code)
+X0, X1, X2 = 0, 1, 2
+X_ROWS = 3
 
 # ports (directed links): PI int64 rows
 (P_SRC, P_DST, P_PROP, P_HOST, P_BUSY, P_PAUSED, P_PSENT, P_Q, P_QN, P_HEAD, P_TAIL) = range(11)
@@ -45,21 +55,25 @@ G_ROWS = 17
 GF_PROB, GF_GAP, GF_ON, GF_OFF = range(4)
 # nodes: NI rows
 N_HOST, N_LAT = 0, 1
-# frame pool: FR rows
-R_FLOW, R_NEXT, R_BACK, R_INLINK = range(4)
-R_ROWS = 4
+# frame pool: FR rows (R_AUX: ECM CPID tag, or DCQCN ECN mark)
+R_FLOW, R_NEXT, R_BACK, R_INLINK, R_AUX = range(5)
+R_ROWS = 5
 # hotspots: HS int rows (+ HSF float rate)
 HS_PORT, HS_START, HS_STOP = range(3)
 # configuration C int64
 (C_END, C_BIN, C_NBINS, C_SEED, C_QCN, C_CPLAT, C_MA, C_MB, C_DRIFT) = range(9)
-C_N = 9
+# C_QCN: 1 when a protocol is on (any family); C_FAM: FAM_*; C_AUX: QCN aux timer in use
+# (probes or SONAR); C_SONAR: CP queue tracking; C_FIRSTNEG: probe reply=first_negative;
+# C_ECMQ: ECM-Q messages (two codes)
+(C_FAM, C_AUX, C_PROBE, C_SONAR, C_FIRSTNEG, C_ECMQ) = range(9, 15)
+C_N = 15
 # traces
 TQ_Q, TQ_AREA, TQ_MAX, TQ_TXB, TQ_DROPS = range(5)
 TQ_ROWS = 5
 TG_CNM, TG_PAUSE, TG_DROP, TG_DELIV, TG_SENT, TG_BLOCKED, TG_DBYTES = range(7)
 TG_ROWS = 7
-TR_CR, TR_TR, TR_BC, TR_TS, TR_ACTIVE = range(5)
-TR_ROWS = 5
+TR_CR, TR_TR, TR_BC, TR_TS, TR_ACTIVE, TR_X = range(6)
+TR_ROWS = 6  # TR_X: protocol-specific state (DCQCN: alpha)
 
 
 @dataclass
@@ -97,6 +111,11 @@ class KernelState:
     rpp: np.ndarray
     out: np.ndarray
     LOG: np.ndarray
+    EPF: np.ndarray
+    npst: np.ndarray
+    npp: np.ndarray
+    WF: np.ndarray
+    WI: np.ndarray
 
     def args(self) -> tuple:
         """Positional arguments of :func:`qcnmodel.sim.kernel.run_until`."""
@@ -106,7 +125,8 @@ class KernelState:
             self.GI, self.GF, self.NI, self.route, self.flow_of, self.dst_list, self.FR, self.FREE,
             self.HS,
             self.HSF, self.TQ, self.TG, self.TFB, self.TRP, self.tr_flows, self.cp, self.cpp,
-            self.rp, self.rpp, self.out, self.LOG,
+            self.rp, self.rpp, self.out, self.LOG, self.EPF, self.npst, self.npp, self.WF,
+            self.WI,
         )  # fmt: skip
 
     def grow_heap(self) -> None:
@@ -115,6 +135,9 @@ class KernelState:
             self.H, self.EP, self.EFREE, int(self.S[S_HN]), int(self.S[S_EFREE_N])
         )
         self.S[S_EFREE_N] = nf
+        EPF = np.zeros((X_ROWS, self.H.shape[1]))
+        EPF[:, : self.EPF.shape[1]] = self.EPF
+        self.EPF = EPF
 
     def grow_pool(self) -> None:
         """Double the frame pool; the new slots join the free stack."""
@@ -142,18 +165,37 @@ def build_state(
     pool: int = 4096,
     heap: int = 4096,
     log_events: int = 0,
+    proto=None,
 ) -> KernelState:
-    """Allocate and fill the kernel tables for one run (nothing is scheduled yet)."""
+    """Allocate and fill the kernel tables for one run (nothing is scheduled yet).
+
+    ``proto`` is a :class:`~qcnmodel.sim.protocols.ProtocolConfig`; without it ``qcn``
+    selects plain QCN with ``params`` (True) or no congestion management (False).
+    """
+    proto = protocol_config(params, qcn, proto)
+    fam = FAMILY_CODES[proto.protocol.family]
     n_ports, n_flows, n_hosts = net.n_ports, net.n_flows, net.n_hosts
     n_gens = len(net.gen_host)
     nbins = max(1, -(-end_ns // bin_ns))
     S = np.zeros(S_N, np.int64)
     C = np.zeros(C_N, np.int64)
     C[C_END], C[C_BIN], C[C_NBINS], C[C_SEED] = end_ns, bin_ns, nbins, seed
-    C[C_QCN] = 1 if qcn else 0
+    C[C_QCN] = 1 if fam != FAM_NONE else 0
     C[C_CPLAT] = int(round(params.cp_latency * 1e9))
     C[C_MA], C[C_MB] = measure_ns
-    C[C_DRIFT] = int(round(params.drift_period * 1e9)) if qcn else 0
+    C[C_FAM] = fam
+    C[C_PROBE] = PROBE_CODES[proto.protocol.probe_path]
+    pp = proto.params
+    if fam == FAM_QCN:
+        C[C_DRIFT] = int(round(pp["QCNParams"].drift_period * 1e9))
+        C[C_SONAR] = 1 if "SonarParams" in pp else 0
+        C[C_AUX] = 1 if C[C_SONAR] or C[C_PROBE] else 0
+        probe = pp.get("ProbeParams")
+        C[C_FIRSTNEG] = 1 if probe is not None and probe.reply == "first_negative" else 0
+    elif fam == FAM_ECM:
+        e = pp[proto.protocol.params[0].__name__]
+        C[C_DRIFT] = int(round(e.drift_period * 1e9))
+        C[C_ECMQ] = 1 if proto.protocol.name == "ecm-q" else 0
     PI = np.zeros((P_ROWS, n_ports), np.int64)
     PI[P_SRC], PI[P_DST], PI[P_PROP] = net.port_src, net.port_dst, net.port_prop_ns
     PI[P_HOST] = net.node_host[net.port_src]
@@ -196,6 +238,8 @@ def build_state(
         HSF[:n_hs] = 8e9 / net.hs_rate
     ntr = len(traced_flows)
     line_rate = float(params.line_rate)
+    st = proto.new_state(n_ports, n_flows)
+    pk = proto.pack()
     H, EP, EFREE, BK = new_heap(heap)
     S[S_EFREE_N] = heap
     return KernelState(
@@ -207,8 +251,22 @@ def build_state(
         TFB=np.zeros((max(ntr, 1), nbins), np.int64),
         TRP=np.zeros((TR_ROWS, max(ntr, 1), nbins)),
         tr_flows=np.asarray(traced_flows, np.int64),
-        cp=rules.new_cp_state(n_ports), cpp=rules.pack_cp_params(params),
-        rp=rules.new_rp_state(n_flows, line_rate), rpp=rules.pack_rp_params(params),
-        out=np.zeros(rules.OUT_N),
+        cp=st.get("cp", rules.new_cp_state(n_ports)),
+        cpp=pk.get("cp", rules.pack_cp_params(params)),
+        rp=st.get("rp", rules.new_rp_state(n_flows, line_rate)),
+        rpp=pk.get("rp", rules.pack_rp_params(params)),
+        out=np.zeros(max(rules.OUT_N, 4)),
         LOG=np.zeros((5, log_events), np.int64),
+        EPF=np.zeros((X_ROWS, heap)),
+        npst=st.get("np", np.zeros((2, 1))), npp=pk.get("np", np.zeros(2)),
+        WF=np.zeros(n_ports + 1), WI=np.zeros(2 * n_ports + 2, np.int64),
     )  # fmt: skip
+
+
+def protocol_config(params, qcn: bool, proto=None):
+    """The run's ProtocolConfig: ``proto`` itself, else plain ``qcn`` (or ``none``)."""
+    if proto is not None:
+        return proto
+    from qcnmodel.sim.protocols import make_config
+
+    return make_config("qcn", qcn=params) if qcn else make_config("none")

@@ -18,6 +18,7 @@ import numpy as np
 from qcnmodel.sim.kernel_state import (
     INF_NS,
     K_ARRIVE,
+    K_AUX,
     K_CNM,
     K_DRIFT,
     K_HOT,
@@ -29,10 +30,11 @@ from qcnmodel.sim.kernel_state import (
     TG_ROWS,
     TQ_ROWS,
     TR_ROWS,
+    protocol_config,
 )
 from qcnmodel.sim.network import CompiledNetwork
+from qcnmodel.sim.oracle_proto import ProtocolMixin
 from qcnmodel.sim.rng import STREAM_DEST, STREAM_ONOFF, STREAM_TRAFFIC, stream_key_py, uniform01_py
-from qcnmodel.sim.rules_ref import CongestionPoint, ReactionPoint
 
 
 class _Port:
@@ -53,26 +55,29 @@ class _Gen:
 
 
 class _Frame:
-    __slots__ = ("flow", "back", "inlink")
+    __slots__ = ("flow", "back", "inlink", "aux")
 
-    def __init__(self, flow: int) -> None:
+    def __init__(self, flow: int, aux: int = 0) -> None:
         self.flow = flow
         self.back = 0
         self.inlink = -1
+        self.aux = aux
 
 
-class Oracle:
+class Oracle(ProtocolMixin):
     """One run of the reference simulator (same arguments as ``kernel_state.build_state``)."""
 
     def __init__(self, net: CompiledNetwork, params, *, qcn, seed, end_ns, bin_ns, measure_ns,
-                 traced_flows, log_events: int = 0):  # fmt: skip
+                 traced_flows, log_events: int = 0, proto=None):  # fmt: skip
+        proto = protocol_config(params, qcn, proto)
+        qcn = proto.protocol.family != "none"
         self.net, self.p, self.qcn, self.seed = net, params, bool(qcn), int(seed)
         self.end, self.bin = int(end_ns), int(bin_ns)
         self.nbins = max(1, -(-self.end // self.bin))
         self.ma, self.mb = (int(x) for x in measure_ns)
         self.cplat = int(round(params.cp_latency * 1e9))
-        self.drift = int(round(params.drift_period * 1e9)) if qcn else 0
         self.C = float(params.line_rate)
+        self.setup_protocol(proto, net.n_ports, net.n_flows, int(seed))
         self.heap: list = []
         self.seq = 0
         self.now = 0
@@ -131,8 +136,6 @@ class Oracle:
         self.route = net.route.tolist()
         self.flow_of = net.flow_of.tolist()
         self.dst_list = net.dst_list.tolist()
-        self.cps = [CongestionPoint(params, seed, j) for j in range(net.n_ports)]
-        self.rps = [ReactionPoint(params, seed, i, self.C) for i in range(net.n_flows)]
         ntr = len(self.tr_flows)
         self.TQ = np.zeros((TQ_ROWS, net.n_ports, self.nbins), np.int64)
         self.TG = np.zeros((TG_ROWS, self.nbins), np.int64)
@@ -140,8 +143,8 @@ class Oracle:
         self.TRP = np.zeros((TR_ROWS, max(ntr, 1), self.nbins))
 
     # ------------------------------------------------------------------ scheduling
-    def push(self, t, kind, a, b, c):
-        heapq.heappush(self.heap, (t, self.seq, kind, a, b, c))
+    def push(self, t, kind, a, b, c, x=None):
+        heapq.heappush(self.heap, (t, self.seq, kind, a, b, c, x))
         self.seq += 1
 
     # ------------------------------------------------------------------ traffic
@@ -248,6 +251,7 @@ class Oracle:
         d = o.prop + self.lat[o.dst]
         if self.node_host[o.dst] >= 0:
             self.deliver(fr.flow, nbytes, now + tx + d)
+            self.np_deliver(fr, fr.flow, now + tx + d, d)
         else:
             fr.back += d
             self.push(now + tx + d, K_ARRIVE, fr, p, 0)
@@ -264,6 +268,7 @@ class Oracle:
         L = self.flows[fr.flow].L
         self.q_touch(o, now)
         o.q -= L
+        self.sonar_dequeue(p, o.q, now)
         self.transmit(p, fr, L, fr.inlink, now)
 
     def host_service(self, h: int, now: int) -> None:
@@ -309,11 +314,11 @@ class Oracle:
             self.h_rr[h] = nxt
         fl.na = now
         if self.qcn:
+            self.rp_frame_tx(f, L, now)
             rp = self.rps[f]
-            rp.on_tx(float(L), now)
             if rp.active:
                 fl.na = now + int(L * 8e9 / rp.cr + 0.5)
-        self.transmit(p, _Frame(f), L, -1, now)
+        self.transmit(p, _Frame(f, self.frame_tag(f) if self.qcn else 0), L, -1, now)
 
     def on_arrive(self, fr: _Frame, link: int, now: int) -> int:
         fl = self.flows[fr.flow]
@@ -337,11 +342,8 @@ class Oracle:
             self.c["pause"] += 1
             self.push(now + lk.prop, K_PAUSE, link, 1, 0)
         if self.qcn and oo.cp:
-            cnm, qfb, _, _ = self.cps[out].on_arrival(float(oo.q), float(L))
-            if cnm:
-                self.c["cnm"] += 1
-                delay = self.cplat + fr.back - self.lat[node]
-                self.push(now + delay, K_CNM, fr.flow, int(qfb), out)
+            delay = self.cplat + fr.back - self.lat[node]
+            self.cp_enqueue(fr, fr.flow, out, oo.q, L, delay, now)
         return out
 
     def on_sample(self, b: int, now: int) -> None:
@@ -353,10 +355,7 @@ class Oracle:
         self.TG[:, b] = (c["cnm"], c["pause"], c["drop"], c["deliv"], c["sent"], c["blocked"],
                          c["deliv_bytes"])  # fmt: skip
         for r, f in enumerate(self.tr_flows):
-            rp = self.rps[f]
-            act = 1.0 if rp.active else 0.0
-            self.TRP[:, r, b] = (rp.cr if act else self.C, rp.tr if act else self.C,
-                                 rp.bc_stage, rp.t_stage, act)  # fmt: skip
+            self.TRP[:, r, b] = self.trace_rl(f)
         if b + 1 < self.nbins:
             self.push(min((b + 2) * self.bin, self.end), K_SAMPLE, b + 1, 0, 0)
 
@@ -379,7 +378,7 @@ class Oracle:
                 self.h_wake[h] = wmin
                 self.push(wmin, K_WAKE, h, 0, 0)
         while self.heap and self.heap[0][0] <= self.end:
-            now, _, kind, a, b, c = heapq.heappop(self.heap)
+            now, _, kind, a, b, c, x = heapq.heappop(self.heap)
             self.now = now
             if len(self.log) < self.log_cap:
                 self.log.append((now, kind, a if kind != K_ARRIVE else -1, b, c))
@@ -404,14 +403,8 @@ class Oracle:
                 if self.h_wake[a] == now:
                     self.h_wake[a] = -1
                     hsvc = a
-            elif kind == K_CNM:
-                d = self.rps[a].on_cnm(b, c, now)
-                if d >= 0:
-                    self.push(d, K_TIMER, a, self.rps[a].timer_gen, 0)
-            elif kind == K_TIMER:
-                d = self.rps[a].on_timer(b, now)
-                if d >= 0:
-                    self.push(d, K_TIMER, a, b, 0)
+            elif kind == K_CNM or kind == K_TIMER or kind >= K_AUX:
+                self.proto_event(kind, a, b, c, x, now)
             elif kind == K_PAUSE:
                 o = self.ports[a]
                 o.paused = b
@@ -425,8 +418,7 @@ class Oracle:
             elif kind == K_SAMPLE:
                 self.on_sample(a, now)
             elif kind == K_DRIFT:
-                for rp in self.rps:
-                    rp.on_drift()
+                self.proto_drift()
                 self.push(now + self.drift, K_DRIFT, 0, 0, 0)
             if hsvc >= 0:
                 self.host_service(hsvc, now)

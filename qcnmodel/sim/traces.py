@@ -24,6 +24,7 @@ variable                      dims         meaning
 ``cr``, ``tr``                flow, time   RL rates at the bin end (C when inactive)
 ``bc_stage``, ``t_stage``     flow, time   RL stages at the bin end
 ``rl_active``                 flow, time   1 while the RL exists
+``alpha`` (DCQCN only)        flow, time   DCQCN's congestion estimate alpha at the bin end
 ============================ ============ ==============================================
 """
 
@@ -47,6 +48,7 @@ from qcnmodel.sim.kernel_state import (
     TR_CR,
     TR_TR,
     TR_TS,
+    TR_X,
 )
 
 __all__ = ["build_dataset", "decimate", "port_arrival_bytes", "to_csv", "window"]
@@ -69,8 +71,14 @@ def port_arrival_bytes(TQ, port, frame_size) -> np.ndarray:
     return sent + dq + _diff(TQ[TQ_DROPS, port].astype(float)) * frame_size
 
 
-def build_dataset(TQ, TG, TFB, TRP, *, net, traced_flows, bin_ns, end_ns, hot_port, attrs):
-    """Assemble the dataset (see the module table) from the raw trace arrays."""
+def build_dataset(
+    TQ, TG, TFB, TRP, *, net, traced_flows, bin_ns, end_ns, hot_port, attrs, extra=None
+):  # fmt: skip
+    """Assemble the dataset (see the module table) from the raw trace arrays.
+
+    ``extra``: name of the protocol-specific RL trace (row ``TR_X``; DCQCN: ``"alpha"``),
+    added as a (flow, time) variable; None adds nothing.
+    """
     nbins = TG.shape[1]
     edges = np.minimum((np.arange(nbins) + 1) * bin_ns, end_ns)
     starts = np.arange(nbins) * bin_ns
@@ -109,6 +117,8 @@ def build_dataset(TQ, TG, TFB, TRP, *, net, traced_flows, bin_ns, end_ns, hot_po
         coords={"time": t, "port": ports, "flow": flows},
         attrs=dict(attrs),
     )
+    if extra is not None:
+        ds[extra] = (("flow", "time"), TRP[TR_X, :ntr])
     if hot_port >= 0:
         for v in ("queue", "queue_mean", "queue_max"):
             ds["hot_" + v] = ds[v].isel(port=hot_port)
@@ -143,7 +153,8 @@ def decimate(ds: xr.Dataset, k: int) -> xr.Dataset:
             out[name] = c.max()[name]
         elif name in ("drops", "port_drops", "pause_frames", "cnms"):
             out[name] = c.sum()[name]
-        elif name in ("queue", "hot_queue", "cr", "tr", "bc_stage", "t_stage", "rl_active"):
+        elif name in ("queue", "hot_queue", "cr", "tr", "bc_stage", "t_stage", "rl_active",
+                      "alpha"):  # fmt: skip
             out[name] = (
                 ds[name].isel(time=slice(k - 1, None, k)).isel(time=slice(0, out.sizes["time"]))
             )

@@ -79,8 +79,10 @@ def test_bad_parameters_name_the_field():
         simulate("og-hotspot", duration="1ms", overrides={"qeq": -5})
     with pytest.raises(ValueError, match="scenario.*og-hotspot"):
         simulate("og-hotspots", duration="1ms")
-    with pytest.raises(ValueError, match="protocol"):
-        simulate("og-hotspot", protocol="ecm", duration="1ms")
+    with pytest.raises(ValueError, match="protocol.*'ecmx'.*did you mean 'ecm'"):
+        simulate("og-hotspot", protocol="ecmx", duration="1ms")
+    with pytest.raises(ValueError, match="pos_gain: unknown parameter.*dcqcn parameters: .*kmin"):
+        simulate("og-hotspot", protocol="dcqcn", duration="1ms", overrides={"pos_gain": 1})
     with pytest.raises(ValueError, match="pause"):
         simulate("og-hotspot", duration="1ms", overrides={"pause": "on", "rtt": "500us"})
 
