@@ -31,7 +31,9 @@ FINDINGS = [
     "model lacks. Critical RTT N = 1: models.md 278 us, reset=cnm 480 us, reset=cnm+lag "
     "360 us, simulated [367, 400] us (3 seeds); N = 10: 540, 693, 573 us vs [519, 566] us. "
     "Improvement `sampling_lag=True` (loop delay rtt + Ts/2). The models.md model lands near "
-    "the N = 10 boundary only because its two omissions partly cancel.",
+    "the N = 10 boundary only because its two omissions partly cancel. The reset indicator's "
+    "width delta matters at N >= 10 (N = 10: 480 .. 612 us for delta/4 .. 4 delta; table "
+    "below); delta = (1 + w) frames was fixed before the comparison.",
     "3. Recovery needs the timer and HAI, and the stage memory. Byte-counter AI alone (0.5 Mb/s "
     "per 75 KB at 0.2 Gb/s) does not recover within 0.4 s; with timer + HAI + halving the "
     "model recovers in 168 ms vs 190 ms simulated (netfpga-1g, N = 1). At N = 8 (120 vs "
@@ -46,7 +48,10 @@ FINDINGS = [
     "fluid averaging over cycles does not hold. The timer+HAI variant diverges at N = 100 "
     "(HAI steps of 50 Mb/s applied as a mean rate; index i = 1): that HAI model is too rough.",
     "5. Heterogeneous flows. Simulated per-flow rates stay unequal at N = 10: 0.77 .. 1.38 of "
-    "C/N averaged over 1.5 s; the symmetric model has one rate per flow (worst-flow rows fail).",
+    "C/N averaged over 1.5 s (Jain 0.93-0.97 over 1 s for seeds 0-2; a different flow leads "
+    "in each seed, so no index bias): fairness converges slowly. The symmetric model has one "
+    "rate for all flows, so the worst-flow rows fail; a class model with per-class rates "
+    "would be needed.",
     "6. Oscillation periods: same class (stable / oscillating / underflow) in most pairs, but "
     "the nonlinear fluid limit cycles have periods 1.5-4x the simulated ones; the linearised "
     "phase-crossover period is not a better predictor. Open.",
@@ -92,6 +97,14 @@ def write_report(result, out_dir, figures_dir=None) -> tuple[Path, Path]:
     doc.table(hdr, rows, left=4)
     doc.heading("Findings (where model and simulation disagree, and why)")
     doc.bullets(FINDINGS)
+    sens = P.reset_width_sensitivity()
+    doc.paragraph(
+        "Sensitivity of the `reset=cnm+lag` critical RTT (us) to the reset-indicator width "
+        "delta (fixed a priori at (1 + w) frames = 4500 B, not fitted):"
+    )
+    doc.table(["N"] + [f"delta x {f:g}" for f in sens["factors"]],
+              [[n] + [f"{v * 1e6:.0f}" for v in vals]
+               for n, vals in sens["critical_rtt"].items()])  # fmt: skip
     doc.heading("Matched-pair traces")
     for n, rtt in [(10, 100e-6), (1, 500e-6), (100, 100e-6)]:
         sim = P.sim_trace(n, rtt, duration=P.DURATION, seed=0)
@@ -128,6 +141,7 @@ def write_report(result, out_dir, figures_dir=None) -> tuple[Path, Path]:
                     r.osc.get("verdict", "-"),
                     _cell(r.osc.get("mean")),
                     _cell(r.osc.get("std")),
+                    _cell(r.osc.get("early_std")),
                     _cell(m.get("hot_port_utilisation")),
                     _cell(m.get("recovery_time_s"), "s"),
                     _cell(m.get("jain_fairness")),
@@ -135,6 +149,10 @@ def write_report(result, out_dir, figures_dir=None) -> tuple[Path, Path]:
             )
             path = save(deck_figure(r, r.label), fig_dir / f"deck_{_slug(r.label)}.png")
             doc.figure(path, r.label)
-        doc.table(["run", "queue", "mean (B)", "std (B)", "utilisation", "recovery",
-                   "Jain"], trs)  # fmt: skip
+        doc.paragraph(
+            "Queue class, mean and std over the hotspot's second half (steady "
+            "state); 'first-half std' covers the start-up transient."
+        )
+        doc.table(["run", "queue", "mean (B)", "std (B)", "first-half std (B)", "utilisation",
+                   "recovery", "Jain"], trs)  # fmt: skip
     return doc.write(out, "validation")
