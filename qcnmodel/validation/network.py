@@ -28,6 +28,8 @@ from __future__ import annotations
 
 import math
 
+import numpy as np
+
 from qcnmodel.sim.network import (
     Buffers,
     ConstantFlow,
@@ -86,8 +88,9 @@ def bottleneck_spec(
     ----------
     n : int
         Number of sources (one flow each, towards ``rx``).
-    rtt : float
-        Loop delay CP -> RP -> CP, s (mapped to link delays as in the module docstring).
+    rtt : float or sequence of float
+        Loop delay CP -> RP -> CP, s (mapped to link delays as in the module docstring); a
+        sequence gives each source its own RTT (flow classes).
     capacity : float
         CP service rate during ``hotspot`` (bit/s); ``line_rate`` outside it.
     line_rate : float
@@ -99,10 +102,14 @@ def bottleneck_spec(
     memory : float
         Switch memory per input port (default unlimited: no drops, as in the fluid model).
     """
-    d = link_delay_for_rtt(rtt, line_rate, frame_size, switch_latency, cp_latency)
+    rtts = [float(rtt)] * n if np.ndim(rtt) == 0 else [float(r) for r in rtt]
+    if len(rtts) != n:
+        raise ValueError(f"rtt: expected one RTT or {n} (one per source), got {len(rtts)}")
+    ds = [link_delay_for_rtt(r, line_rate, frame_size, switch_latency, cp_latency) for r in rtts]
     srcs = [f"s{i + 1}" for i in range(n)]
-    # the sink link's delay does not enter the loop; give it the same d for symmetry
-    links = [Link(h, "sw", line_rate, d) for h in [*srcs, "rx"]]
+    links = [Link(h, "sw", line_rate, d) for h, d in zip(srcs, ds)]
+    # the sink link's delay does not enter the loop (no CNMs cross it)
+    links.append(Link("rx", "sw", line_rate, min(ds)))
     rate = source_rate(n, capacity, line_rate, demand)
     traffic = [ConstantFlow(s, "rx", rate) for s in srcs]
     hs = [Hotspot("rx", capacity, hotspot[0], hotspot[1])]

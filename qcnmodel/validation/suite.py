@@ -59,6 +59,7 @@ def plan(quick: bool) -> list[tuple[str, tuple, dict]]:
         rec += [(8, 200e-6, 1e9, 0.2e9, (0.2, 1.2), 1.6, "netfpga-1g"),
                 (10, 20e-6, 10e9, 1e9, (0.1, 0.6), 1.0, "802.1qau")]  # fmt: skip
     out += [("check_recovery", r, {"variants": v}) for r in rec]
+    out.append(("check_rtt_classes", (), {"seeds": (0, 1) if quick else (0, 1, 2, 3)}))
     return out
 
 

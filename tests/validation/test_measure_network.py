@@ -70,3 +70,12 @@ def test_scan_boundary_brackets_a_step():
     assert lo == 0 and hi == 50e-6
     lo, hi, _ = scan_boundary(lambda r: False, [50e-6, 100e-6])
     assert lo == 100e-6 and math.isinf(hi)
+
+
+def test_bottleneck_spec_per_source_rtts():
+    spec = bottleneck_spec(2, [20e-6, 200e-6], 5e9)
+    net = compile_network(spec)
+    delays = sorted(set(int(x) for x in net.port_prop_ns))
+    assert delays == [round(link_delay_for_rtt(r, 10e9) * 1e9) for r in (20e-6, 200e-6)]
+    with pytest.raises(ValueError, match="rtt"):
+        bottleneck_spec(3, [20e-6, 200e-6], 5e9)

@@ -100,3 +100,9 @@ def test_boundary(n):
 )
 def test_recovery(args):
     assert _row(P.check_recovery(*args, [FULL]), FULL, "recovery").passed
+
+
+def test_rtt_classes_fair():
+    # the class model predicts RTT-fair rates; the simulator agrees within seed noise
+    (row,) = P.check_rtt_classes(seeds=(0, 1, 2, 3))
+    assert row.passed
