@@ -26,6 +26,10 @@ Event semantics (shared exactly with the pure-Python oracle, :mod:`qcnmodel.sim.
   propagation delays and processing latencies of the hops the sampled frame crossed before
   this switch (the reverse path of a symmetric route).
 * **RP timer**: a real event tagged with the RL's timer generation (§2.3, pitfall §6.4).
+* **Protocols**: the CP at enqueue, the RP at a frame's start, DCQCN's notification point at
+  delivery and every protocol event (CNM / ECM message / CNP, timers, aux timers, probes,
+  replies, echoes, drift) go through :mod:`.kernel_proto`, which dispatches on the protocol
+  family ``C[C_FAM]`` (QCN family with ``rules_variants``, ECM, DCQCN).
 * **Hotspot**: the port's rate switches to the service rate at start and back at stop (the
   frame in transmission keeps its rate).
 * **Traces**: at the end of every bin a SAMPLE event records per-port queue (instantaneous,
