@@ -91,8 +91,10 @@ CLASSES_RHS = compile_rhs(_classes_rhs)
 @functools.lru_cache(maxsize=16)
 def _symbolic(n_classes: int, switches: tuple):
     """Lambdified (A0, [b_k], c-rows, [direct_k]) builders for K classes."""
-    timer, hai, quant, halving = switches
-    f, (q, rc, rt), (qd, rcd, _), syms, (fb_sym, _) = eq.qcn_symbolic(timer, hai, quant, halving)
+    timer, hai, quant, halving, reset = switches
+    f, (q, rc, rt), (qd, rcd, _), syms, (fb_sym, _) = eq.qcn_symbolic(
+        timer, hai, quant, halving, reset
+    )
     n_sym, c_sym, qeq, w, ps0 = syms[:5]
     kk = n_classes
     ns = sp.symbols(f"n_0:{kk}", positive=True)
@@ -133,8 +135,9 @@ class QCNClassesFluidModel:
         Protocol parameters.
     classes : tuple of (rtt, n_flows)
         One entry per class: loop delay (s, unit strings accepted) and flow count (>= 1).
-    capacity, ps, timer, hai, halving, min_rate, quantise :
-        As for :class:`~qcnmodel.fluid_qcn.QCNFluidModel` (``sampling`` is fixed).
+    capacity, ps, timer, hai, halving, min_rate, quantise, reset, reset_width, sampling_lag :
+        As for :class:`~qcnmodel.fluid_qcn.QCNFluidModel` (``sampling`` is fixed). With
+        ``sampling_lag`` every class's loop delay gains the one CP's Ts/2.
     """
 
     params: QCNParams = field(default_factory=QCNParams)
@@ -146,6 +149,9 @@ class QCNClassesFluidModel:
     quantise: bool | str = False
     halving: bool = False
     min_rate: bool = False
+    reset: str = "sample"
+    reset_width: float | None = None
+    sampling_lag: bool = False
 
     def __post_init__(self) -> None:
         try:
@@ -172,6 +178,7 @@ class QCNClassesFluidModel:
             params=self.params, rtt=min(r for r, _ in self.classes), n_flows=self.n_flows,
             capacity=self.capacity, ps=self.ps, timer=self.timer, hai=self.hai,
             quantise=self.quantise, halving=self.halving, min_rate=self.min_rate,
+            reset=self.reset, reset_width=self.reset_width, sampling_lag=self.sampling_lag,
         )  # fmt: skip
 
     @property
@@ -192,8 +199,14 @@ class QCNClassesFluidModel:
         """Parameter vector: the symmetric model's, then K, n_k, tau_k."""
         base = self._symmetric.param_vector(hotspot)
         ns = [n for _, n in self.classes]
-        taus = [r for r, _ in self.classes]
+        taus = self._delays
         return np.concatenate([base, [len(ns)], ns, taus]).astype(float)
+
+    @property
+    def _delays(self) -> list:
+        """Loop delay per class: rtt_k + the CP sampling lag (``sampling_lag``; one CP)."""
+        lag = self._symmetric.sampling_lag_s
+        return [r + lag for r, _ in self.classes]
 
     def _state(self, x_sym: np.ndarray) -> np.ndarray:
         kk = len(self.classes)
@@ -223,7 +236,7 @@ class QCNClassesFluidModel:
     def _linear_parts(self):
         kk = len(self.classes)
         sym = self._symmetric
-        switches = (self.timer, self.hai, _quant(sym), self.halving)
+        switches = (self.timer, self.hai, _quant(sym), self.halving, self.reset == "cnm")
         fun, _, _ = _symbolic(kk, switches)
         x = self._state(sym._x_star)
         xd = np.tile(x, kk)
@@ -244,10 +257,11 @@ class QCNClassesFluidModel:
         a0e = a0 + sum(direct)
         den = charpoly_batch(a0e)
         terms = []
-        for k, (rtt, n) in enumerate(self.classes):
+        for k, ((rtt, n), delay) in enumerate(zip(self.classes, self._delays)):
             num = charpoly_batch(a0e + np.outer(bs[k], cs[k])) - den
             num[0] = 0.0
-            terms.append(DelayedLoop(num, den, rtt, f"QCN class {k} (n={n}, rtt={rtt * 1e6:g}us)"))
+            name = f"QCN class {k} (n={n}, rtt={rtt * 1e6:g}us)"
+            terms.append(DelayedLoop(num, den, delay, name))
         return terms
 
     def loop_value(self, s) -> np.ndarray:
@@ -296,7 +310,7 @@ class QCNClassesFluidModel:
             x[1 : 1 + kk] = np.broadcast_to(np.asarray(x0["rate_current"], float) / bits, (kk,))
         if "rate_target" in x0:
             x[1 + kk :] = np.broadcast_to(np.asarray(x0["rate_target"], float) / bits, (kk,))
-        delays = [r for r, _ in self.classes]
+        delays = self._delays
         lower = np.r_[0.0, np.full(2 * kk, p[eq.P_RMIN] if self.min_rate else 0.0)]
         record_dt = duration / 2000.0 if record_dt is None else record_dt
         if method == "compiled":
@@ -320,7 +334,7 @@ class QCNClassesFluidModel:
             coords={
                 "time": ("time", res.t, {"units": "s"}),
                 "cls": np.arange(kk),
-                "rtt": ("cls", np.array(delays)),
+                "rtt": ("cls", np.array([r for r, _ in self.classes])),
                 "n_flows": ("cls", np.array([n for _, n in self.classes])),
             },
             attrs={"model": "QCNClassesFluidModel"},
