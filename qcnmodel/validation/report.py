@@ -87,6 +87,17 @@ def write_report(result, out_dir, figures_dir=None) -> tuple[Path, Path]:
         + "; ".join(f"`{k}` = {v or 'models.md §2'}" for k, v in P.VARIANTS.items())
         + "."
     )
+    doc.heading("Summary per model variant")
+    variants = list(dict.fromkeys(r.model_variant for r in result.rows))
+    checks = list(dict.fromkeys(r.check for r in result.rows))
+    summ = []
+    for v in variants:
+        cells = [v]
+        for c in checks:
+            rs = [r for r in result.rows if r.model_variant == v and r.check == c]
+            cells.append(f"{sum(r.passed for r in rs)}/{len(rs)}" if rs else "-")
+        summ.append(cells)
+    doc.table(["model variant"] + [f"{c} (passed/rows)" for c in checks], summ)
     doc.heading("Comparisons")
     hdr = ["check", "quantity", "parameters", "model variant", "model", "simulated", "error",
            "tolerance", "tolerance reason", "result", "note"]  # fmt: skip
