@@ -158,7 +158,13 @@ def write_report(result, out_dir, figures_dir=None) -> tuple[Path, Path]:
                     _cell(m.get("jain_fairness")),
                 ]
             )
-            path = save(deck_figure(r, r.label), fig_dir / f"deck_{_slug(r.label)}.png")
+            title = r.label
+            rt = m.get("recovery_time_s")
+            if rt is not None:
+                title += f": recovery {rt * 1e3:.0f} ms"
+                if r.label == "netfpga-1g n=1 rtt=100us":
+                    title += " (deck: 179 ms hardware, 200 ms OMNeT++)"
+            path = save(deck_figure(r, title), fig_dir / f"deck_{_slug(r.label)}.png")
             doc.figure(path, r.label)
         doc.paragraph(
             "Queue class, mean and std over the hotspot's second half (steady "
