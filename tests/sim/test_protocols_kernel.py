@@ -8,7 +8,9 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
-from simnets import chain, star
+from hypothesis import given, settings
+from hypothesis import strategies as st
+from simnets import chain, networks, star
 from test_oracle import FAST, assert_identical
 
 from qcnmodel.sim import kernel_heap as kh
@@ -66,10 +68,11 @@ def run_both(spec, name, seed=3, end_ns=3_000_000, bin_ns=100_000):
     proto = config(name, float(np.max(net.port_rate[net.host_port])), net.frame_size)
     kw = dict(qcn=True, seed=seed, end_ns=end_ns, bin_ns=bin_ns, measure_ns=(0, end_ns),
               traced_flows=np.arange(net.n_flows), log_events=10**6, proto=proto)  # fmt: skip
-    st = build_state(net, FAST, pool=64, heap=16, **kw)  # small: exercises growth
-    run_compiled(st, n_chunks=2)
-    o = Oracle(net, FAST, **kw).run()
-    return net, st, o
+    params = FAST.replace(line_rate=kw["proto"].params.get("QCNParams", FAST).line_rate)
+    state = build_state(net, params, pool=64, heap=16, **kw)  # small: exercises growth
+    run_compiled(state, n_chunks=2)
+    o = Oracle(net, params, **kw).run()
+    return net, state, o
 
 
 def check_invariants(net, st, proto):
@@ -108,3 +111,18 @@ def test_kernel_equals_oracle_multi_hop(name):
     net, st, o = run_both(chain(pause=True, memory=60e3, pause_rtt=10e-6), name, seed=5)
     assert_identical(st, o)
     check_invariants(net, st, config(name))
+
+
+@settings(max_examples=12, deadline=None)
+@given(spec=networks(), seed=st.integers(0, 2**31), name=st.sampled_from(list(PROTOCOLS)))
+def test_kernel_equals_oracle_random_networks_per_protocol(spec, seed, name):
+    net, st_, o = run_both(spec, name, seed=seed, end_ns=1_000_000, bin_ns=50_000)
+    n = int(st_.S[kh.S_EVENTS])
+    assert n == o.c["events"]
+    log = st_.LOG[:, :n].copy()
+    log[2, log[1] == 0] = -1  # K_ARRIVE: frame slot ids are kernel-internal
+    assert np.array_equal(log, np.array(o.log, dtype=np.int64).reshape(-1, 5).T)
+    for name_ in ("TQ", "TG", "TFB", "TRP"):
+        assert np.array_equal(getattr(st_, name_), getattr(o, name_)), name_
+    assert np.array_equal(st_.rp, np.stack([r.as_array() for r in o.rps], axis=1))
+    check_invariants(net, st_, config(name, float(np.max(net.port_rate[net.host_port]))))
