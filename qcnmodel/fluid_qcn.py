@@ -58,6 +58,11 @@ Switches (all off by default = the equations above):
   linearisation, ``loop()``) is :attr:`loop_delay` = rtt + Ts/2 (p the equilibrium's
   sampling probability at the RP); ``loop().margins().critical_delay_s`` is then a loop delay:
   subtract :attr:`sampling_lag_s` for the critical RTT.
+* ``enqueue_offset`` (validation finding, bytes): the CP reads Q on arrival *after* enqueue
+  (qcn-algorithm.md §1.1), so with well-mixed arrivals the queue it samples is the
+  time-average queue plus the arriving frame. Fb is computed on q + offset; the equilibrium
+  time-average queue moves down by the offset (one frame: Qeq - 1500 B), the loop gain is
+  unchanged. A single paced flow phase-locks with the service and sees less (0 .. 1 frame).
 
 Linearisation: the loop is broken at the CP feedback Fb(t - tau) (see
 :mod:`qcnmodel.linearize`). In the base model the delayed rate only multiplies terms that vanish
@@ -140,6 +145,9 @@ class QCNFluidModel:
         (default (1 + w) * frame_size).
     sampling_lag : bool
         Add the CP's zero-order-hold lag Ts/2 to the loop delay (module docstring).
+    enqueue_offset : float
+        Bytes by which the queue the CP reads exceeds the model's (time-average) queue
+        (module docstring; 0 = none, ``frame_size`` = read after enqueue, well mixed).
     """
 
     params: QCNParams = field(default_factory=QCNParams)
@@ -156,6 +164,7 @@ class QCNFluidModel:
     reset: str = "sample"
     reset_width: float | None = None
     sampling_lag: bool = False
+    enqueue_offset: float = 0.0
 
     def __post_init__(self) -> None:
         if not isinstance(self.params, QCNParams):
@@ -184,6 +193,10 @@ class QCNFluidModel:
             raise ValueError(
                 f"quantise: must be False, True, 'smooth' or 'floor', got {self.quantise!r}"
             )
+        off = parse_number(self.enqueue_offset, "enqueue_offset")
+        if not (0 <= off < self.params.qeq):
+            raise ValueError(f"enqueue_offset: must be in [0, qeq) bytes, got {off!r}")
+        object.__setattr__(self, "enqueue_offset", float(off))
         for name in ("timer", "hai", "halving", "min_rate", "sampling_lag"):
             if not isinstance(getattr(self, name), (bool, np.bool_)):
                 raise ValueError(f"{name}: must be a bool, got {getattr(self, name)!r}")
@@ -249,7 +262,7 @@ class QCNFluidModel:
         p = np.zeros(eq.N_PARAMS)
         p[eq.P_N] = self.n_flows
         p[eq.P_C] = self.capacity_bps / bits
-        p[eq.P_QEQ] = pr.qeq / fr
+        p[eq.P_QEQ] = (pr.qeq - self.enqueue_offset) / fr  # Fb's reference for the mean q
         p[eq.P_W] = pr.w
         p[eq.P_PS] = self.p_sample
         p[eq.P_FBMAX] = pr.fb_max / fr
@@ -438,7 +451,7 @@ class QCNFluidModel:
             "q": x[0] * fr,
             "rate_current": x[1] * self._pkt_bits,
             "rate_target": x[2] * self._pkt_bits,
-            "fb": -(x[0] * fr - self.params.qeq),
+            "fb": -(x[0] * fr + self.enqueue_offset - self.params.qeq),
             "u": u,
             "ps": ps,
             "residual": float(np.max(self._residual(x))),

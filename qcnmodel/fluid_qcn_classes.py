@@ -135,9 +135,11 @@ class QCNClassesFluidModel:
         Protocol parameters.
     classes : tuple of (rtt, n_flows)
         One entry per class: loop delay (s, unit strings accepted) and flow count (>= 1).
-    capacity, ps, timer, hai, halving, min_rate, quantise, reset, reset_width, sampling_lag :
-        As for :class:`~qcnmodel.fluid_qcn.QCNFluidModel` (``sampling`` is fixed). With
-        ``sampling_lag`` every class's loop delay gains the one CP's Ts/2.
+    capacity, ps, timer, hai, halving, min_rate, quantise :
+        As for :class:`~qcnmodel.fluid_qcn.QCNFluidModel` (``sampling`` is fixed).
+    reset, reset_width, sampling_lag, enqueue_offset :
+        As for :class:`~qcnmodel.fluid_qcn.QCNFluidModel`; with ``sampling_lag`` every
+        class's loop delay gains the one CP's Ts/2.
     """
 
     params: QCNParams = field(default_factory=QCNParams)
@@ -152,6 +154,7 @@ class QCNClassesFluidModel:
     reset: str = "sample"
     reset_width: float | None = None
     sampling_lag: bool = False
+    enqueue_offset: float = 0.0
 
     def __post_init__(self) -> None:
         try:
@@ -179,6 +182,7 @@ class QCNClassesFluidModel:
             capacity=self.capacity, ps=self.ps, timer=self.timer, hai=self.hai,
             quantise=self.quantise, halving=self.halving, min_rate=self.min_rate,
             reset=self.reset, reset_width=self.reset_width, sampling_lag=self.sampling_lag,
+            enqueue_offset=self.enqueue_offset,
         )  # fmt: skip
 
     @property

@@ -35,8 +35,10 @@ VARIANTS = {
     "models.md": {},
     "reset=cnm": {"reset": "cnm"},
     "reset=cnm+lag": {"reset": "cnm", "sampling_lag": True},
-    "reset=cnm+lag+timer+hai": {"reset": "cnm", "sampling_lag": True, "timer": True,
-                                "hai": True, "halving": True, "quantise": "smooth"},
+    "reset=cnm+lag+enq": {"reset": "cnm", "sampling_lag": True, "enqueue_offset": 1500.0},
+    "reset=cnm+lag+enq+timer+hai": {"reset": "cnm", "sampling_lag": True,
+                                    "enqueue_offset": 1500.0, "timer": True, "hai": True,
+                                    "halving": True, "quantise": "smooth"},
 }  # fmt: skip
 
 

@@ -91,3 +91,16 @@ def test_sampling_lag_adds_half_a_sampling_interval():
 def test_bad_reset_arguments(kw, field):
     with pytest.raises(ValueError, match=field):
         QCNFluidModel(**kw)
+
+
+def test_enqueue_offset_shifts_the_equilibrium_queue_only():
+    base = QCNFluidModel(n_flows=10, rtt=100e-6, capacity=5e9, reset="cnm")
+    off = base.replace(enqueue_offset=1500.0)
+    fa, fb = base.fixed_point(), off.fixed_point()
+    # the CP reads q + 1500 B: the same feedback Fb* at a queue one frame lower
+    assert fb["q"] == pytest.approx(fa["q"] - 1500.0, abs=1e-6)
+    assert fb["fb"] == pytest.approx(fa["fb"], rel=1e-9)
+    s = 1j * np.logspace(1, 5, 20)
+    np.testing.assert_allclose(off.loop()(s), base.loop()(s), rtol=1e-9)
+    with pytest.raises(ValueError, match="enqueue_offset"):
+        base.replace(enqueue_offset=-1.0)

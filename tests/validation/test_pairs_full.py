@@ -13,7 +13,7 @@ from qcnmodel.validation.suite import BOUNDARY_GRID
 pytestmark = pytest.mark.slow
 
 BEST = "reset=cnm+lag"
-FULL = "reset=cnm+lag+timer+hai"
+FULL = "reset=cnm+lag+enq+timer+hai"
 
 UNFAIR = "finding: simulated per-flow rates stay unequal (0.77..1.38 x C/N over 1.5 s at N=10)"
 N100 = (

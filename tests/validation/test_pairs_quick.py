@@ -12,7 +12,7 @@ from qcnmodel.validation import pairs as P
 from qcnmodel.validation.suite import BOUNDARY_GRID
 
 BEST = "reset=cnm+lag"  # CNM-only counter resets + the CP's zero-order-hold lag
-FULL = "reset=cnm+lag+timer+hai"
+FULL = "reset=cnm+lag+enq+timer+hai"
 
 
 def _row(rows, variant, quantity):
