@@ -52,6 +52,13 @@ FINDINGS = [
     "in each seed, so no index bias): fairness converges slowly. The symmetric model has one "
     "rate for all flows, so the worst-flow rows fail; a class model with per-class rates "
     "would be needed.",
+    "7. Queue read after enqueue. The simulated mean queue sits 0.2-1.5 KB *below* Qeq while "
+    "every model puts it above (by |Fb*|). The CP reads Q on arrival after enqueue "
+    "(qcn-algorithm.md §1.1), so with well-mixed arrivals it samples the mean queue plus the "
+    "arriving frame. Improvement `enqueue_offset=1500` (Fb on q + 1 frame): N = 10 error "
+    "1.7 KB -> 0.25 KB (100 us) and 1.5 KB -> 0.02 KB (50 us); at N = 1 the single paced flow "
+    "phase-locks with the service and sees only ~0.2 KB, so the offset overshoots there "
+    "(-1.3 KB, still within one quantisation step).",
     "6. Oscillation periods: same class (stable / oscillating / underflow) in most pairs, but "
     "the nonlinear fluid limit cycles have periods 1.5-4x the simulated ones; the linearised "
     "phase-crossover period is not a better predictor. Open.",
