@@ -209,14 +209,15 @@ print("widget front end:", INTERACTIVE)
 if INTERACTIVE:
     import ipywidgets as widgets
 
+    lazy = {"continuous_update": False}  # redraw on release, not while dragging
     widgets.interact(
         explore,
         rtt_us=widgets.FloatLogSlider(value=100, base=10, min=0, max=3, step=0.05,
-                                      description="RTT (us)"),
+                                      description="RTT (us)", **lazy),
         ps=widgets.FloatLogSlider(value=0.01, base=10, min=-3, max=-0.5, step=0.05,
-                                  description="Ps"),
-        w=widgets.FloatSlider(value=2.0, min=0.0, max=32.0, step=0.5, description="W"),
-        n=widgets.IntSlider(value=10, min=1, max=100, description="N"),
+                                  description="Ps", **lazy),
+        w=widgets.FloatSlider(value=2.0, min=0.0, max=32.0, step=0.5, description="W", **lazy),
+        n=widgets.IntSlider(value=10, min=1, max=100, description="N", **lazy),
         axes=widgets.fixed(None),
     )
 else:
