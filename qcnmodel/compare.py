@@ -57,14 +57,14 @@ class Comparison:
 
 def _route(scenario, protocol: str, overrides: dict) -> dict:
     """The subset of ``overrides`` that ``protocol`` accepts on ``scenario``."""
-    from qcnmodel.sim.api import _split_overrides
+    from qcnmodel.sim.proto_settings import split_overrides
     from qcnmodel.sim.scenarios import get_scenario
 
     sc = get_scenario(scenario) if isinstance(scenario, str) else None
     mine = {}
     for k, v in overrides.items():
         try:
-            _split_overrides(sc, {k: v}, protocol)
+            split_overrides(sc, {k: v}, protocol)
         except ValueError:
             continue
         mine[k] = v
@@ -99,7 +99,8 @@ def compare(
     ValueError
         Unknown protocol (named), an empty list, or a key no protocol accepts (named).
     """
-    from qcnmodel.sim.api import _split_overrides, simulate
+    from qcnmodel.sim.api import simulate
+    from qcnmodel.sim.proto_settings import split_overrides
     from qcnmodel.sim.protocols import get_protocol
     from qcnmodel.sim.scenarios import get_scenario
 
@@ -116,7 +117,7 @@ def compare(
     for k in overrides:
         if k not in used:  # re-raise the first protocol's error, which names the key
             sc = get_scenario(scenario) if isinstance(scenario, str) else None
-            _split_overrides(sc, {k: overrides[k]}, protocols[0])
+            split_overrides(sc, {k: overrides[k]}, protocols[0])
     cmp = None
     for p in protocols:
         if progress:

@@ -22,7 +22,7 @@ import json
 import math
 import sys
 import time
-from dataclasses import asdict, dataclass, field, fields
+from dataclasses import asdict, dataclass, field
 
 import numpy as np
 
@@ -42,8 +42,9 @@ from qcnmodel.sim.kernel_heap import (
 )
 from qcnmodel.sim.kernel_state import F_VN, TQ_AREA, TQ_MAX, TQ_TXB, build_state
 from qcnmodel.sim.network import ConstantFlow, NetworkSpec, compile_network
-from qcnmodel.sim.protocols import get_protocol, make_config
-from qcnmodel.sim.scenarios import SCENARIOS, Scenario, get_scenario
+from qcnmodel.sim.proto_settings import protocol_config, split_overrides
+from qcnmodel.sim.protocols import get_protocol
+from qcnmodel.sim.scenarios import SCENARIOS, get_scenario
 from qcnmodel.sim.traces import build_dataset, decimate, port_arrival_bytes, to_csv, window
 from qcnmodel.units import parse_time
 
@@ -121,49 +122,9 @@ def _jsonable(x):
     return x
 
 
-def _split_overrides(
-    sc: Scenario | None, overrides: dict, protocol: str = "qcn"
-) -> tuple[dict, dict, dict]:
-    """Route ``--set`` keys: scenario, then the protocol's own classes, then QCNParams."""
-    qcn_fields = {f.name for f in fields(QCNParams)}
-    scen_keys = {p.name for p in sc.params} if sc else set()
-    proto_fields = {f.name for c in get_protocol(protocol).params if c is not QCNParams
-                    for f in fields(c)}  # fmt: skip
-    s_over, q_over, p_over = {}, {}, {}
-    for k, v in overrides.items():
-        if k in scen_keys:
-            s_over[k] = v
-        elif k in proto_fields:
-            p_over[k] = v
-        elif k in qcn_fields:
-            q_over[k] = v
-        else:
-            import difflib
-
-            allowed = sorted(scen_keys) + sorted(proto_fields) + sorted(qcn_fields)
-            close = difflib.get_close_matches(k, allowed, n=1)
-            hint = f"; did you mean {close[0]!r}?" if close else ""
-            raise ValueError(
-                f"{k}: unknown parameter{hint} (scenario parameters: "
-                f"{', '.join(sorted(scen_keys)) or '-'}; {protocol} parameters: "
-                f"{', '.join(sorted(proto_fields)) or '-'}; QCN parameters: "
-                f"{', '.join(sorted(qcn_fields))})"
-            )
-    return s_over, q_over, p_over
-
-
-def _protocol_config(protocol: str, p_over: dict, params: QCNParams):
-    """ProtocolConfig with the rates and frame size of the network unless set explicitly."""
-    proto = get_protocol(protocol)
-    names = {f.name for c in proto.params for f in fields(c)}
-    net_keys = {"line_rate": params.line_rate, "frame_size": params.frame_size,
-                "packet_size": float(params.frame_size)}  # fmt: skip
-    settings = dict(p_over)
-    if proto.family in ("ecm", "dcqcn"):
-        for k, v in net_keys.items():
-            if k in names and k not in settings:
-                settings[k] = v
-    return make_config(protocol, settings, qcn=params)
+def _split_overrides(sc, overrides: dict, protocol: str = "qcn") -> tuple[dict, dict, dict]:
+    """Route ``--set`` keys (see :mod:`qcnmodel.sim.proto_settings`)."""
+    return split_overrides(sc, overrides, protocol)
 
 
 def _measure_window(spec: NetworkSpec, dur: float) -> tuple[float, float]:
@@ -262,7 +223,7 @@ def simulate(
     else:
         traced = np.unique(np.concatenate([net.fair_flows, net.hot_flows]))[:max_traced_flows]
     mns = (int(round(ma * 1e9)), int(round(mb * 1e9)))
-    proto = _protocol_config(protocol, p_over, params)
+    proto = protocol_config(protocol, p_over, params, q_over)
     if "QCNParams" in proto.params:
         params = proto.params["QCNParams"]  # with the protocol's implied settings
     kw = dict(qcn=protocol != "none", proto=proto, seed=seed, end_ns=end_ns, bin_ns=bin_ns,
