@@ -126,3 +126,29 @@ def test_kernel_equals_oracle_random_networks_per_protocol(spec, seed, name):
         assert np.array_equal(getattr(st_, name_), getattr(o, name_)), name_
     assert np.array_equal(st_.rp, np.stack([r.as_array() for r in o.rps], axis=1))
     check_invariants(net, st_, config(name, float(np.max(net.port_rate[net.host_port]))))
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("name", list(PROTOCOLS))
+def test_kernel_equals_oracle_longer_slow(name):
+    """10 ms on a 6-node star with PAUSE (slow: the oracle runs ~1 M events)."""
+    spec = star(n=6, t0=1e-3, t1=7e-3, pause=True, memory=80e3, pause_rtt=5e-6)
+    net, st_, o = run_both(spec, name, seed=11, end_ns=10_000_000, bin_ns=500_000)
+    assert_identical(st_, o)
+    check_invariants(net, st_, config(name))
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("name", list(PROTOCOLS))
+def test_og_hotspot_default_parameters_slow(name):
+    """Each protocol with its default parameters on 0.3 s of og-hotspot: invariants hold."""
+    from qcnmodel.sim import simulate
+
+    r = simulate("og-hotspot", protocol=name, duration="0.3s", seed=2,
+                 overrides={"hotspot_stop": "0.2s"})  # fmt: skip
+    c = r.counters
+    assert c["frames_sent"] == c["frames_delivered"] + c["frames_dropped"] + c["frames_in_flight"]
+    assert c["frames_in_flight"] == c["frames_in_network"]
+    assert (r.dataset["queue"].values >= 0).all()
+    cr = r.dataset["cr"].values
+    assert (cr > 0).all() and (cr <= r.params.line_rate + 1e-6).all()
