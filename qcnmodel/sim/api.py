@@ -7,7 +7,10 @@ Choices documented here:
   preset stay consistent; likewise ``frame_size`` follows the network's frame size. The
   values used are in ``SimResult.params``.
 * ``protocol="none"`` switches congestion control off: no CP sampling, no CNMs, no RLs
-  (the baseline every deck compares with).
+  (the baseline every deck compares with). The other protocols are those of
+  :mod:`qcnmodel.sim.protocols`; ``overrides`` are routed by
+  :mod:`qcnmodel.sim.proto_settings` (scenario, QCNParams, protocol parameters), and the
+  protocol's parameter objects are in the dataset's ``protocol_params`` attribute.
 * The measurement window (per-flow throughput, fairness, mean/peak hot queue, utilisation)
   is the scenario's ``measure`` if set, else the first hotspot's interval clipped to the
   run, else the whole run.
