@@ -1,10 +1,12 @@
 """Pure-Python twin of the compiled kernel: the simulator's test oracle.
 
 Same event semantics as :mod:`qcnmodel.sim.kernel` (read its module docstring), written as
-plain objects with :mod:`heapq`, the rules of :mod:`qcnmodel.sim.rules_ref` and the random
-numbers of :func:`qcnmodel.sim.rng.uniform01_py`. Every event is pushed in the same order as in
-the kernel, so the (time, sequence) order, the event log, the counters and the traces agree
-bit for bit on any network (tests/sim/test_oracle.py). It is slow (about 1 us of Python per
+plain objects with :mod:`heapq`, the plain-Python rule classes of every protocol (dispatched
+by :mod:`qcnmodel.sim.oracle_proto`: ``rules_variants_ref``, ``rules_ecm_ref``,
+``rules_dcqcn_ref``) and the random numbers of :func:`qcnmodel.sim.rng.uniform01_py`. Every
+event is pushed in the same order as in the kernel, so the (time, sequence) order, the event
+log, the counters and the traces agree bit for bit on any network (tests/sim/test_oracle.py,
+tests/sim/test_protocols_kernel.py). It is slow (about 1 us of Python per
 line executed); use it on small cases and for the speed ratio in ``benchmarks/simulator.py``.
 """
 
