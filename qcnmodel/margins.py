@@ -524,9 +524,26 @@ def margins(loop) -> Margins:
     Returns
     -------
     Margins
+
+    Notes
+    -----
+    When the Nyquist contour passes through -1 (to rounding), e.g. at exactly the critical
+    delay, a closed-loop pole lies on the imaginary axis: the loop is at the stability
+    boundary, not asymptotically stable, and ``stable`` is False.
     """
     m = margins_over_delay(loop, np.array([loop.delay])).at(0)
-    return dataclasses.replace(m, stable=nyquist_count(loop).stable)
+    try:
+        stable = nyquist_count(loop).stable
+    except RuntimeError:
+        on_boundary = [
+            w
+            for w in (m.crossover_rad_s, m.phase_crossover_rad_s)
+            if np.isfinite(w) and abs(1.0 + loop(1j * w)) < 1e-6
+        ]
+        if not on_boundary:
+            raise
+        stable = False
+    return dataclasses.replace(m, stable=stable)
 
 
 # --------------------------------------------------------------------------
