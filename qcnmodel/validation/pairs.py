@@ -23,7 +23,21 @@ from qcnmodel.params import QCNParams
 from qcnmodel.validation.measure import batch_means, oscillation, recovery_time, scan_boundary
 from qcnmodel.validation.network import bottleneck_spec, source_rate
 
-__all__ = ["CAPACITY", "LINE", "VARIANTS", "Row", "Trace", "model_trace", "sim_trace"]
+__all__ = [
+    "CAPACITY",
+    "LINE",
+    "VARIANTS",
+    "Row",
+    "Trace",
+    "check_boundary",
+    "check_equilibrium",
+    "check_oscillation",
+    "check_recovery",
+    "check_rtt_classes",
+    "model_trace",
+    "reset_width_sensitivity",
+    "sim_trace",
+]
 
 LINE = 10e9
 CAPACITY = 5e9
