@@ -213,7 +213,7 @@ def on_probe(H, EP, EFREE, BK, S, C, EPF, PI, NI, HI, FI, route, WI, WF, cp, cpp
         n = 1
     else:
         dt, n = path_walk(PI, NI, HI, FI, route, WI, 0, f, -1 if mode == PROBE_PATH else target)
-    if n == 0:
+    if n == 0 or dt < 0:  # no CP to read, or the target left the path (not expected)
         return
     jmin = 0
     for k in range(n):

@@ -172,7 +172,7 @@ class ProtocolMixin:
         else:
             dt, walk = self.path_walk(f, -1 if mode == PROBE_PATH else target)
         n = len(walk)
-        if n == 0:
+        if n == 0 or dt < 0:  # no CP to read, or the target left the path (not expected)
             return
         fbs = [self.cps[j].probe_fb(float(self.ports[j].q)) for j in walk]
         jmin = 0
