@@ -25,7 +25,8 @@ P_TON, P_TOFF, P_CHOT, P_TAU = 30, 31, 32, 33
 # (p/((1-p)^-B - 1), the same with the AI-stage length, (1-p)^(F B), log1p(-p))
 P_PRE = 34
 # counter resets (module docstring of fluid_qcn, ``reset``): 0 = every sample (models.md),
-# 1 = CNMs only, with a logistic indicator of width P_RWIDTH (packets) on Fb(t - tau)
+# 1 = CNMs only, with a logistic indicator of width P_RWIDTH (packets) on Fb(t - tau);
+# 2 = CNMs only plus the stage memory (a 4th state, the mean age since the last CNM)
 P_RESET, P_RWIDTH = P_PRE + 36, P_PRE + 37
 N_PARAMS = P_PRE + 38
 
@@ -110,6 +111,23 @@ def cp_signals(qd, rcd, cap, p):
 @nb.njit(cache=True)
 def rate_derivatives(rc, rt, rcd, ind, u, ps, k, p):
     """(dRc/dt, dRt/dt) of one flow given the CP signals it receives (see cp_signals)."""
+    return rate_derivatives_age(rc, rt, rcd, ind, u, ps, k, p, -1.0)
+
+
+@nb.njit(cache=True)
+def stage_l1p(l1p, rcd, age):
+    """log(1 - p) of the stage factors (1-p)^(F L): the reset probability itself, or with the
+    stage memory (``age`` > 0) the effective 1 / (R_C(t-tau) age), equal to it at equilibrium."""
+    if age <= 0.0:
+        return l1p
+    pe = 1.0 / (rcd * age) if rcd * age > 1.0 else 1.0 - 1e-12
+    return math.log1p(-pe)
+
+
+@nb.njit(cache=True)
+def rate_derivatives_age(rc, rt, rcd, ind, u, ps, k, p, age):
+    """:func:`rate_derivatives` with the stage memory: ``age`` (s) = mean time since the last
+    CNM (``age <= 0``: no memory, the stage factors use the reset probability)."""
     cut = p[P_GD] * u
     if cut > p[P_MINDEC]:
         cut = p[P_MINDEC]
@@ -122,7 +140,7 @@ def rate_derivatives(rc, rt, rcd, ind, u, ps, k, p):
         l1p = math.log1p(-pc)
         bc_ai = cycle_rate(pc, 0.5 * b if p[P_HALVE] > 0.0 else b)
         avg = cycle_rate(pc, b)
-        inc = p[P_RAI] * bc_ai * math.exp(f * b * l1p)
+        inc = p[P_RAI] * bc_ai * math.exp(f * b * stage_l1p(l1p, rcd, age))
     else:
         j = P_PRE + 4 * k
         bc_ai = p[j + 1]
@@ -136,10 +154,11 @@ def rate_derivatives(rc, rt, rcd, ind, u, ps, k, p):
         tm = cycle_rate(pc, lt)
         tm_ai = cycle_rate(pc, lt_ai)
         avg += tm
-        inc += p[P_RAI] * tm_ai * math.exp(f * lt * l1p)
+        sl1p = stage_l1p(l1p, rcd, age)
+        inc += p[P_RAI] * tm_ai * math.exp(f * lt * sl1p)
         if p[P_HAI] > 0.0:
             longest = b if b > lt else lt
-            inc += (p[P_RHAI] - p[P_RAI]) * (bc_ai + tm_ai) * math.exp(f * longest * l1p)
+            inc += (p[P_RHAI] - p[P_RAI]) * (bc_ai + tm_ai) * math.exp(f * longest * sl1p)
     d_rc = -cut * rc * lam * ind + 0.5 * (rt - rc) * rcd * avg
     d_rt = -(rt - rc) * lam * ind + rcd * inc
     if p[P_MINRATE] > 0.0 and rc <= p[P_RMIN] and d_rc < 0.0:
@@ -164,8 +183,28 @@ def qcn_derivatives(t, q, rc, rt, qd, rcd, p, out):
     out[2] = d_rt
 
 
+@nb.njit(cache=True)
+def qcn_derivatives_age(t, x, xd, p, out):
+    """The model with the stage memory: states (q, Rc, Rt, A), A = mean age (s) since the
+    last CNM, dA/dt = 1 - A lambda_c with the CNM rate lambda_c = R_C(t-tau) p 1{Fb(t-tau)<0}."""
+    cap = capacity_at(t, p)
+    cap_d = capacity_at(t - p[P_TAU], p)
+    ind, u, ps, k = cp_signals(xd[0, 0], xd[0, 1], cap_d, p)
+    d_rc, d_rt = rate_derivatives_age(x[1], x[2], xd[0, 1], ind, u, ps, k, p, x[3])
+    d_q = p[P_N] * x[1] - cap
+    if x[0] <= 0.0 and d_q < 0.0:
+        d_q = 0.0
+    out[0] = d_q
+    out[1] = d_rc
+    out[2] = d_rt
+    out[3] = 1.0 - x[3] * xd[0, 1] * ps * ind
+
+
 def _qcn_rhs(t, x, xd, p, out):
-    qcn_derivatives(t, x[0], x[1], x[2], xd[0, 0], xd[0, 1], p, out)
+    if p[P_RESET] > 1.5:
+        qcn_derivatives_age(t, x, xd, p, out)
+    else:
+        qcn_derivatives(t, x[0], x[1], x[2], xd[0, 0], xd[0, 1], p, out)
 
 
 QCN_RHS = compile_rhs(_qcn_rhs)
@@ -190,7 +229,8 @@ def _cycle_rate_sym(p, length):
     return p * sp.exp(y) / -expm1(y)
 
 
-def qcn_symbolic(timer=False, hai=False, quant=QUANT_NONE, halving=False, reset=False):
+def qcn_symbolic(timer=False, hai=False, quant=QUANT_NONE, halving=False, reset=False,
+                 memory=False):  # fmt: skip
     """SymPy right-hand side of the symmetric model on its congested interior branch.
 
     The branch is the one valid at an interior equilibrium, which
@@ -238,18 +278,27 @@ def qcn_symbolic(timer=False, hai=False, quant=QUANT_NONE, halving=False, reset=
     bc = _cycle_rate_sym(pc, b)
     bc_ai = _cycle_rate_sym(pc, b_ai)
     l1p = log1p(-pc)
+    if memory:  # stage memory: the stage factors use 1 / (R_C(t-tau) A)
+        age, age_d = sp.symbols("A A_tau", positive=True)
+        l1p_stage = log1p(-1 / (rcd * age))
+    else:
+        l1p_stage = l1p
     avg = bc
-    inc = r_ai * bc_ai * sp.exp(f * b * l1p)
+    inc = r_ai * bc_ai * sp.exp(f * b * l1p_stage)
     if timer:
         lt = t_per * rcd
         lt_ai = lt / 2 if halving else lt
         tm = _cycle_rate_sym(pc, lt)
         tm_ai = _cycle_rate_sym(pc, lt_ai)
         avg = avg + tm
-        inc = inc + r_ai * tm_ai * sp.exp(f * lt * l1p)
+        inc = inc + r_ai * tm_ai * sp.exp(f * lt * l1p_stage)
         if hai:
-            inc = inc + (r_hai - r_ai) * (bc_ai + tm_ai) * sp.exp(f * sp.Max(b, lt) * l1p)
+            inc = inc + (r_hai - r_ai) * (bc_ai + tm_ai) * sp.exp(f * sp.Max(b, lt) * l1p_stage)
     d_rc = -cut * rc * lam * ind + sp.Rational(1, 2) * (rt - rc) * rcd * avg
     d_rt = -(rt - rc) * lam * ind + rcd * inc
     d_q = n * rc - c
+    if memory:
+        d_age = 1 - age * rcd * ps * ind
+        return ([d_q, d_rc, d_rt, d_age], [q, rc, rt, age], [qd, rcd, rtd, age_d], syms,
+                (fb, fb_expr))  # fmt: skip
     return [d_q, d_rc, d_rt], [q, rc, rt], [qd, rcd, rtd], syms, (fb, fb_expr)

@@ -58,6 +58,14 @@ Switches (all off by default = the equations above):
   linearisation, ``loop()``) is :attr:`loop_delay` = rtt + Ts/2 (p the equilibrium's
   sampling probability at the RP); ``loop().margins().critical_delay_s`` is then a loop delay:
   subtract :attr:`sampling_lag_s` for the critical RTT.
+* ``stage_memory`` (validation finding, needs ``reset="cnm"``): the stage factors
+  :math:`(1-p_c)^{F B}` (and the timer/HAI ones) are the stationary probability that the last
+  F cycles saw no CNM. They have no memory: when CNMs stop they jump to 1 and AI/HAI start at
+  once, skipping the 5 fast-recovery cycles. The switch adds a 4th state, the mean age A (s)
+  since the last CNM, :math:`\\dot A = 1 - A R_C(t-\\tau) p \\sigma(Fb(t-\\tau))`, and
+  the stage factors use the effective reset probability :math:`1/(R_C(t-\\tau) A)`: equal
+  to :math:`p_c` at equilibrium (same fixed point), growing towards 1 only about F cycles
+  after the last CNM. The states become (q, R_C, R_T, A); ``simulate`` adds ``age``.
 * ``enqueue_offset`` (validation finding, bytes): the CP reads Q on arrival *after* enqueue
   (qcn-algorithm.md §1.1), so with well-mixed arrivals the queue it samples is the
   time-average queue plus the arriving frame. Fb is computed on q + offset; the equilibrium
@@ -110,8 +118,10 @@ _QUANT = {False: eq.QUANT_NONE, "none": eq.QUANT_NONE, True: eq.QUANT_SMOOTH,
 
 
 @functools.lru_cache(maxsize=32)
-def _system(timer: bool, hai: bool, quant: int, halving: bool, reset: bool = False) -> DelaySystem:
-    f, x, xd, syms, channel = eq.qcn_symbolic(timer, hai, quant, halving, reset)
+def _system(
+    timer: bool, hai: bool, quant: int, halving: bool, reset: bool = False, memory: bool = False
+) -> DelaySystem:
+    f, x, xd, syms, channel = eq.qcn_symbolic(timer, hai, quant, halving, reset, memory)
     return DelaySystem(f, x, xd, syms, channel=channel)
 
 
@@ -148,6 +158,9 @@ class QCNFluidModel:
     enqueue_offset : float
         Bytes by which the queue the CP reads exceeds the model's (time-average) queue
         (module docstring; 0 = none, ``frame_size`` = read after enqueue, well mixed).
+    stage_memory : bool
+        A 4th state, the mean age since the last CNM, gives the stage factors a memory
+        (module docstring; needs ``reset="cnm"``).
     """
 
     params: QCNParams = field(default_factory=QCNParams)
@@ -165,6 +178,7 @@ class QCNFluidModel:
     reset_width: float | None = None
     sampling_lag: bool = False
     enqueue_offset: float = 0.0
+    stage_memory: bool = False
 
     def __post_init__(self) -> None:
         if not isinstance(self.params, QCNParams):
@@ -197,7 +211,7 @@ class QCNFluidModel:
         if not (0 <= off < self.params.qeq):
             raise ValueError(f"enqueue_offset: must be in [0, qeq) bytes, got {off!r}")
         object.__setattr__(self, "enqueue_offset", float(off))
-        for name in ("timer", "hai", "halving", "min_rate", "sampling_lag"):
+        for name in ("timer", "hai", "halving", "min_rate", "sampling_lag", "stage_memory"):
             if not isinstance(getattr(self, name), (bool, np.bool_)):
                 raise ValueError(f"{name}: must be a bool, got {getattr(self, name)!r}")
         if self.reset not in ("sample", "cnm"):
@@ -207,6 +221,8 @@ class QCNFluidModel:
             if not (rw > 0 and math.isfinite(rw)):
                 raise ValueError(f"reset_width: must be in (0, inf) bytes, got {rw!r}")
             object.__setattr__(self, "reset_width", float(rw))
+        if self.stage_memory and self.reset != "cnm":
+            raise ValueError("stage_memory: needs reset='cnm' (the age counts from CNMs)")
         if self.hai and not self.timer:
             raise ValueError("hai: hyperactive increase needs both counters (set timer=True)")
 
@@ -287,7 +303,7 @@ class QCNFluidModel:
         p[eq.P_TOFF] = np.inf
         p[eq.P_CHOT] = p[eq.P_C]
         p[eq.P_TAU] = self.loop_delay
-        p[eq.P_RESET] = float(self.reset == "cnm")
+        p[eq.P_RESET] = 2.0 if self.stage_memory else float(self.reset == "cnm")
         p[eq.P_RWIDTH] = self.reset_width_bytes / fr
         eq.precompute(p)
         if hotspot is not None:
@@ -301,13 +317,20 @@ class QCNFluidModel:
         """The symbolic :class:`~qcnmodel.linearize.DelaySystem` for this model's switches."""
         quant = _QUANT[self.quantise]
         quant = eq.QUANT_SMOOTH if quant == eq.QUANT_FLOOR else quant
-        return _system(self.timer, self.hai, quant, self.halving, self.reset == "cnm")
+        return _system(
+            self.timer, self.hai, quant, self.halving, self.reset == "cnm", self.stage_memory
+        )
 
     def rhs_symbolic(self):
         """SymPy form (f, x, xd, params, channel) on the congested interior branch; see
         ``_fluid_qcn_eqs.qcn_symbolic``. Parameter values: :meth:`symbolic_param_values`."""
         return eq.qcn_symbolic(
-            self.timer, self.hai, _QUANT[self.quantise], self.halving, self.reset == "cnm"
+            self.timer,
+            self.hai,
+            _QUANT[self.quantise],
+            self.halving,
+            self.reset == "cnm",
+            self.stage_memory,
         )
 
     def symbolic_param_values(self) -> np.ndarray:
@@ -406,6 +429,9 @@ class QCNFluidModel:
         p = self.param_vector()
         guess, p_rp = self._analytic_fixed_point(p)
         self.__dict__["_p_rp"] = p_rp
+        if self.stage_memory:  # mean age = 1 / CNM rate
+            ind, _, ps, _ = eq.cp_signals(guess[0], guess[1], p[eq.P_C], p)
+            guess = np.r_[guess, 1.0 / (guess[1] * ps * ind)]
         x = self.system().fixed_point(self.symbolic_param_values(), guess)
         if np.max(self._residual(x)) > 1e-9:
             raise RuntimeError(f"fixed point check failed: residual {self._residual(x)}")
@@ -421,10 +447,10 @@ class QCNFluidModel:
         p = self.param_vector()
         if p[eq.P_QUANT] == eq.QUANT_FLOOR:
             p[eq.P_QUANT] = eq.QUANT_SMOOTH
-        out = np.empty(3)
         x = np.ascontiguousarray(x, dtype=float)
+        out = np.empty(len(x))
         eq.QCN_RHS.jit(0.0, x, x[None, :].copy(), p, out)
-        scale = np.array([p[eq.P_C], x[1] * p[eq.P_C], x[1] * p[eq.P_C]])
+        scale = np.array([p[eq.P_C], x[1] * p[eq.P_C], x[1] * p[eq.P_C], 1.0][: len(x)])
         return np.abs(out) / scale
 
     @property
@@ -441,13 +467,15 @@ class QCNFluidModel:
         dict
             ``q`` (bytes), ``rate_current``, ``rate_target`` (bit/s), ``fb`` (bytes, Fb < 0),
             ``u`` (feedback on the 0..FS scale), ``ps`` (sampling probability at the RP),
-            ``residual`` (max |f(x*, x*)| relative to C and R_C*C).
+            ``residual`` (max |f(x*, x*)| relative to C and R_C*C); with ``stage_memory``
+            also ``age`` (s, mean time since the last CNM = 1 / CNM rate).
         """
         x = self._x_star
         p = self.param_vector()
         fr = float(self.params.frame_size)
         ind, u, ps, _ = eq.cp_signals(x[0], x[1], p[eq.P_C], p)
-        return {
+        extra = {"age": float(x[3])} if self.stage_memory else {}
+        return extra | {
             "q": x[0] * fr,
             "rate_current": x[1] * self._pkt_bits,
             "rate_target": x[2] * self._pkt_bits,
@@ -540,16 +568,20 @@ class QCNFluidModel:
         try:
             xs = self._x_star
         except (ValueError, RuntimeError):
-            xs = np.array([0.0, p[eq.P_RLINE], p[eq.P_RLINE]])
+            xs = np.array([0.0, p[eq.P_RLINE], p[eq.P_RLINE], 1.0][: 4 if self.stage_memory else 3])
         x = xs.copy()
         if x0:
             for key in x0:
-                if key not in ("q", "rate_current", "rate_target"):
-                    raise ValueError(f"x0: unknown key {key!r} (q, rate_current, rate_target)")
+                if key not in ("q", "rate_current", "rate_target", "age"):
+                    raise ValueError(f"x0: unknown key {key!r} (q, rate_current, rate_target, age)")
             x[0] = x0.get("q", xs[0] * fr) / fr
             x[1] = x0.get("rate_current", xs[1] * bits) / bits
             x[2] = x0.get("rate_target", xs[2] * bits) / bits
-        lower = np.array([0.0, p[eq.P_RMIN] if self.min_rate else 0.0, 0.0])
+            if self.stage_memory:
+                x[3] = x0.get("age", xs[3])
+            elif "age" in x0:
+                raise ValueError("x0: 'age' needs stage_memory=True")
+        lower = np.array([0.0, p[eq.P_RMIN] if self.min_rate else 0.0, 0.0, 0.0][: len(x)])
         if record_dt is None:
             record_dt = duration / 2000.0
         if method == "compiled":
@@ -591,6 +623,7 @@ class QCNFluidModel:
                 "q": ("time", res.x[:, 0] * fr, {"units": "B"}),
                 "rate_current": ("time", res.x[:, 1] * bits, {"units": "bit/s"}),
                 "rate_target": ("time", res.x[:, 2] * bits, {"units": "bit/s"}),
+                **({"age": ("time", res.x[:, 3], {"units": "s"})} if self.stage_memory else {}),
             },
             coords={"time": ("time", res.t, {"units": "s"})},
             attrs={"model": "QCNFluidModel", "n_flows": self.n_flows, "rtt": self.rtt},

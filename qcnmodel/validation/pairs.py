@@ -53,6 +53,10 @@ VARIANTS = {
     "reset=cnm+lag+enq+timer+hai": {"reset": "cnm", "sampling_lag": True,
                                     "enqueue_offset": 1500.0, "timer": True, "hai": True,
                                     "halving": True, "quantise": "smooth"},
+    "reset=cnm+lag+enq+timer+hai+mem": {"reset": "cnm", "sampling_lag": True,
+                                        "enqueue_offset": 1500.0, "timer": True, "hai": True,
+                                        "halving": True, "quantise": "smooth",
+                                        "stage_memory": True},
 }  # fmt: skip
 
 

@@ -39,10 +39,12 @@ FINDINGS = [
     "model recovers in 168 ms vs 190 ms simulated (netfpga-1g, N = 1). At N = 8 (120 vs "
     "177 ms) and at 10 Gb/s, N = 10 (27 vs 79 ms) the model is too fast: its stage is "
     "memoryless ((1 - p_c)^(F B) -> 1 as soon as CNMs stop), so it skips the 5 fast-recovery "
-    "cycles (5 x 25 ms timer at N = 8). Proposed, not implemented (it adds a state): an age "
-    "since the last CNM, dA/dt = 1 - A lambda_c, with the stage factors using the effective "
-    "reset probability 1/(R_C A) instead of p_c: identical at equilibrium (A = 1/lambda_c), "
-    "it makes AI/HAI start about F cycles after the last CNM.",
+    "cycles (5 x 25 ms timer at N = 8). Tried: `stage_memory=True`, a 4th state A = mean age "
+    "since the last CNM, dA/dt = 1 - A lambda_c, the stage factors using the effective reset "
+    "probability 1/(R_C A) (same equilibrium). It fixes the 10 Gb/s case (83 vs 79 ms) but "
+    "overshoots at 1 Gb/s (N = 1: 348 vs 190 ms; N = 8: 277 vs 177 ms): the exponential-age "
+    "closure P(age > a) = exp(-a/A) rises too slowly once the age is deterministic (no CNMs); "
+    "a sharper closure (Erlang) is the next step. Reported as its own variant (`+mem`).",
     "4. N = 100. The simulated queue oscillates at every RTT scanned (period ~17.7 ms, std "
     "~44 KB, underflow; utilisation 0.96) while the linearised loop is stable (PM 7-9 deg at "
     "100 us). With the RP timer disabled the ACF peak drops from 0.83 to 0.23 (experiment "

@@ -104,3 +104,52 @@ def test_enqueue_offset_shifts_the_equilibrium_queue_only():
     np.testing.assert_allclose(off.loop()(s), base.loop()(s), rtol=1e-9)
     with pytest.raises(ValueError, match="enqueue_offset"):
         base.replace(enqueue_offset=-1.0)
+
+
+MEM = {"reset": "cnm", "stage_memory": True}
+
+
+@pytest.mark.parametrize("kw", [MEM, {**MEM, "timer": True, "hai": True, "halving": True}])
+def test_stage_memory_fixed_point_and_linearisation(kw):
+    m = QCNFluidModel(n_flows=10, rtt=100e-6, capacity=5e9, **kw)
+    fp = m.fixed_point()
+    assert fp["residual"] < 1e-9  # same scale and reason as test_cnm_reset_fixed_point
+    base = m.replace(stage_memory=False)
+    # same equilibrium as without the memory; age = 1 / CNM rate
+    assert fp["q"] == pytest.approx(base.fixed_point()["q"], rel=1e-9)
+    lam = fp["rate_current"] / 12000 * fp["ps"] * 0.5  # indicator ~1/2 at |Fb*| << delta
+    assert fp["age"] == pytest.approx(1 / lam, rel=0.05)
+    x = m._x_star
+    lin = m.linearise()
+
+    def g(x_, xd_):
+        out = np.empty(4)
+        eq.QCN_RHS.jit(
+            0.0, np.ascontiguousarray(x_), np.ascontiguousarray(xd_[None, :]), m.param_vector(), out
+        )
+        return out
+
+    j0 = finite_difference_jacobian(lambda z: g(z, x), x, rel_step=1e-7)
+    j1 = finite_difference_jacobian(lambda z: g(x, z), x, rel_step=1e-7)
+    # same tolerance reason as test_cnm_reset_linearisation_matches_finite_differences
+    np.testing.assert_allclose(lin.a0, j0, atol=1e-5 * np.abs(j0).max())
+    np.testing.assert_allclose(lin.a1, j1, atol=1e-5 * np.abs(j1).max())
+
+
+def test_stage_memory_delays_the_increase_after_cnms_stop():
+    kw = {"n_flows": 1, "rtt": 200e-6, "capacity": 1e9, "timer": True, "hai": True,
+          "halving": True, "reset": "cnm"}  # fmt: skip
+    out = {}
+    for mem in (False, True):
+        m = QCNFluidModel(QCNParams.preset("netfpga-1g"), stage_memory=mem, **kw)
+        ds = m.simulate(0.6, hotspot=(0.05, 0.3, 0.2e9), record_dt=1e-3)
+        rc = ds.rate_current.values
+        t = ds.time.values
+        done = np.nonzero((t > 0.3) & (rc > 0.9e9))[0]
+        out[mem] = t[done[0]] - 0.3 if len(done) else np.inf
+    assert np.isfinite(out[False]) and out[True] > out[False]
+
+
+def test_stage_memory_needs_cnm_resets():
+    with pytest.raises(ValueError, match="stage_memory"):
+        QCNFluidModel(stage_memory=True)
