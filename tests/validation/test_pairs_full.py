@@ -28,7 +28,7 @@ STAGE = (
 
 
 def _xf(reason):
-    return pytest.mark.xfail(reason=reason, strict=False)
+    return pytest.mark.xfail(reason=reason, strict=True)  # an unexpected pass must be looked at
 
 
 def _row(rows, variant, quantity):
