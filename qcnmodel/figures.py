@@ -49,11 +49,28 @@ def _packet(out_dir: Path) -> list[tuple[Path, str]]:
     return [data for kind, data in doc.blocks if kind == "figure"]
 
 
+@register("validation")
+def _validation(out_dir: Path) -> list[tuple[Path, str]]:
+    """The full validation run's figures: matched pairs and the seed decks reproduced."""
+    import re
+    import tempfile
+
+    from qcnmodel.validation.report import write_report
+    from qcnmodel.validation.suite import run_validation
+
+    result = run_validation(quick=False, progress=False, decks_too=True)
+    with tempfile.TemporaryDirectory() as tmp:
+        md, _ = write_report(result, tmp, figures_dir=out_dir)
+        text = Path(md).read_text()
+    found = re.findall(r"!\[(.*?)\]\((.*?)\)", text)
+    return [(out_dir / Path(path).name, caption) for caption, path in found]
+
+
 def _optional_groups() -> None:
     """Register groups that live in other sub-packages (validation, protocol comparisons)."""
     import importlib
 
-    for modname in ("qcnmodel.validation.figures", "qcnmodel.compare"):
+    for modname in ("qcnmodel.compare",):
         try:
             importlib.import_module(modname)
         except ModuleNotFoundError as exc:
