@@ -30,5 +30,15 @@ def test_documented_subcommands_exist():
     from qcnmodel.cli import build_parser
 
     sub = next(a for a in build_parser()._actions if a.dest == "command")
-    for name in ("report", "margins", "check", "sweep", "simulate", "scenarios"):
+    for name in (
+        "report",
+        "margins",
+        "check",
+        "sweep",
+        "simulate",
+        "scenarios",
+        "validate",
+        "compare",
+        "figures",
+    ):
         assert name in sub.choices, name
