@@ -4,13 +4,12 @@ The QCN fluid model predicts a critical RTT for N flows sharing one congestion p
 reference simulator runs the same situation at half that RTT (predicted stable) and at twice
 it (predicted unstable), with two seeds each, and the hot queue is classified.
 
-Set-up (a single bottleneck): N sources, each a greedy constant-rate flow at the line rate,
-one switch, one sink whose switch egress port serves at ``capacity`` (the CP); switch memory
-3 MB per input, PAUSE off. Loop delay: the CNM travels back over the source link
-(``rtt/2``) and the rate change reaches the CP after the source's frame time (1.2 us), the
-forward propagation (``rtt/2``) and the switch latency (1 us), so the link round trip is set
-to ``RTT_model - 2.2 us``. Queueing delay is not part of the loop delay: the CP measures the
-queue as frames arrive.
+Set-up: the single bottleneck of the validation suite
+(:func:`qcnmodel.validation.network.bottleneck_spec`): N greedy sources, one switch, one sink
+whose switch egress port serves at ``capacity`` (the CP), unlimited switch memory, PAUSE off;
+the link delays are set so that the CP -> RP -> CP loop delay equals the model's RTT (the
+mapping is documented in that module). Queueing delay is not part of the loop delay: the CP
+measures the queue as frames arrive.
 
 Classification of the simulated hot queue over the second half of the run (bins of 20 us):
 *steady* when it is empty in less than 5% of the bins and its standard deviation is below
@@ -21,49 +20,18 @@ does the full comparison.
 
 from __future__ import annotations
 
-import math
 from pathlib import Path
 
 import numpy as np
 
 from qcnmodel.params import QCNParams
 
-__all__ = ["bottleneck_spec", "classify_queue", "run_points", "add_section"]
+__all__ = ["classify_queue", "run_points", "add_section"]
 
-SOURCE_OVERHEAD_S = 1.2e-6 + 1e-6  # frame time at 10 Gb/s + switch latency
 N_FLOWS = 10
 CAPACITY = 5e9
 SEEDS = (0, 1)
 DURATION = 0.3
-
-
-def bottleneck_spec(n_flows: int, capacity: float, link_rtt: float, line_rate: float = 10e9):
-    """N greedy sources -> one switch -> a sink whose egress port serves at ``capacity``."""
-    from qcnmodel.sim.network import (
-        Buffers,
-        ConstantFlow,
-        Host,
-        Hotspot,
-        Link,
-        NetworkSpec,
-        PauseConfig,
-        Switch,
-    )
-
-    if link_rtt < 0:
-        raise ValueError(f"link_rtt: must be >= 0 s, got {link_rtt}")
-    srcs = [f"s{i + 1}" for i in range(n_flows)]
-    hosts = [*srcs, "rx"]
-    return NetworkSpec(
-        name="bottleneck",
-        hosts=tuple(Host(h) for h in hosts),
-        switches=(Switch("sw", 1e-6),),
-        links=tuple(Link(h, "sw", line_rate, link_rtt / 2) for h in hosts),
-        traffic=tuple(ConstantFlow(s, "rx", line_rate) for s in srcs),
-        hotspots=(Hotspot("rx", capacity, 0.0, math.inf),),
-        buffers=Buffers(switch_memory=3e6),
-        pause=PauseConfig(False, 0.0),
-    )
 
 
 def classify_queue(q: np.ndarray, qeq: float) -> dict:
@@ -80,6 +48,7 @@ def run_points(params: QCNParams, n_flows: int = N_FLOWS, capacity: float = CAPA
     """Simulate at 0.5x and 2x the model's critical RTT; return rows and traces."""
     from qcnmodel.fluid_qcn import QCNFluidModel
     from qcnmodel.sim import simulate
+    from qcnmodel.validation.network import bottleneck_spec
 
     model = QCNFluidModel(params, rtt=100e-6, n_flows=n_flows, capacity=capacity)
     crit = float(model.loop().margins().critical_delay_s)
@@ -89,7 +58,7 @@ def run_points(params: QCNParams, n_flows: int = N_FLOWS, capacity: float = CAPA
         predicted = model.replace(rtt=rtt).loop().margins()
         for seed in SEEDS:
             res = simulate(
-                bottleneck_spec(n_flows, capacity, rtt - SOURCE_OVERHEAD_S),
+                bottleneck_spec(n_flows, rtt, capacity, line_rate=params.line_rate),
                 params=params,
                 duration=DURATION,
                 bin_width="20us",
@@ -123,7 +92,8 @@ def add_section(doc, cfg, figdir: Path, bar=None) -> None:
     if bar is not None:
         bar.update(1)
     doc.paragraph(
-        f"{N_FLOWS} greedy sources share a {CAPACITY / 1e9:g} Gb/s congestion point. The fluid "
+        f"{N_FLOWS} greedy sources (`qcnmodel.validation.network`) share a "
+        f"{CAPACITY / 1e9:g} Gb/s congestion point. The fluid "
         f"model's critical RTT there is {crit * 1e6:.4g} us; the reference simulator runs at "
         f"half and twice that RTT, seeds {', '.join(map(str, SEEDS))}, for {DURATION:g} s, and "
         "the hot queue over the second half is classified as steady (empty < 5% of the time, "

@@ -20,12 +20,12 @@
 # model: the linear verdict (stable / oscillating), the nonlinear fluid trajectory from the
 # same start, the queue level and the oscillation frequency.
 #
-# Set-up (`qcnmodel.report_packet.bottleneck_spec`, the single bottleneck of the stability
-# report): N greedy sources at the 10 Gb/s line rate, one switch, one sink whose switch
-# egress port (the CP) serves at C; 3 MB switch memory per input, PAUSE off, 802.1Qau
-# parameters. The loop delay of the model is the link round trip plus the source frame time
-# and the switch latency (`SOURCE_OVERHEAD_S`), so the link RTT is set to
-# `RTT_model - SOURCE_OVERHEAD_S`.
+# Set-up (`qcnmodel.validation.network.bottleneck_spec`, the single bottleneck of the
+# validation suite and of the stability report): N greedy sources (each offering twice its
+# fair share, capped at the 10 Gb/s line rate), one switch, one sink whose switch egress port
+# (the CP) serves at C; unlimited switch memory, PAUSE off, 802.1Qau parameters. The builder
+# sets the link delays so that the CP -> RP -> CP loop delay equals the model's RTT
+# (serialisation and latencies included; see that module's docstring).
 
 # %% tags=["parameters"]
 import os
@@ -41,7 +41,8 @@ from IPython.display import Markdown, display
 
 from qcnmodel.fluid_qcn import QCNFluidModel
 from qcnmodel.params import QCNParams
-from qcnmodel.report_packet import SOURCE_OVERHEAD_S, bottleneck_spec, classify_queue
+from qcnmodel.report_packet import classify_queue
+from qcnmodel.validation.network import bottleneck_spec
 from qcnmodel.sim import simulate
 
 params = QCNParams.preset("802.1qau")
@@ -123,7 +124,7 @@ for factor in FACTORS:
                          pm=lin.phase_margin_deg, wc=lin.crossover_rad_s, own_pm=own.phase_margin_deg,
                          predicted="stable" if lin.stable else "unstable", **queue_stats(t, q)))
     for seed in SEEDS:
-        res = simulate(bottleneck_spec(N_FLOWS, CAPACITY, rtt - SOURCE_OVERHEAD_S), params=params,
+        res = simulate(bottleneck_spec(N_FLOWS, rtt, CAPACITY), params=params,
                        duration=DURATION, bin_width=BIN, seed=seed)
         ds = res.dataset
         t, q = ds["time"].values, ds["hot_queue_mean"].values
@@ -238,7 +239,7 @@ display(Markdown(txt))
 f_lo, f_hi = FACTORS[0], FACTORS[-1]
 fig, axs = plt.subplots(1, 2, figsize=(13, 3.6), sharey=True)
 for ax, factor in zip(axs, (f_lo, f_hi)):
-    res = simulate(bottleneck_spec(N_FLOWS, CAPACITY, factor * crit - SOURCE_OVERHEAD_S),
+    res = simulate(bottleneck_spec(N_FLOWS, factor * crit, CAPACITY),
                    params=params, duration=DURATION, bin_width="1ms", seed=SEEDS[0])
     ds = res.dataset
     for fl in ds["flow"].values:
