@@ -21,6 +21,9 @@ def register(subparsers) -> None:
     p.add_argument("--figures", default=None, help="figure directory (default OUT/figures)")
     p.add_argument("--json", action="store_true", help="one JSON object on stdout")
     p.add_argument("--no-decks", action="store_true", help="skip the seed-deck runs")
+    p.add_argument("--observations", action="store_true",
+                   help="add the deck observations by protocol (S1, S3, S4, S9-S11; ~1 min) "
+                   "to a --quick or --no-decks run (the full run always has them)")  # fmt: skip
     p.set_defaults(func=run)
 
 
@@ -36,7 +39,8 @@ def run(args) -> int:
     from qcnmodel.validation.report import write_report
     from qcnmodel.validation.suite import run_validation
 
-    res = run_validation(quick=args.quick, progress=True, decks_too=not args.no_decks)
+    res = run_validation(quick=args.quick, progress=True, decks_too=not args.no_decks,
+                         protocol_observations=True if args.observations else None)  # fmt: skip
     md, html = write_report(res, args.out, args.figures)
     if args.json:
         out = res.to_json()

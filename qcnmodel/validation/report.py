@@ -184,4 +184,43 @@ def write_report(result, out_dir, figures_dir=None) -> tuple[Path, Path]:
         )
         doc.table(["run", "queue", "mean (B)", "std (B)", "first-half std (B)", "utilisation",
                    "recovery", "Jain"], trs)  # fmt: skip
+    _protocol_observations(doc, result)
     return doc.write(out, "validation")
+
+
+def _protocol_observations(doc, result) -> None:
+    """The section "Deck observations by protocol" (issue 5, item 5)."""
+    rows = getattr(result, "protocol_observations", None)
+    if not rows:
+        return
+    from qcnmodel.validation import observations as PO
+
+    doc.heading("Deck observations by protocol")
+    counts: dict = {}
+    for o in rows:
+        counts[o["verdict"]] = counts.get(o["verdict"], 0) + 1
+    doc.paragraph(
+        f"Each sentence the decks report for S1, S3, S4, S9, S10 and S11 "
+        f"(`shared/reference/scenarios.md`), judged on short packet-level runs "
+        f"({result.protocol_observations_wall_s:.0f} s of wall time): "
+        + ", ".join(f"{n} {v}" for v, n in counts.items())
+        + ". Metrics (`qcnmodel.validation.obs_metrics`, thresholds fixed before the runs "
+        "and not tuned): steady state = the hotspot's second half; oscillation = std of the "
+        "hot queue (1 ms bin means) there; reaction time = hotspot start until the arrival "
+        "rate at the hot port first falls below 2 x its service rate; underrun = fraction of "
+        "1 ms bins (after the first 10 ms) with an empty hot queue while the port serves "
+        "< 95 % of its rate; recovery = the simulator's recovery time. " + _first_para(PO)
+    )
+    hdr = ["id", "deck", "observation", "runs", "metric", "measured", "verdict", "note"]
+    doc.table(hdr, [[o["oid"], o["deck"], o["observation"], o["runs"], o["metric"],
+                     o["measured"], o["verdict"], o["note"]] for o in rows],
+              left=len(hdr))  # fmt: skip
+
+
+def _first_para(mod) -> str:
+    """The reductions paragraph of the observations module's docstring, on one line."""
+    doc = mod.__doc__ or ""
+    for para in doc.split("\n\n"):
+        if para.startswith("Reductions"):
+            return " ".join(para.split())
+    return ""

@@ -23,6 +23,9 @@ class ValidationResult:
     observations: list = field(default_factory=list)
     wall_s: float = 0.0
     quick: bool = True
+    #: deck observations by protocol (:mod:`.observations`): dicts of Observation fields
+    protocol_observations: list = field(default_factory=list)
+    protocol_observations_wall_s: float = 0.0
 
     @property
     def passed(self) -> int:
@@ -36,7 +39,8 @@ class ValidationResult:
         return {"checks": len(self.rows), "passed": self.passed, "failed": self.failed,
                 "quick": self.quick, "wall_s": self.wall_s,
                 "rows": [r.as_dict() for r in self.rows],
-                "observations": self.observations}  # fmt: skip
+                "observations": self.observations,
+                "protocol_observations": self.protocol_observations}  # fmt: skip
 
 
 def plan(quick: bool) -> list[tuple[str, tuple, dict]]:
@@ -63,8 +67,15 @@ def plan(quick: bool) -> list[tuple[str, tuple, dict]]:
     return out
 
 
-def run_validation(quick: bool = True, progress: bool = False, decks_too: bool = True):
-    """Run the matched pairs (and the seed-deck runs) and collect the rows."""
+def run_validation(quick: bool = True, progress: bool = False, decks_too: bool = True,
+                   protocol_observations: bool | None = None):  # fmt: skip
+    """Run the matched pairs (and the seed-deck runs) and collect the rows.
+
+    ``protocol_observations`` (default: the full run with the decks) adds the deck
+    observations by protocol (:mod:`qcnmodel.validation.observations`, about a minute).
+    """
+    if protocol_observations is None:
+        protocol_observations = decks_too and not quick
     t0 = time.perf_counter()
     steps = plan(quick)
     deck_fns = [("netfpga", decks.netfpga_runs), ("netfpga-rp", decks.netfpga_rp_trace),
@@ -104,4 +115,11 @@ def run_validation(quick: bool = True, progress: bool = False, decks_too: bool =
                     f" RTT 20 us)" if isinstance(ts, float) else str(ts),
                     "reproduced": "yes" if isinstance(ts, float) and abs(ts - 0.08) <= 0.15 * 0.08
                     else "no"})  # fmt: skip
-    return ValidationResult(rows, runs, obs, time.perf_counter() - t0, quick)
+    pobs, pwall = [], 0.0
+    if protocol_observations:
+        from qcnmodel.validation import observations as PO
+
+        got = PO.run_observations(progress=progress)
+        pobs = [o.as_dict() for o in PO.evaluate(got["traces"])]
+        pwall = got["wall_s"]
+    return ValidationResult(rows, runs, obs, time.perf_counter() - t0, quick, pobs, pwall)
