@@ -11,9 +11,10 @@ were looked at, never tuned to flip a verdict) and a verdict:
   no measurable reading (the row gives the reason).
 
 Reductions against the decks (to keep the whole set at about a minute of simulation): the
-hotspot lasts 0.2 s (OG: 0.05-0.25 s; decks 0.9 s / 0.4 s) or 0.3 s (S4, S9, S10: 0.05-0.35 s,
-the S4 deck's own length), the runs end 0.15-0.65 s after it, the chain scenarios run 0.2 s
-(the deck's plots span 1 s), and each configuration runs with one or two seeds (``RUNS``).
+hotspot lasts 0.2 s (OG: 0.05-0.25 s; scenario defaults 0.9 s for S1, 0.4 s for S3) or 0.3 s
+(S4, S9, S10: 0.05-0.35 s, the S4 deck's own length), the runs end 0.15-0.65 s after it, the
+chain scenarios run 0.2 s (the deck's plots span 1 s), and each configuration runs with one or
+two seeds (``RUNS``).
 Comparative statements ("more", "faster", "worse") use the plain ordering of the metric;
 "much" means a factor of 2; absolute words have fixed thresholds stated in each row.
 """
