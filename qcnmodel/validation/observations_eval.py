@@ -130,6 +130,7 @@ def s1(traces) -> list[Observation]:
     add("with PAUSE and large M, drift matters for QCN and SONAR",
         "drift off -> on (4 Mb/s every 20 ms); matters = utilisation or recovery time changes "
         "by >= 20 %", "; ".join(meas), _verdict(parts),
+        "one seed; recovery times have 1 ms resolution (a few ms can exceed 20 %)",
         r="og-hotspot qcn/qcn-sonar, pause=true, M 1.5 MB, hotspot 0.05-0.25 s, 0.4 s, seed 1, "
           "drift off/on")  # fmt: skip
     return out
