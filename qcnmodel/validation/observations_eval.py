@@ -257,7 +257,10 @@ def s4(traces) -> list[Observation]:
                   f"recovery {_ms(rec(k))}" for k in labs), _verdict(parts),
         "fixed sampling never holds the flows (its arrival-based recovery time is 0 ms: the "
         "RLs were not limiting at the hotspot's end), so fixed sampling fails as the deck says; "
-        "but 1.2 % fails exactly like 1.0 %: the deck's threshold is not reproduced")  # fmt: skip
+        "but 1.2 % fails exactly like 1.0 %: the deck's threshold is not reproduced. The "
+        "criterion fixed first (no arrival-based recovery within the run) read 'not "
+        "reproduced' for both parts; it was replaced because it cannot see flows that were "
+        "never limited")  # fmt: skip
     a, b = (_v(traces, "S4 qcn fixed 1.2% hai=on", O.overload),
             _v(traces, "S4 qcn table hai=on", O.overload))  # fmt: skip
     sa, sb = (_v(traces, "S4 qcn fixed 1.2% hai=on", O.osc),
