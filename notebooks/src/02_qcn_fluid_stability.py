@@ -36,7 +36,6 @@ FULL = os.environ.get("QCNMODEL_FULL") == "1"  # fast mode (CI) unless QCNMODEL_
 # %%
 import matplotlib.pyplot as plt
 import numpy as np
-import sympy as sp
 from IPython.display import Markdown, display
 
 from qcnmodel.fluid_qcn import QCNFluidModel

@@ -42,8 +42,8 @@ from IPython.display import Markdown, display
 from qcnmodel.fluid_qcn import QCNFluidModel
 from qcnmodel.params import QCNParams
 from qcnmodel.report_packet import classify_queue
-from qcnmodel.validation.network import bottleneck_spec
 from qcnmodel.sim import simulate
+from qcnmodel.validation.network import bottleneck_spec
 
 params = QCNParams.preset("802.1qau")
 N_FLOWS, CAPACITY = 10, 5e9
