@@ -352,6 +352,11 @@ SCENARIOS: dict[str, Scenario] = {
 }  # fmt: skip
 
 
+# Issue 7 scenarios: qcnmodel/sim/scenarios_catalogue.py adds its CATALOGUE to SCENARIOS when
+# imported; importing it here, after the helpers it uses, registers it in any import order.
+import qcnmodel.sim.scenarios_catalogue  # noqa: E402, F401, I001
+
+
 def get_scenario(name: str) -> Scenario:
     """Look a scenario up by name (ValueError with a suggestion and the list)."""
     if name not in SCENARIOS:

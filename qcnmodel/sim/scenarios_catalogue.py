@@ -3,8 +3,9 @@
 Same conventions as :mod:`qcnmodel.sim.scenarios` (per-link ``rtt``, ``switch_latency``,
 ``pause_rtt``, hotspot = the switch egress port towards the hot node); every builder parameter
 is a :class:`~qcnmodel.sim.scenarios.ScenarioParam`, so every one can be overridden with
-``--set key=value``. :data:`CATALOGUE` maps the names to :class:`Scenario` entries;
-registering them is ``SCENARIOS.update(CATALOGUE)``.
+``--set key=value``. :data:`CATALOGUE` maps the names to :class:`Scenario` entries; importing
+this module adds them to :data:`qcnmodel.sim.scenarios.SCENARIOS` (which imports it at its end,
+so the registry always holds them).
 
 Choices shared by the Stanford scenarios (seed 002; the deck gives no link delay, no switch
 graph for #2/#3/#6 and no hotspot timing):
@@ -30,6 +31,7 @@ from dataclasses import dataclass, field
 from qcnmodel.sim.network import ConstantFlow, Hotspot, Link, NetworkSpec, UniformTraffic
 from qcnmodel.sim.scenarios import (
     INF,
+    SCENARIOS,
     Scenario,
     ScenarioParam,
     _common,
@@ -371,6 +373,8 @@ CATALOGUE: dict[str, Scenario] = {
         ),
     )
 }  # fmt: skip
+
+SCENARIOS.update(CATALOGUE)  # register (see the module docstring)
 
 
 @dataclass(frozen=True)

@@ -220,3 +220,22 @@ def test_dual_hotspots_qcn_removes_the_drops():
         check_invariants(q)
         assert q.counters["frames_dropped"] < n.counters["frames_dropped"] / 100
         assert q.summary()["hot_port_utilisation"] > 0.9
+
+
+def test_catalogue_scenarios_are_registered_and_run_by_name():
+    for name in NAMES:
+        assert SCENARIOS[name] is CATALOGUE[name]
+    r = simulate("stanford-baseline-3", duration="2ms", overrides={"hotspot_start": "0.5ms"})
+    assert r.params.qeq == 33000  # the scenario's preset: stanford-baseline
+    check_invariants(r)
+
+
+@pytest.mark.parametrize("first", ["qcnmodel.sim.scenarios_catalogue", "qcnmodel.sim.scenarios"])
+def test_registration_in_any_import_order(first):
+    import subprocess
+    import sys
+
+    code = (f"import {first}\nfrom qcnmodel.sim.scenarios import SCENARIOS\n"
+            "print(sorted(set(SCENARIOS)))")  # fmt: skip
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
+    assert all(f"'{n}'" in out.stdout for n in NAMES)

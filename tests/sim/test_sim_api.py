@@ -24,6 +24,9 @@ def test_scenario_names_from_catalogue():
     assert set(list_scenarios()) == {
         "og-hotspot", "stanford-baseline-1", "teak-og-hotspot", "teak-scenario-3", "ig-hotspot",
         "ig-hotspot-100", "parking-lot", "netfpga-1g",
+        "bursty-hotspot", "dual-hotspot-light-heavy", "dual-hotspot-heavy-light",
+        "stanford-baseline-2", "stanford-baseline-3", "stanford-baseline-6", "twenty-stage",
+        "twenty-stage-teak",
     }  # fmt: skip
 
 
