@@ -31,6 +31,7 @@ import numpy as np
 
 from qcnmodel.params import QCNParams
 from qcnmodel.sim import metrics
+from qcnmodel.sim.fair import fair_summary
 from qcnmodel.sim.kernel_heap import (
     S_BLOCKED,
     S_CNM,
@@ -284,6 +285,7 @@ def simulate(
     hot = int(net.hs_monitor[0]) if len(net.hs_monitor) else -1
     m: dict = {"measure_window_s": [ma, mb], "compile_s": compile_s}
     m["jain_fairness"] = metrics.jain_fairness([thr[net.flow_names[f]] for f in net.fair_flows])
+    m.update(fair_summary(net, thr))  # fair_share_bps (max-min), fairness_error
     nb = TG.shape[1]
     ib0 = int(round(ma * 1e9)) // bin_ns  # bins are aligned with the window when possible
     ib1 = min(nb, -(-int(round(mb * 1e9)) // bin_ns))

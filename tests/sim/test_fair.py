@@ -191,3 +191,15 @@ def test_large_uniform_scenario_is_cheap():
     assert len(fs) == 9900
     assert fs["n2->n1"] == pytest.approx(1e9 / 99)
     assert fs["n2->n3"] == pytest.approx(8.5e9 / 99)  # its demand: 85% spread over 99
+
+
+def test_simulate_summary_reports_fair_shares_and_error():
+    from qcnmodel.sim import simulate
+
+    s = simulate("parking-lot", duration="3ms").summary()
+    assert s["fair_share_bps"] == pytest.approx({f: 2e9 for f in s["flow_throughput_bps"]})
+    measured = s["flow_throughput_bps"]
+    expect = max(abs(measured[f] - 2e9) / 2e9 for f in measured)
+    assert s["fairness_error"] == pytest.approx(expect)
+    s = simulate("dual-hotspot-heavy-light", duration="3ms").summary()
+    assert s["fair_share_bps"]["n4->n8"] == pytest.approx(7.5e9)  # deck: 7.5 Gb/s
