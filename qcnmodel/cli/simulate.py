@@ -8,6 +8,9 @@ qcn-sp, qcn-pp, qcn-sonar, qcn-plus, dcqcn); ``--set`` overrides a scenario para
 parameter of the protocol or a QCN parameter (unit strings accepted; an unknown key is an
 error naming it and listing the allowed keys, exit status 2). ``--out`` writes the
 traces (``.nc`` netCDF, ``.csv`` CSV). With ``--json`` stdout carries exactly one JSON object.
+
+``--topology FILE`` runs a TOML network (:mod:`qcnmodel.sim.topology`) with the file's
+``preset`` and ``duration`` unless given; ``--set`` then overrides QCN parameters only.
 """
 
 from __future__ import annotations
@@ -24,7 +27,13 @@ def register(subparsers) -> None:
         help="run the packet-level simulator on a named scenario",
         description="Run the packet-level QCN simulator on a named scenario.",
     )
-    p.add_argument("--scenario", required=True, help="scenario name (see `qcnmodel scenarios`)")
+    what = p.add_mutually_exclusive_group(required=True)
+    what.add_argument("--scenario", help="scenario name (see `qcnmodel scenarios`)")
+    what.add_argument(
+        "--topology",
+        metavar="FILE",
+        help="TOML topology file (see qcnmodel.sim.topology and examples/topologies)",
+    )
     p.add_argument(
         "--protocol", default="qcn", help="protocol: none, qcn, ecm, ecm-q, qcn-h, qcn-p, "
         "qcn-hp, qcn-sp, qcn-pp, qcn-sonar, qcn-plus, dcqcn (default qcn)",
@@ -104,10 +113,17 @@ def run(args) -> int:
     overrides = parse_set(args.set)
     duration = args.duration
     progress = not args.no_progress and (args.progress or sys.stderr.isatty())
+    target, preset = args.scenario, args.preset
+    if getattr(args, "topology", None):
+        from qcnmodel.sim.topology import read_topology
+
+        topo = read_topology(args.topology)
+        target, preset = topo.spec, preset or topo.preset
+        duration = duration if duration is not None else topo.duration
     res = simulate(
-        args.scenario,
+        target,
         protocol=args.protocol,
-        params=args.preset,
+        params=preset,
         duration=duration,
         seed=args.seed,
         overrides=overrides,

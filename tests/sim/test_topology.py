@@ -196,3 +196,28 @@ def test_file_settings_and_missing_file(tmp_path):
     assert r.duration == 2e-3 and r.params.qeq == 33000  # the Stanford set's Qeq = 33 KB
     with pytest.raises(ValueError, match="cannot read"):
         read_topology(tmp_path / "missing.toml")
+
+
+def test_cli_simulate_topology(capsys):
+    import json
+
+    from qcnmodel.cli import main
+
+    path = EXAMPLES / "parking-lot.toml"
+    assert main(["simulate", "--topology", str(path), "--duration", "3ms", "--json"]) == 0
+    s = json.loads(capsys.readouterr().out)
+    assert s["scenario"] == "parking-lot-file"
+    assert s["fair_share_bps"] == pytest.approx({f: 2e9 for f in s["flow_throughput_bps"]})
+    assert s["frames_delivered"] > 0
+
+
+def test_cli_topology_errors_name_the_entry(tmp_path, capsys):
+    from qcnmodel.cli import main
+
+    bad = tmp_path / "bad.toml"
+    bad.write_text(BASE.replace('dest = "h3"', 'dest = "h9"'))
+    assert main(["simulate", "--topology", str(bad), "--duration", "1ms"]) != 0
+    err = capsys.readouterr().err
+    assert "flows[0] (line 21)" in err and "unknown node 'h9'" in err
+    with pytest.raises(SystemExit):  # --scenario and --topology are exclusive
+        main(["simulate", "--scenario", "parking-lot", "--topology", str(bad)])
