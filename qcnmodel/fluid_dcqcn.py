@@ -54,6 +54,7 @@ import numpy as np
 from scipy.optimize import brentq
 
 from qcnmodel import _fluid_dcqcn_eqs as eq
+from qcnmodel._operating_point import check_operating_point, replace_model
 from qcnmodel.dde import integrate_fixed, integrate_jitcdde, integrate_reference, step_for_record
 from qcnmodel.linearize import DelaySystem, LinearDDE
 from qcnmodel.units import parse_number, parse_rate, parse_size, parse_time
@@ -242,14 +243,7 @@ class DCQCNFluidModel:
     def __post_init__(self) -> None:
         if not isinstance(self.params, DCQCNParams):
             raise ValueError(f"params: expected DCQCNParams, got {type(self.params).__name__}")
-        rtt = parse_time(self.rtt, "rtt")
-        if not (rtt > 0 and math.isfinite(rtt)):
-            raise ValueError(f"rtt: must be in (0, inf) s, got {self.rtt!r}")
-        object.__setattr__(self, "rtt", rtt)
-        n = self.n_flows
-        if isinstance(n, bool) or not float(n).is_integer() or n < 1:
-            raise ValueError(f"n_flows: must be an integer >= 1, got {n!r}")
-        object.__setattr__(self, "n_flows", int(n))
+        check_operating_point(self)
         for name, allowed in (
             ("fixed_point_method", ("exact", "taylor")),
             ("linearisation", ("exact", "paper")),
@@ -260,12 +254,7 @@ class DCQCNFluidModel:
 
     def replace(self, **changes) -> DCQCNFluidModel:
         """New model; names of DCQCNParams fields are applied to ``params``."""
-        own = {f.name for f in dataclasses.fields(self)}
-        pch = {k: v for k, v in changes.items() if k not in own}
-        mine = {k: v for k, v in changes.items() if k in own}
-        if pch:
-            mine["params"] = mine.get("params", self.params).replace(**pch)
-        return dataclasses.replace(self, **mine)
+        return replace_model(self, changes)
 
     # ------------------------------------------------------------------ numbers
     @property

@@ -35,17 +35,16 @@ gains the increase slope dominates for N > 5 (ratio 0.1 C / (0.5 R*) = N/5).
 
 from __future__ import annotations
 
-import dataclasses
 import functools
-import math
 from dataclasses import dataclass
 
 import numpy as np
 
 from qcnmodel import _fluid_ecm_eqs as eq
+from qcnmodel._operating_point import check_operating_point, replace_model
 from qcnmodel.dde import integrate_fixed, integrate_reference
 from qcnmodel.linearize import DelaySystem, LinearDDE
-from qcnmodel.units import parse_number, parse_rate, parse_time
+from qcnmodel.units import parse_rate, parse_time
 
 __all__ = ["ECMFluidModel"]
 
@@ -96,24 +95,7 @@ class ECMFluidModel:
             object.__setattr__(self, "params", ECMParams())
         if not all(hasattr(self.params, a) for a in _PARAM_ATTRS):
             raise ValueError(f"params: expected an ECMParams, got {type(self.params).__name__}")
-        rtt = parse_time(self.rtt, "rtt")
-        if not (rtt > 0 and math.isfinite(rtt)):
-            raise ValueError(f"rtt: must be in (0, inf) s, got {self.rtt!r}")
-        object.__setattr__(self, "rtt", rtt)
-        n = self.n_flows
-        if isinstance(n, bool) or not float(n).is_integer() or n < 1:
-            raise ValueError(f"n_flows: must be an integer >= 1, got {n!r}")
-        object.__setattr__(self, "n_flows", int(n))
-        if self.capacity is not None:
-            cap = parse_rate(self.capacity, "capacity")
-            if not (cap > 0 and math.isfinite(cap)):
-                raise ValueError(f"capacity: must be in (0, inf) bit/s, got {self.capacity!r}")
-            object.__setattr__(self, "capacity", cap)
-        if self.ps is not None:
-            ps = parse_number(self.ps, "ps")
-            if not (0 < ps <= 1):
-                raise ValueError(f"ps: must be in (0, 1], got {self.ps!r}")
-            object.__setattr__(self, "ps", float(ps))
+        check_operating_point(self, capacity=True, ps=True)
         if self.branch not in _BRANCH:
             raise ValueError(f"branch: must be one of {', '.join(_BRANCH)}, got {self.branch!r}")
         if not isinstance(self.min_rate, (bool, np.bool_)):
@@ -122,12 +104,7 @@ class ECMFluidModel:
     # ------------------------------------------------------------------ helpers
     def replace(self, **changes) -> ECMFluidModel:
         """New model; names that are ECMParams fields (w, qeq, gd, ...) go to ``params``."""
-        own = {f.name for f in dataclasses.fields(self)}
-        pchanges = {k: v for k, v in changes.items() if k not in own}
-        mine = {k: v for k, v in changes.items() if k in own}
-        if pchanges:
-            mine["params"] = mine.get("params", self.params).replace(**pchanges)
-        return dataclasses.replace(self, **mine)
+        return replace_model(self, changes)
 
     @property
     def capacity_bps(self) -> float:

@@ -98,7 +98,6 @@ arithmetic.
 
 from __future__ import annotations
 
-import dataclasses
 import functools
 import math
 from dataclasses import dataclass, field
@@ -106,6 +105,7 @@ from dataclasses import dataclass, field
 import numpy as np
 
 from qcnmodel import _fluid_qcn_eqs as eq
+from qcnmodel._operating_point import check_operating_point, replace_model
 from qcnmodel.dde import integrate_fixed, integrate_jitcdde, integrate_reference, step_for_record
 from qcnmodel.linearize import DelaySystem, LinearDDE
 from qcnmodel.params import QCNParams
@@ -183,24 +183,7 @@ class QCNFluidModel:
     def __post_init__(self) -> None:
         if not isinstance(self.params, QCNParams):
             raise ValueError(f"params: expected a QCNParams, got {type(self.params).__name__}")
-        rtt = parse_time(self.rtt, "rtt")
-        if not (rtt > 0 and math.isfinite(rtt)):
-            raise ValueError(f"rtt: must be in (0, inf) s, got {self.rtt!r}")
-        object.__setattr__(self, "rtt", rtt)
-        n = self.n_flows
-        if isinstance(n, bool) or not float(n).is_integer() or n < 1:
-            raise ValueError(f"n_flows: must be an integer >= 1, got {n!r}")
-        object.__setattr__(self, "n_flows", int(n))
-        if self.capacity is not None:
-            cap = parse_rate(self.capacity, "capacity")
-            if not (cap > 0 and math.isfinite(cap)):
-                raise ValueError(f"capacity: must be in (0, inf) bit/s, got {self.capacity!r}")
-            object.__setattr__(self, "capacity", cap)
-        if self.ps is not None:
-            ps = parse_number(self.ps, "ps")
-            if not (0 < ps <= 1):
-                raise ValueError(f"ps: must be in (0, 1], got {self.ps!r}")
-            object.__setattr__(self, "ps", float(ps))
+        check_operating_point(self, capacity=True, ps=True)
         if self.sampling not in ("fixed", "table"):
             raise ValueError(f"sampling: must be 'fixed' or 'table', got {self.sampling!r}")
         if self.quantise not in _QUANT:
@@ -230,12 +213,7 @@ class QCNFluidModel:
     def replace(self, **changes) -> QCNFluidModel:
         """New model with fields changed; unknown names that are QCNParams fields
         (e.g. ``w``, ``gd``, ``qeq``) are applied to ``params``."""
-        own = {f.name for f in dataclasses.fields(self)}
-        pchanges = {k: v for k, v in changes.items() if k not in own}
-        mine = {k: v for k, v in changes.items() if k in own}
-        if pchanges:
-            mine["params"] = mine.get("params", self.params).replace(**pchanges)
-        return dataclasses.replace(self, **mine)
+        return replace_model(self, changes)
 
     @property
     def capacity_bps(self) -> float:

@@ -34,7 +34,6 @@ paths are treated as undelayed, as in the single-class model.
 
 from __future__ import annotations
 
-import dataclasses
 import functools
 import math
 from dataclasses import dataclass, field
@@ -44,6 +43,7 @@ import numpy as np
 import sympy as sp
 
 from qcnmodel import _fluid_qcn_eqs as eq
+from qcnmodel._operating_point import replace_model
 from qcnmodel.dde import compile_rhs, integrate_fixed, integrate_reference, step_for_record
 from qcnmodel.fluid_qcn import QCNFluidModel
 from qcnmodel.linearize import charpoly_batch
@@ -192,12 +192,7 @@ class QCNClassesFluidModel:
 
     def replace(self, **changes) -> QCNClassesFluidModel:
         """New model; QCNParams field names are applied to ``params``."""
-        own = {f.name for f in dataclasses.fields(self)}
-        pch = {k: v for k, v in changes.items() if k not in own}
-        mine = {k: v for k, v in changes.items() if k in own}
-        if pch:
-            mine["params"] = mine.get("params", self.params).replace(**pch)
-        return dataclasses.replace(self, **mine)
+        return replace_model(self, changes)
 
     def param_vector(self, hotspot=None) -> np.ndarray:
         """Parameter vector: the symmetric model's, then K, n_k, tau_k."""

@@ -82,6 +82,7 @@ from typing import Any
 import numpy as np
 import sympy as sp
 
+from qcnmodel._operating_point import replace_model
 from qcnmodel.loop import DelayedLoop
 from qcnmodel.params import QCNParams
 from qcnmodel.units import parse_number, parse_rate, parse_time
@@ -241,12 +242,7 @@ class FOPDTModel:
 
     def replace(self, **changes: Any) -> FOPDTModel:
         """New model; fields of ``FOPDTModel`` directly, others via ``params.replace``."""
-        own = {f.name for f in dataclasses.fields(self)}
-        mine = {k: v for k, v in changes.items() if k in own}
-        other = {k: v for k, v in changes.items() if k not in own}
-        if other:
-            mine["params"] = mine.get("params", self.params).replace(**other)
-        return dataclasses.replace(self, **mine)
+        return replace_model(self, changes)
 
     def values(self) -> dict[sp.Symbol, float]:
         """Numeric values of the symbols of :meth:`symbolic` (bytes, bytes/s, s)."""
