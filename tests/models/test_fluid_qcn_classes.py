@@ -2,10 +2,10 @@
 
 import numpy as np
 import pytest
+from _classes_jacobian import assert_jacobians_match_finite_differences
 
 from qcnmodel.fluid_qcn import QCNFluidModel
-from qcnmodel.fluid_qcn_classes import CLASSES_RHS, QCNClassesFluidModel
-from qcnmodel.linearize import finite_difference_jacobian
+from qcnmodel.fluid_qcn_classes import QCNClassesFluidModel
 from qcnmodel.params import QCNParams
 
 SHORT_BC = QCNParams(bc_limit=15000)  # equilibrium well inside the congested region
@@ -26,28 +26,7 @@ def test_equal_rtt_classes_reduce_to_symmetric_model():
 @pytest.mark.parametrize("timer", [False, True])
 def test_jacobians_match_finite_differences(timer):
     m = QCNClassesFluidModel(params=SHORT_BC, classes=((100e-6, 3), (800e-6, 7)), timer=timer)
-    a0, ak = m.jacobians()
-    x = m._state(m._symmetric._x_star)
-    p = m.param_vector()
-
-    def f(xx, xd):
-        out = np.empty(x.size)
-        CLASSES_RHS.jit(0.0, np.ascontiguousarray(xx), np.ascontiguousarray(xd), p, out)
-        return out
-
-    base = np.tile(x, (2, 1))
-    fd0 = finite_difference_jacobian(lambda z: f(z, base), x, rel_step=1e-7)
-    # central differences: ~1e-7 relative; 1e-5 of the matrix norm leaves margin
-    np.testing.assert_allclose(a0, fd0, atol=1e-5 * np.abs(fd0).max())
-    for k in range(2):
-
-        def g(z, k=k):
-            xd = base.copy()
-            xd[k] = z
-            return f(x, xd)
-
-        fdk = finite_difference_jacobian(g, x, rel_step=1e-7)
-        np.testing.assert_allclose(ak[k], fdk, atol=1e-5 * np.abs(fdk).max())
+    assert_jacobians_match_finite_differences(m)
 
 
 def test_mixed_rtts_multi_delay_loop_and_convergence():
