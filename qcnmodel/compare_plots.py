@@ -45,68 +45,80 @@ def _figure(n_cols: int):
     return plt, fig, axes[0]
 
 
+def _panels(cmp, path: Path, ylabel: str, title: str, draw, legend) -> Path:
+    """One column per protocol: ``draw(ax, result, t)`` fills each, ``legend(axes)`` last."""
+    plt, fig, axes = _figure(len(cmp.protocols))
+    for ax, name in zip(axes, cmp.protocols):
+        r = cmp.results[name]
+        draw(ax, r, r.dataset["time"].values)
+        ax.set_title(name)
+        ax.set_xlabel("time (s)")
+        ax.grid(alpha=0.3)
+    axes[0].set_ylabel(ylabel)
+    legend(axes)
+    fig.suptitle(title, fontsize="medium")
+    fig.tight_layout()
+    _save(fig, path)
+    plt.close(fig)
+    return path
+
+
+def _draw_queue(ax, r, t):
+    ds = r.dataset
+    if "hot_queue_mean" in ds:
+        ax.plot(t, ds["hot_queue_max"].values / 1e3, lw=0.6, color="0.6", label="max")
+        ax.plot(t, ds["hot_queue_mean"].values / 1e3, lw=1.0, label="mean")
+
+
+def _draw_throughput(ax, r, t):
+    ds = r.dataset
+    if "hot_port_throughput" in ds:
+        ax.plot(t, ds["hot_port_throughput"].values / 1e9, lw=1.0, label="hot port")
+    ax.plot(t, ds["delivered_throughput"].values / 1e9, lw=1.0, label="aggregate delivered")
+
+
+def _draw_rates(ax, r, t):
+    ds = r.dataset
+    for f in _hot_flows(r):
+        ax.plot(t, np.asarray(ds["cr"].sel(flow=f).values) / 1e9, lw=0.7, label=f)
+
+
 def draw_comparison(cmp, out_dir, stem: str) -> list[tuple[Path, str]]:
     """Draw ``stem``_queue/_throughput/_rates.png into ``out_dir``; returns (path, caption)."""
     out = Path(out_dir)
     names = cmp.protocols
     label = f"{cmp.scenario}, seed {cmp.seed}"
-    written = []
 
-    plt, fig, axes = _figure(len(names))
-    for ax, name in zip(axes, names):
-        ds = cmp.results[name].dataset
-        t = ds["time"].values
-        if "hot_queue_mean" in ds:
-            ax.plot(t, ds["hot_queue_max"].values / 1e3, lw=0.6, color="0.6", label="max")
-            ax.plot(t, ds["hot_queue_mean"].values / 1e3, lw=1.0, label="mean")
-        ax.set_title(name)
-        ax.set_xlabel("time (s)")
-        ax.grid(alpha=0.3)
-    axes[0].set_ylabel("hot queue (KB)")
-    axes[0].legend(loc="upper right", fontsize="small")
-    fig.suptitle(f"Hot queue: {label}", fontsize="medium")
-    fig.tight_layout()
-    path = out / f"{stem}_queue.png"
-    _save(fig, path)
-    plt.close(fig)
-    written.append((path, f"{cmp.scenario}: hot queue per protocol ({', '.join(names)})"))
+    def rates_legend(axes):
+        if cmp.results and _hot_flows(cmp.results[names[0]]):
+            axes[-1].legend(loc="lower right", fontsize="xx-small", ncol=2)
 
-    plt, fig, axes = _figure(len(names))
-    for ax, name in zip(axes, names):
-        ds = cmp.results[name].dataset
-        t = ds["time"].values
-        if "hot_port_throughput" in ds:
-            ax.plot(t, ds["hot_port_throughput"].values / 1e9, lw=1.0, label="hot port")
-        ax.plot(t, ds["delivered_throughput"].values / 1e9, lw=1.0, label="aggregate delivered")
-        ax.set_title(name)
-        ax.set_xlabel("time (s)")
-        ax.grid(alpha=0.3)
-    axes[0].set_ylabel("throughput (Gb/s)")
-    axes[0].legend(loc="best", fontsize="small")
-    fig.suptitle(f"Throughput: {label}", fontsize="medium")
-    fig.tight_layout()
-    path = out / f"{stem}_throughput.png"
-    _save(fig, path)
-    plt.close(fig)
-    written.append((path, f"{cmp.scenario}: hot-port and aggregate throughput per protocol"))
-
-    plt, fig, axes = _figure(len(names))
-    for ax, name in zip(axes, names):
-        r = cmp.results[name]
-        ds = r.dataset
-        t = ds["time"].values
-        for f in _hot_flows(r):
-            ax.plot(t, np.asarray(ds["cr"].sel(flow=f).values) / 1e9, lw=0.7, label=f)
-        ax.set_title(name)
-        ax.set_xlabel("time (s)")
-        ax.grid(alpha=0.3)
-    axes[0].set_ylabel("RL rate CR (Gb/s)")
-    if cmp.results and _hot_flows(cmp.results[names[0]]):
-        axes[-1].legend(loc="lower right", fontsize="xx-small", ncol=2)
-    fig.suptitle(f"Per-flow rates (flows to the hot port): {label}", fontsize="medium")
-    fig.tight_layout()
-    path = out / f"{stem}_rates.png"
-    _save(fig, path)
-    plt.close(fig)
-    written.append((path, f"{cmp.scenario}: rate-limiter rates of the hot flows per protocol"))
-    return written
+    queue = _panels(
+        cmp,
+        out / f"{stem}_queue.png",
+        "hot queue (KB)",
+        f"Hot queue: {label}",
+        _draw_queue,
+        lambda axes: axes[0].legend(loc="upper right", fontsize="small"),
+    )
+    thr = _panels(
+        cmp,
+        out / f"{stem}_throughput.png",
+        "throughput (Gb/s)",
+        f"Throughput: {label}",
+        _draw_throughput,
+        lambda axes: axes[0].legend(loc="best", fontsize="small"),
+    )
+    rates = _panels(
+        cmp,
+        out / f"{stem}_rates.png",
+        "RL rate CR (Gb/s)",
+        f"Per-flow rates (flows to the hot port): {label}",
+        _draw_rates,
+        rates_legend,
+    )
+    return [
+        (queue, f"{cmp.scenario}: hot queue per protocol ({', '.join(names)})"),
+        (thr, f"{cmp.scenario}: hot-port and aggregate throughput per protocol"),
+        (rates, f"{cmp.scenario}: rate-limiter rates of the hot flows per protocol"),
+    ]
