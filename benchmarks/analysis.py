@@ -5,7 +5,7 @@ Run ``python benchmarks/analysis.py``.  Prints
 (a) the time of a 100 x 100 (RTT x N) stability map of the QCN fluid
     linearisation (``QCNFluidModel``; FOPDT if the fluid model is missing),
     target <= 2 s;
-(b) the per-point speed-up of :func:`qcnmodel.margins.margins_over_delay`
+(b) the per-point speed-up of :func:`qcnmodel.analysis.margins.margins_over_delay`
     over python-control's ``stability_margins`` on an FRD of exact values
     (timed on a 10 x 10 subset), and the largest phase-margin difference;
 (c) the fluid-simulation timing, via :func:`bench_fluid_sim` (hook filled in
@@ -23,8 +23,8 @@ from pathlib import Path
 import control
 import numpy as np
 
-from qcnmodel.margins import margins_over_delay
-from qcnmodel.stability import stability_map
+from qcnmodel.analysis.margins import margins_over_delay
+from qcnmodel.analysis.stability import stability_map
 
 TARGET_MAP_S = 2.0
 
@@ -32,13 +32,13 @@ TARGET_MAP_S = 2.0
 def _model():
     """The QCN fluid model if available, else the FOPDT model (and which)."""
     try:
-        from qcnmodel.fluid_qcn import QCNFluidModel
+        from qcnmodel.models.qcn import QCNFluidModel
 
         return QCNFluidModel(), "QCNFluidModel (fluid linearisation)"
     except ImportError:
-        from qcnmodel.fopdt import FOPDTModel
+        from qcnmodel.models.fopdt import FOPDTModel
 
-        return FOPDTModel(), "FOPDTModel (fallback: qcnmodel.fluid_qcn not available)"
+        return FOPDTModel(), "FOPDTModel (fallback: qcnmodel.models.qcn not available)"
 
 
 def bench_map(model, n_rtt: int = 100, n_flows: int = 100) -> tuple[float, object]:
@@ -94,13 +94,13 @@ def bench_vs_python_control(model, n: int = 10) -> dict[str, float]:
 
 def bench_fluid_sim() -> str | None:
     """HOOK: fluid-simulation timing line, from ``benchmarks/fluid.py`` (written by
-    the author of ``qcnmodel.fluid_qcn``).
+    the author of ``qcnmodel.models.qcn``).
 
     Returns the line to print, or ``None`` when the fluid model or its benchmark
     is not available.
     """
     try:
-        import qcnmodel.fluid_qcn  # noqa: F401
+        import qcnmodel.models.qcn  # noqa: F401
     except ImportError:
         return None
     sys.path.insert(0, str(Path(__file__).resolve().parent))

@@ -1,4 +1,4 @@
-"""Benchmark of the compiled fluid-model integrator (qcnmodel.dde / qcnmodel.fluid_qcn).
+"""Benchmark of the compiled fluid-model integrator (qcnmodel.analysis.dde / qcnmodel.models.qcn).
 
 Target: 1 s of simulated QCN fluid dynamics (802.1Qau defaults, N = 10, rtt = 100 us, default
 step 10 us = rtt/10) in at most 50 ms once compiled (numba's on-disk cache makes later
@@ -21,7 +21,7 @@ def bench_fluid_sim(repeat: int = 5, verbose: bool = True) -> dict:
         ``seconds`` (best of ``repeat``), ``target_s``, ``ratio`` (seconds / target),
         ``steps`` (RK4 steps), ``compile_s`` (first call, includes compilation or cache load).
     """
-    from qcnmodel.fluid_qcn import QCNFluidModel
+    from qcnmodel.models.qcn import QCNFluidModel
 
     model = QCNFluidModel(n_flows=10, rtt=100e-6)
     x0 = {"q": 1.2 * model.fixed_point()["q"]}

@@ -1,4 +1,4 @@
-"""Benchmark of the packet-level simulator (issue: performance targets).
+"""Benchmark of the packet-level simulator (its performance targets).
 
 Prints, for ``og-hotspot`` (n nodes on one switch, uniform traffic at 85% of 10 Gb/s, hot node
 served at 1 Gb/s, QCN on):

@@ -6,47 +6,84 @@ The public API is deliberately small::
     p = qm.QCNParams.preset("802.1qau")
     model = qm.QCNFluidModel(p, rtt="100us", n_flows=10)
     print(model.loop().margins())
+    print(qm.summary(qm.build_model("fopdt", p, variant="zoh", rtt="100us")))
 
 Units are SI inside (seconds, bit/s, bytes); unit strings such as ``"500us"``,
 ``"10Gbps"`` or ``"150KB"`` are accepted at the edges (parameters, CLI, TOML).
+
+The package is laid out by layer, data flowing one way: :mod:`qcnmodel.params` (parameter
+classes) -> :mod:`qcnmodel.analysis` (delayed loops, margins, integrators; no protocol) ->
+:mod:`qcnmodel.models` (the loop models, their registry and summary) -> :mod:`qcnmodel.studies`
+(check, sweep, compare, report, figures) and :mod:`qcnmodel.validation` -> :mod:`qcnmodel.cli`;
+the packet simulator :mod:`qcnmodel.sim` stands on the parameters alone. The heavier objects
+below are loaded on first use; ``dir(qcnmodel)`` lists them. :mod:`qcnmodel.config` holds the
+tuning numbers (``qm.config.defaults``).
 """
 
 from __future__ import annotations
 
 __version__ = "0.1.0"
 
+from qcnmodel import _compat, config  # noqa: E402
+
+_compat.install()
+
 from qcnmodel.params import PRESETS, QCNParams, load_params  # noqa: E402
 from qcnmodel.units import parse_number, parse_rate, parse_size, parse_time  # noqa: E402
+
+#: public name -> module that defines it, imported on first access
+_LAZY = {
+    # analysis
+    "DelayedLoop": "qcnmodel.analysis.loop",
+    "FrequencyLoop": "qcnmodel.analysis.freqloop",
+    "Margins": "qcnmodel.analysis.margins",
+    "margins_over_delay": "qcnmodel.analysis.margins",
+    "stability_map": "qcnmodel.analysis.stability",
+    "critical_rtt": "qcnmodel.analysis.margins",
+    # parameters beyond QCN
+    "DCQCNParams": "qcnmodel.params.dcqcn",
+    "ECMParams": "qcnmodel.params.protocols",
+    # models
+    "MODELS": "qcnmodel.models",
+    "build_model": "qcnmodel.models",
+    "summary": "qcnmodel.models.summary",
+    "limit_cycle": "qcnmodel.models.limit_cycle",
+    "LimitCycle": "qcnmodel.models.limit_cycle",
+    "FOPDTModel": "qcnmodel.models.fopdt",
+    "QCNFluidModel": "qcnmodel.models.qcn",
+    "QCNClassesFluidModel": "qcnmodel.models.qcn_classes",
+    "DCQCNFluidModel": "qcnmodel.models.dcqcn",
+    "ECMFluidModel": "qcnmodel.models.ecm",
+    # simulator
+    "simulate": "qcnmodel.sim",
+    "SimResult": "qcnmodel.sim",
+}
 
 __all__ = [
     "PRESETS",
     "QCNParams",
     "__version__",
+    "config",
     "load_params",
     "parse_number",
     "parse_rate",
     "parse_size",
     "parse_time",
+    *sorted(_LAZY),
 ]
 
 
 def __getattr__(name: str):
-    """Lazily expose the heavier sub-modules' main objects (models, simulator)."""
-    lazy = {
-        "DelayedLoop": "qcnmodel.loop",
-        "Margins": "qcnmodel.margins",
-        "margins_over_delay": "qcnmodel.margins",
-        "critical_rtt": "qcnmodel.margins",
-        "FOPDTModel": "qcnmodel.fopdt",
-        "QCNFluidModel": "qcnmodel.fluid_qcn",
-        "DCQCNFluidModel": "qcnmodel.fluid_dcqcn",
-        "DCQCNParams": "qcnmodel.fluid_dcqcn",
-        "stability_map": "qcnmodel.stability",
-        "simulate": "qcnmodel.sim",
-        "SimResult": "qcnmodel.sim",
-    }
-    if name in lazy:
-        import importlib
+    """Import a lazy public name (models, simulator) on first access."""
+    module = _LAZY.get(name)
+    if module is None:
+        raise AttributeError(f"module 'qcnmodel' has no attribute {name!r}")
+    import importlib
 
-        return getattr(importlib.import_module(lazy[name]), name)
-    raise AttributeError(f"module 'qcnmodel' has no attribute {name!r}")
+    value = getattr(importlib.import_module(module), name)
+    globals()[name] = value
+    return value
+
+
+def __dir__() -> list[str]:
+    return sorted(set(globals()) | set(_LAZY))

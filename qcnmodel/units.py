@@ -4,7 +4,7 @@ Inside qcnmodel every quantity is SI: seconds, bit/s and bytes. These parsers tu
 users type (CLI, TOML files, notebooks) into those units and reject anything they do not
 understand with a :class:`ValueError` that names the field.
 
-Conventions (``qcn-algorithm.md``, "Conventions"): 1 KB = 1000 B (the seeds' "150 KB" is the
+Conventions: 1 KB = 1000 B (the seeds' "150 KB" is the
 MIB's 150000 octets); binary prefixes are accepted only when spelled ``KiB``/``MiB``/``GiB``.
 Rates accept ``bps``, ``b/s``, ``bit/s`` with the SI prefixes k, M, G, T (case-insensitive for
 the prefix, so the seeds' "3 mbps" is 3 Mb/s, never millibits).

@@ -4,9 +4,9 @@ import json
 
 import pytest
 
-from qcnmodel.check import CheckRanges, check_params
 from qcnmodel.cli import main
 from qcnmodel.params import QCNParams
+from qcnmodel.studies.check import CheckRanges, check_params
 
 
 def test_verdict_follows_the_critical_rtt():
@@ -24,8 +24,8 @@ def test_verdict_follows_the_critical_rtt():
 
 
 def test_recommendation_improves_the_worst_case():
-    from qcnmodel.check import _worst_delay_margin
-    from qcnmodel.fluid_qcn import QCNFluidModel
+    from qcnmodel.models.qcn import QCNFluidModel
+    from qcnmodel.studies.check import _worst_delay_margin
 
     p = QCNParams()
     ranges = CheckRanges(rtt=(2e-6, 300e-6), flows=(1, 10), n_flows=4)
@@ -74,3 +74,23 @@ def test_bad_files_exit_2(tmp_path, capsys, text, needle):
 
 def test_missing_file_exit_2(capsys):
     assert main(["check", "does-not-exist.toml"]) == 2
+
+
+def test_check_critical_rtt_is_an_rtt_for_a_model_with_a_lag():
+    # the check's critical RTT per N and its worst delay margin come from the one
+    # critical-RTT function, which subtracts the model's sampling lag
+    from qcnmodel.analysis.margins import critical_rtt
+    from qcnmodel.models.qcn import QCNFluidModel
+
+    ranges = CheckRanges(rtt=(2e-6, 2e-4), flows=(2, 20), n_rtt=8, n_flows=2)
+    res = check_params(QCNParams(), ranges, recommend=False, variant="reset=cnm+lag")
+    for n, crit in res.critical_rtt_s.items():
+        model = QCNFluidModel(n_flows=n, reset="cnm", sampling_lag=True)
+        search = critical_rtt(
+            lambda r, m=model: m.replace(rtt=r).loop(), rtt_min=1e-6, rtt_max=1e-2
+        )
+        assert crit == pytest.approx(search, rel=1e-8)
+    # the worst delay margin is the smallest critical RTT minus the largest RTT of the grid
+    assert res.worst_delay_margin_s == pytest.approx(
+        min(res.critical_rtt_s.values()) - ranges.rtt_grid()[-1], rel=1e-9
+    )

@@ -7,9 +7,9 @@ import json
 import pytest
 
 from qcnmodel.cli import main
-from qcnmodel.compare import compare, summary_markdown
 from qcnmodel.sim import simulate
 from qcnmodel.sim.protocols import PROTOCOLS
+from qcnmodel.studies.compare import compare, summary_markdown
 
 SHORT = {"hotspot_start": "5ms", "hotspot_stop": "25ms", "n_nodes": 4}
 

@@ -98,3 +98,52 @@ def test_dcqcn_options(capsys):
     assert main(["margins", "--model", "dcqcn", "--flows", "20"]) == 2
     assert "ramp" in capsys.readouterr().err
     assert main(["margins", "--model", "dcqcn", "--flows", "20", "--set", "ramp=extend"]) == 0
+
+
+def _critical_rtt_by_search(model):
+    """The RTT where the phase margin of the rebuilt loop reaches 0 (bracket + brentq on
+    PM(rtt)); independent of any extra-delay bookkeeping."""
+    from qcnmodel.analysis.margins import critical_rtt
+
+    return critical_rtt(lambda r: model.replace(rtt=r).loop(), rtt_min=1e-6, rtt_max=1e-2)
+
+
+def test_fopdt_zoh_critical_rtt_subtracts_the_hold(capsys):
+    # regression: the CLI printed the critical *loop delay* (277 us), the ZOH's Ts/2 included
+    from qcnmodel.models.fopdt import FOPDTModel
+
+    argv = ["margins", "--model", "fopdt", "--rtt", "100us", "--set", "lag=zoh", "--json"]
+    assert main(argv) == 0
+    out = json.loads(capsys.readouterr().out)
+    model = FOPDTModel(rtt=100e-6, lag="zoh")
+    assert out["critical_rtt_s"] == pytest.approx(_critical_rtt_by_search(model), rel=1e-8)
+    # the closed form of the module docstring (217 us at N = 10)
+    assert out["critical_rtt_s"] == pytest.approx(
+        model.closed_form_values()["critical_rtt"], rel=1e-9
+    )
+    assert round(out["critical_rtt_s"] * 1e6) == 217
+    assert out["model_variant"] == "zoh"
+
+
+def test_qcn_sampling_lag_critical_rtt_subtracts_the_lag(capsys):
+    # regression: 270 us printed where 210 us is right (the lag Ts/2 = 60 us was counted)
+    from qcnmodel.models.qcn import QCNFluidModel
+
+    argv = ["margins", "--model", "qcn", "--rtt", "100us", "--set", "model.sampling_lag=true"]
+    assert main([*argv, "--json"]) == 0
+    out = json.loads(capsys.readouterr().out)
+    model = QCNFluidModel(rtt=100e-6, sampling_lag=True)
+    assert out["critical_rtt_s"] == pytest.approx(_critical_rtt_by_search(model), rel=1e-8)
+    assert round(out["critical_rtt_s"] * 1e6) == 210
+    assert out["model"] == "qcn" and out["model_variant"] == "base+sampling_lag=True"
+    assert main(argv) == 0
+    text = capsys.readouterr().out
+    assert "210.1 us" in text and "loop delay" in text
+
+
+def test_variant_option(capsys):
+    assert main(["margins", "--model", "qcn", "--variant", "reset=cnm+lag", "--json"]) == 0
+    out = json.loads(capsys.readouterr().out)
+    assert out["model_variant"] == "reset=cnm+lag"
+    assert main(["margins", "--model", "qcn", "--variant", "resett=cnm"]) == 2
+    assert "did you mean 'reset=cnm'" in capsys.readouterr().err

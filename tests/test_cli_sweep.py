@@ -29,7 +29,7 @@ def test_analytical_sweep_matches_margins(tmp_path):
     ds = xr.open_dataset(out, engine="h5netcdf")
     assert ds["phase_margin_deg"].dims == ("rtt", "n_flows")
     # Same numbers as one direct model evaluation (identical arithmetic).
-    from qcnmodel.fluid_qcn import QCNFluidModel
+    from qcnmodel.models.qcn import QCNFluidModel
     from qcnmodel.params import QCNParams
 
     m = QCNFluidModel(QCNParams(), rtt=float(ds.rtt[2]), n_flows=10).loop().margins()
@@ -88,3 +88,20 @@ def test_errors(argv, needle, capsys, tmp_path, monkeypatch):
     monkeypatch.chdir(tmp_path)
     assert main(["sweep", *argv, "--quiet"]) == 2
     assert needle in capsys.readouterr().err
+
+
+def test_analytical_sweep_critical_rtt_subtracts_the_sampling_lag(tmp_path):
+    # regression: the sweep reported the critical loop delay (rtt + Ts/2), not the RTT
+    from qcnmodel.analysis.margins import critical_rtt
+    from qcnmodel.models.qcn import QCNFluidModel
+
+    out = tmp_path / "lag.nc"
+    argv = ["sweep", "--model", "qcn", "--grid", "rtt=100us", "--grid", "n_flows=10",
+            "--set", "model.sampling_lag=true", "--out", str(out), "--quiet"]  # fmt: skip
+    assert main(argv) == 0
+    ds = xr.open_dataset(out, engine="h5netcdf")
+    model = QCNFluidModel(rtt=100e-6, n_flows=10, sampling_lag=True)
+    search = critical_rtt(lambda r: model.replace(rtt=r).loop(), rtt_min=1e-6, rtt_max=1e-2)
+    assert float(ds["critical_rtt_s"].squeeze()) == pytest.approx(search, rel=1e-8)
+    assert ds.attrs["model_variant"] == "base+sampling_lag=True"
+    ds.close()

@@ -1,4 +1,4 @@
-"""Fair allocations from routing matrices (qcnmodel.fairness).
+"""Fair allocations from routing matrices (qcnmodel.sim.fair).
 
 The deck numbers (scenarios.md S6, S7, S9, S12) are checked with routing matrices written from
 the placements scenarios.md gives; the scenario-level tests (issue 7) derive the same matrices
@@ -10,7 +10,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from qcnmodel.fairness import fairness_error, max_min_fair, proportional_fair
+from qcnmodel.sim.fair import fairness_error, max_min_fair, proportional_fair
 
 G = 1e9
 

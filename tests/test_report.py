@@ -5,7 +5,7 @@ import pytest
 import xarray as xr
 
 from qcnmodel.params import QCNParams
-from qcnmodel.report import ReportConfig, compute_margins_grid, write_report
+from qcnmodel.studies.report import ReportConfig, compute_margins_grid, write_report
 
 
 def small_config(**kw):
@@ -19,7 +19,7 @@ def test_grid_matches_single_point_margins():
     grid = compute_margins_grid(cfg)
     assert grid["phase_margin_deg"].dims == ("w", "ps", "n_flows", "rtt")
     # One grid point recomputed from scratch through the public model API.
-    from qcnmodel.fluid_qcn import QCNFluidModel
+    from qcnmodel.models.qcn import QCNFluidModel
 
     rtt = float(grid.rtt[5])
     m = QCNFluidModel(QCNParams().replace(w=8.0), rtt=rtt, n_flows=10, ps=0.05).loop().margins()

@@ -5,7 +5,7 @@ import json
 import numpy as np
 import pytest
 
-from qcnmodel.sweep import parse_grid_spec, save_dataset, sweep
+from qcnmodel.studies.sweep import parse_grid_spec, save_dataset, sweep
 from qcnmodel.units import parse_time
 
 
@@ -52,6 +52,21 @@ def test_resume_skips_finished_points(tmp_path):
     np.testing.assert_array_equal(first["y"].values, again["y"].values)
     with pytest.raises(ValueError, match="different sweep"):
         sweep(counting, {"a": [1], "b": [10]}, checkpoint=ck)
+
+
+def non_finite(a):
+    return {"y": [np.inf, -np.inf, np.nan, 1.0][a]}
+
+
+def test_checkpoint_is_standard_json_and_restores_non_finite_numbers(tmp_path):
+    ck = tmp_path / "ck"
+    first = sweep(non_finite, {"a": [0, 1, 2, 3]}, checkpoint=ck)
+    text = (ck / "points.jsonl").read_text()
+    assert "Infinity" not in text and "NaN" not in text  # the one JSON cleaner wrote it
+    again = sweep(non_finite, {"a": [0, 1, 2, 3]}, checkpoint=ck)  # every point restored
+    for ds in (first, again):
+        assert ds["y"].dtype == float
+        np.testing.assert_array_equal(ds["y"].values, [np.inf, -np.inf, np.nan, 1.0])
 
 
 def test_dask_local_cluster():

@@ -5,6 +5,8 @@
 #     text_representation:
 #       extension: .py
 #       format_name: percent
+#       format_version: '1.3'
+#       jupytext_version: 1.19.6
 #   kernelspec:
 #     display_name: Python 3
 #     language: python
@@ -18,7 +20,7 @@
 # *delay* `tau`, and claims that "whenever delay exceeds sampling lag the loop becomes
 # unstable". This notebook
 #
-# 1. shows the first-principles derivation of the loop (`qcnmodel.fopdt`, SymPy),
+# 1. shows the first-principles derivation of the loop (`qcnmodel.models.fopdt`, SymPy),
 # 2. draws Bode, Nyquist and step response at the 802.1Qau defaults,
 # 3. offers an explorer (RTT, Ps, W, N sliders) that redraws the margins and the Bode plot,
 # 4. examines seed 000's claim numerically.
@@ -36,10 +38,10 @@ import numpy as np
 import sympy as sp
 from IPython.display import Markdown, display
 
-from qcnmodel.fopdt import FOPDTModel
-from qcnmodel.margins import critical_rtt
+from qcnmodel.analysis.margins import critical_rtt
+from qcnmodel.analysis.plot import plot_bode, plot_nyquist, plot_step
+from qcnmodel.models.fopdt import FOPDTModel
 from qcnmodel.params import QCNParams
-from qcnmodel.plotting import plot_bode, plot_nyquist, plot_step
 
 params = QCNParams.preset("802.1qau")
 base = FOPDTModel(params, rtt=100e-6, n_flows=10, lag="first-order")
@@ -143,7 +145,7 @@ for n in (1, 10, 100):
         mm = base.replace(n_flows=n, lag=lag)
         lp = mm.loop()
         mg = lp.margins()
-        crit = mg.critical_delay_s - (lp.delay - mm.rtt)  # loop delay -> RTT
+        crit = critical_rtt(mm, loop=lp)  # the critical loop delay minus the ZOH hold
         rows.append(f"| {n} | {lag} | {mg.crossover_rad_s:.0f} | {mg.phase_margin_deg:.1f} | "
                     f"{crit * 1e6:.0f} |")
 display(Markdown("\n".join(rows)))
@@ -193,7 +195,7 @@ def explore(rtt_us=100.0, ps=0.01, w=2.0, n=10, axes=None):
     axes[0].set_title(
         f"RTT {rtt_us:g} us, Ps {ps:g}, W {w:g}, N {int(n)}\n"
         f"PM {mg.phase_margin_deg:.1f} deg, GM {mg.gain_margin_db:.1f} dB, "
-        f"crit. RTT {mg.critical_delay_s * 1e6:.0f} us, Ts {ts * 1e6:.0f} us "
+        f"crit. RTT {critical_rtt(mdl, loop=lp) * 1e6:.0f} us, Ts {ts * 1e6:.0f} us "
         f"({'stable' if mg.stable else 'UNSTABLE'})",
         fontsize=8,
     )
@@ -259,7 +261,7 @@ for i, w_ in enumerate(w_grid):
             mdl = base.replace(ps=p_, w=w_, n_flows=n_)
             ts_grid[k] = mdl.gains()["Ts"]
             # critical_rtt < 0: the loop is unstable even without delay (clip to 0)
-            ratio[i, j, k] = max(critical_rtt(mdl.loop()), 0.0) / ts_grid[k]
+            ratio[i, j, k] = max(critical_rtt(mdl), 0.0) / ts_grid[k]
 
 fig, ax = plt.subplots(figsize=(7, 5))
 for i, w_ in enumerate(w_grid):

@@ -5,6 +5,8 @@
 #     text_representation:
 #       extension: .py
 #       format_name: percent
+#       format_version: '1.3'
+#       jupytext_version: 1.19.6
 #   kernelspec:
 #     display_name: Python 3
 #     language: python
@@ -14,7 +16,7 @@
 # %% [markdown]
 # # 02 QCN fluid model: fixed point, loop, stability maps, trajectories
 #
-# The reconstructed QCN fluid model (`qcnmodel.fluid_qcn.QCNFluidModel`, models.md section 2):
+# The reconstructed QCN fluid model (`qcnmodel.models.qcn.QCNFluidModel`, after Alizadeh et al.):
 # byte-counter cycles only, fixed sampling probability `p`, `N` symmetric flows,
 #
 # ```
@@ -38,11 +40,12 @@ import matplotlib.pyplot as plt
 import numpy as np
 from IPython.display import Markdown, display
 
-from qcnmodel.fluid_qcn import QCNFluidModel
-from qcnmodel.fopdt import FOPDTModel
+from qcnmodel.analysis.margins import critical_rtt
+from qcnmodel.analysis.plot import plot_bode, plot_nyquist, plot_stability_map
+from qcnmodel.analysis.stability import critical_rtt_curve, stability_map
+from qcnmodel.models.fopdt import FOPDTModel
+from qcnmodel.models.qcn import QCNFluidModel
 from qcnmodel.params import QCNParams
-from qcnmodel.plotting import plot_bode, plot_nyquist, plot_stability_map
-from qcnmodel.stability import critical_rtt_curve, stability_map
 
 params = QCNParams.preset("802.1qau")
 model = QCNFluidModel(params, rtt=100e-6, n_flows=10)
@@ -355,16 +358,17 @@ for n in (1, 10, 100):
     for reset in ("sample", "cnm"):
         mm = model.replace(n_flows=n, reset=reset)
         try:
-            mg = mm.loop().margins()
+            lp = mm.loop()
+            mg = lp.margins()
         except ValueError as err:  # the variant may have no equilibrium with Fb* < 0
             rows.append(f"| {n} | {reset} | none: {err} | | | |")
             continue
         rows.append(f"| {n} | {reset} | {mm.fixed_point()['fb']:.3g} | {mg.phase_margin_deg:.1f} | "
-                    f"{mg.crossover_rad_s:.0f} | {mg.critical_delay_s * 1e6:.0f} |")
+                    f"{mg.crossover_rad_s:.0f} | {critical_rtt(mm, loop=lp) * 1e6:.0f} |")
 display(Markdown("\n".join(rows)))
 
 cnm = model.replace(reset="cnm")
-cnm = cnm.replace(rtt=0.4 * cnm.loop().margins().critical_delay_s)
+cnm = cnm.replace(rtt=0.4 * critical_rtt(cnm))
 q_c, fb_c = cnm.fixed_point()["q"], cnm.fixed_point()["fb"]
 lin_c = cnm.linearise()
 t_lc, x_lc = linear_trajectory(lin_c, np.array([1.0 / fr, 0.0, 0.0]), duration)

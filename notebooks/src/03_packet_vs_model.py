@@ -5,6 +5,8 @@
 #     text_representation:
 #       extension: .py
 #       format_name: percent
+#       format_version: '1.3'
+#       jupytext_version: 1.19.6
 #   kernelspec:
 #     display_name: Python 3
 #     language: python
@@ -39,10 +41,11 @@ import matplotlib.pyplot as plt
 import numpy as np
 from IPython.display import Markdown, display
 
-from qcnmodel.fluid_qcn import QCNFluidModel
+from qcnmodel.analysis.margins import critical_rtt
+from qcnmodel.models.qcn import QCNFluidModel
 from qcnmodel.params import QCNParams
-from qcnmodel.report_packet import classify_queue
 from qcnmodel.sim import simulate
+from qcnmodel.studies.report_packet import classify_queue
 from qcnmodel.validation.network import bottleneck_spec
 
 params = QCNParams.preset("802.1qau")
@@ -53,7 +56,7 @@ DURATION = 0.5 if FULL else 0.2
 BIN = 20e-6
 
 model = QCNFluidModel(params, rtt=100e-6, n_flows=N_FLOWS, capacity=CAPACITY)
-crit = model.loop().margins().critical_delay_s
+crit = critical_rtt(model)
 display(Markdown(
     f"N = {N_FLOWS} flows, C = {CAPACITY / 1e9:g} Gb/s: the fluid model's critical RTT is "
     f"**{crit * 1e6:.0f} us**. Runs at {', '.join(f'{f:g}' for f in FACTORS)} x that RTT, "
@@ -65,7 +68,7 @@ display(Markdown(
 # For each RTT: the packet simulation (the first call compiles the kernel unless the numba
 # cache is warm) and the nonlinear fluid model in four forms:
 #
-# * "fluid, line-rate start": the equations of models.md section 2 from the packet run's start
+# * "fluid, line-rate start": the reconstructed fluid equations from the packet run's start
 #   (empty queue, every source at the line rate);
 # * "fluid+timer+HAI, line-rate start": the same with the RP timer and hyperactive increase;
 # * "fluid, near equilibrium": the base model from its fixed point with the queue displaced by

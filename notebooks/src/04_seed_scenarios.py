@@ -5,6 +5,8 @@
 #     text_representation:
 #       extension: .py
 #       format_name: percent
+#       format_version: '1.3'
+#       jupytext_version: 1.19.6
 #   kernelspec:
 #     display_name: Python 3
 #     language: python
@@ -14,8 +16,8 @@
 # %% [markdown]
 # # 04 The seed decks' scenarios, reproduced
 #
-# The packet-level simulator (`qcnmodel.sim.simulate`) runs the named scenarios of
-# `shared/reference/scenarios.md` that the seed decks plot, and this notebook draws the
+# The packet-level simulator (`qcnmodel.sim.simulate`) runs the named scenarios that the
+# seed decks plot (`qcnmodel scenarios` lists them), and this notebook draws the
 # quantities the decks show: hot queue, throughput at the congestion point, per-flow
 # throughput and rate-limiter state.
 #

@@ -5,6 +5,8 @@
 #     text_representation:
 #       extension: .py
 #       format_name: percent
+#       format_version: '1.3'
+#       jupytext_version: 1.19.6
 #   kernelspec:
 #     display_name: Python 3
 #     language: python
@@ -14,8 +16,8 @@
 # %% [markdown]
 # # 05 DCQCN fluid model: exact vs the paper's analysis
 #
-# The DCQCN fluid model of Zhu et al. (CoNEXT 2016; models.md section 3) as implemented in
-# `qcnmodel.fluid_dcqcn.DCQCNFluidModel` at the paper's parameters (40 Gb/s, 1000 B packets,
+# The DCQCN fluid model of Zhu et al. (CoNEXT 2016, "ECN or Delay: Lessons Learnt from Analysis of DCQCN and TIMELY") as implemented in
+# `qcnmodel.models.dcqcn.DCQCNFluidModel` at the paper's parameters (40 Gb/s, 1000 B packets,
 # Kmin 5 KB, Kmax 200 KB, pmax 1 %, ...). The paper judges stability by the phase margin of a
 # hand-simplified open loop evaluated at a small-p (Taylor) fixed point. This notebook
 #
@@ -35,10 +37,10 @@ import matplotlib.pyplot as plt
 import numpy as np
 from IPython.display import Markdown, display
 
-from qcnmodel.fluid_dcqcn import DCQCNFluidModel, DCQCNParams, taylor_p
-from qcnmodel.margins import critical_rtt, margins_over_delay
-from qcnmodel.plotting import plot_stability_map
-from qcnmodel.stability import stability_map
+from qcnmodel.analysis.margins import critical_rtt, margins_over_delay
+from qcnmodel.analysis.plot import plot_stability_map
+from qcnmodel.analysis.stability import stability_map
+from qcnmodel.models.dcqcn import DCQCNFluidModel, DCQCNParams, taylor_p
 
 P = DCQCNParams()
 model = DCQCNFluidModel(P, rtt=50e-6, n_flows=10)  # fixed_point_method="exact", linearisation="exact"
@@ -149,7 +151,7 @@ plt.show()
 # ## 3. Margins: exact linearisation vs the paper's loop
 # `linearisation="exact"`: SymPy Jacobians of the equations at the exact fixed point, loop
 # broken at the marking probability `p(t - tau*)`. `linearisation="paper"`: the authors' open
-# loop transcribed (models.md 3.1), evaluated at the Taylor fixed point. Figure: phase margin
+# loop transcribed (from the paper), evaluated at the Taylor fixed point. Figure: phase margin
 # against N at tau* = 50 us (exact on the strict ramp stops at N = n_max; the extended ramp
 # continues it) and against tau* for three N.
 
@@ -280,7 +282,7 @@ def growth_rate(ds, q_star, delta, lo, hi):
 # cases: (N, tau*) inside the disagreement band, plus one control on each side
 def crit(n, lin):
     """Critical tau* (s) of the exact (extended ramp) or paper loop at N = n."""
-    return critical_rtt(model.replace(n_flows=n, linearisation=lin, ramp="extend").loop())
+    return critical_rtt(model.replace(n_flows=n, linearisation=lin, ramp="extend"))
 
 
 n_dec = 10

@@ -5,6 +5,8 @@
 #     text_representation:
 #       extension: .py
 #       format_name: percent
+#       format_version: '1.3'
+#       jupytext_version: 1.19.6
 #   kernelspec:
 #     display_name: Python 3
 #     language: python
@@ -15,9 +17,9 @@
 # # 06 Protocols side by side: OG and IG hotspots, and the decks' observations
 #
 # Seed 000 (IBM Zurich) compares ECM, QCN and QCN-SONAR on the output-generated hotspot
-# (`og-hotspot`, scenarios.md S1) and the input-generated hotspot (`ig-hotspot`, S9). This
+# (`og-hotspot`, scenario S1) and the input-generated hotspot (`ig-hotspot`, S9). This
 # notebook runs the same comparisons with the packet-level simulator
-# (`qcnmodel.compare.compare`: same scenario, seed and traffic for every protocol; only the
+# (`qcnmodel.studies.compare.compare`: same scenario, seed and traffic for every protocol; only the
 # congestion management differs) and draws what the deck plots: hot queue, throughput and
 # per-flow rates, with a summary table. It then judges each sentence the decks report for
 # these scenarios with `qcnmodel.validation.observations` (the same code as the section
@@ -41,8 +43,9 @@ import matplotlib.pyplot as plt
 import numpy as np
 from IPython.display import Markdown, display
 
-from qcnmodel.compare import compare, summary_markdown
+from qcnmodel.studies.compare import compare, summary_markdown
 from qcnmodel.validation import observations as OBS
+from qcnmodel.validation.observations_eval import evaluate
 
 SEED = 1
 PROTOS = ["qcn", "ecm", "qcn-sonar"] + (["qcn-p", "qcn-sp", "none"] if FULL else ["none"])
@@ -182,7 +185,7 @@ for name, cmp in (("RTT 5 us", ig), ("RTT 500 us", ig500)):
 groups = list(OBS.RUNS) if FULL else ["S1", "S9"]
 t0 = time.perf_counter()
 got = OBS.run_observations(groups=groups)
-rows = OBS.evaluate(got["traces"])
+rows = evaluate(got["traces"])
 print(f"{len(got['traces'])} runs in {time.perf_counter() - t0:.1f} s")
 lines = ["| id | observation | measured | verdict |", "|---|---|---|---|"]
 lines += [f"| {o.oid} | {o.observation} | {o.measured} | **{o.verdict}** |" for o in rows]

@@ -32,6 +32,7 @@ def register(subparsers) -> None:
     p.add_argument("--flows", default=None, help="flow-count range lo..hi (default 1..100)")
     p.add_argument("--pm-threshold", default=None, help="phase margin (deg) for 'stable' (30)")
     p.add_argument("--model", choices=("qcn", "fopdt"), default="qcn", help="linearised model")
+    p.add_argument("--variant", default=None, help="named configuration of the --model")
     p.add_argument("--no-recommend", action="store_true", help="skip the W/Ps/Gd search")
     p.add_argument("--json", action="store_true", help="print one JSON object")
     p.set_defaults(func=run)
@@ -41,8 +42,9 @@ def _ranges(args):
 
     from pathlib import Path
 
-    from qcnmodel.check import CheckRanges, parse_range
-    from qcnmodel.params import _line_of, tomllib
+    from qcnmodel._errors import unknown_name
+    from qcnmodel.params.qcn import _line_of, tomllib
+    from qcnmodel.studies.check import CheckRanges, parse_range
     from qcnmodel.units import parse_number, parse_time
 
     path = Path(args.params_file)
@@ -50,48 +52,52 @@ def _ranges(args):
     table = tomllib.loads(text).get("ranges", {})
     for key in table:
         if key not in RANGE_KEYS:
-            raise ValueError(
-                f"{path}, line {_line_of(text, key)}: unknown [ranges] field {key!r} "
-                f"(allowed: {', '.join(sorted(RANGE_KEYS))})"
-            )
+            raise unknown_name(f"{path}, line {_line_of(text, key)}", "[ranges] field", key,
+                               RANGE_KEYS)  # fmt: skip
 
-    def pick(cli_value, key, default):
+    def pick(cli_value, key):
         if cli_value is not None:
             return cli_value, None
         if key in table:
             return table[key], _line_of(text, key)
-        return default, None
+        return None, None
 
     def where(line):
         return f"{path}, line {line}: " if line else ""
 
-    rtt_text, line = pick(args.rtt_range, "rtt", "2us..1ms")
+    given = {}
+    rtt_text, line = pick(args.rtt_range, "rtt")
     try:
-        rtt = parse_range(rtt_text, parse_time, "rtt-range")
+        if rtt_text is not None:
+            given["rtt"] = parse_range(rtt_text, parse_time, "rtt-range")
     except ValueError as exc:
         raise ValueError(where(line) + str(exc)) from None
-    flows_text, line = pick(args.flows, "flows", "1..100")
+    flows_text, line = pick(args.flows, "flows")
     try:
-        flows = parse_range(str(flows_text), parse_number, "flows", integer=True)
+        if flows_text is not None:
+            lo, hi = parse_range(str(flows_text), parse_number, "flows", integer=True)
+            given["flows"] = (int(lo), int(hi))
     except ValueError as exc:
         raise ValueError(where(line) + str(exc)) from None
-    pm_text, line = pick(args.pm_threshold, "pm_threshold", 30.0)
+    pm_text, line = pick(args.pm_threshold, "pm_threshold")
     try:
-        pm = parse_number(pm_text, "pm-threshold")
-        return CheckRanges(rtt=rtt, flows=(int(flows[0]), int(flows[1])), pm_threshold=pm)
+        if pm_text is not None:
+            given["pm_threshold"] = parse_number(pm_text, "pm-threshold")
+        return CheckRanges(**given)
     except ValueError as exc:
         raise ValueError(where(line) + str(exc)) from None
 
 
 def run(args) -> int:
     """Run ``qcnmodel check``; exit 0 stable, 1 unstable/marginal, 2 bad input."""
-    from qcnmodel.check import check_params
     from qcnmodel.cli.common import print_json
     from qcnmodel.params import load_params
+    from qcnmodel.studies.check import check_params
 
     params = load_params(args.params_file, extra_tables=("ranges",))
     ranges = _ranges(args)
-    result = check_params(params, ranges, model=args.model, recommend=not args.no_recommend)
+    result = check_params(params, ranges, model=args.model, recommend=not args.no_recommend,
+                          variant=args.variant)  # fmt: skip
     if args.json:
         out = {"file": args.params_file, "valid": True, "model": args.model,
                "rtt_range_s": list(ranges.rtt), "flows_range": list(ranges.flows)}  # fmt: skip

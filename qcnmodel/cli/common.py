@@ -1,15 +1,15 @@
-"""Helpers shared by the sub-commands: ``--set key=value`` parsing and JSON output."""
+"""Helpers shared by the sub-commands: ``--set key=value`` parsing and JSON output (through
+the package's one JSON cleaner, :func:`qcnmodel._io.to_jsonable`)."""
 
 from __future__ import annotations
 
 import json
-import math
 import sys
 from typing import Any
 
-import numpy as np
+from qcnmodel._io import to_jsonable
 
-__all__ = ["parse_set", "print_json", "to_jsonable"]
+__all__ = ["add_params_options", "parse_set", "print_json", "qcn_params"]
 
 
 def parse_set(items: list[str] | None) -> dict[str, str]:
@@ -26,29 +26,26 @@ def parse_set(items: list[str] | None) -> dict[str, str]:
     return out
 
 
-def to_jsonable(obj: Any) -> Any:
-    """Convert numpy scalars/arrays and non-finite floats into JSON-safe values.
+def add_params_options(parser, preset_help: str) -> None:
+    """Add ``--preset NAME`` and ``--params FILE`` (a QCN parameter TOML), exclusive."""
+    group = parser.add_mutually_exclusive_group()
+    group.add_argument("--preset", default=None, help=preset_help)
+    group.add_argument(
+        "--params",
+        default=None,
+        metavar="FILE",
+        help="QCN parameter TOML file, as `qcnmodel check` reads (see examples/)",
+    )
 
-    Infinite margins become the strings ``"inf"`` / ``"-inf"``; NaN becomes ``None``.
-    """
-    if isinstance(obj, dict):
-        return {str(k): to_jsonable(v) for k, v in obj.items()}
-    if isinstance(obj, (list, tuple)):
-        return [to_jsonable(v) for v in obj]
-    if isinstance(obj, np.ndarray):
-        return [to_jsonable(v) for v in obj.tolist()]
-    if isinstance(obj, (np.bool_, bool)):
-        return bool(obj)
-    if isinstance(obj, (np.integer,)):
-        return int(obj)
-    if isinstance(obj, (float, np.floating)):
-        x = float(obj)
-        if math.isnan(x):
-            return None
-        if math.isinf(x):
-            return "inf" if x > 0 else "-inf"
-        return x
-    return obj
+
+def qcn_params(args):
+    """The QCN parameters the arguments name: ``--params FILE`` loaded, else ``--preset``
+    (a name, or None for the default)."""
+    if getattr(args, "params", None):
+        from qcnmodel.params import load_params
+
+        return load_params(args.params, extra_tables=("ranges",))
+    return args.preset
 
 
 def print_json(obj: Any) -> None:

@@ -1,18 +1,19 @@
-"""``qcnmodel compare``: several protocols on one scenario, side by side (issue 5, item 3).
+"""``qcnmodel compare``: several protocols on one scenario, side by side.
 
 ``qcnmodel compare --scenario NAME --protocols a,b,c [--duration T] [--seed N]
-[--set key=value ...] [--preset NAME] [--bin 1ms] [--out DIR] [--json]`` runs the protocols
-with the same seed, writes ``compare_<scenario>_{queue,throughput,rates}.png`` and
-``compare_<scenario>_summary.md`` into ``DIR`` (default ``compare-out``) and prints the
+[--set key=value ...] [--preset NAME | --params FILE] [--bin 1ms] [--out DIR] [--json]``
+runs the protocols with the same seed, writes ``compare_<scenario>_{queue,throughput,rates}.png``
+and ``compare_<scenario>_summary.md`` into ``DIR`` (default ``compare-out``) and prints the
 summary table (Markdown; ``--json``: one JSON object). An unknown protocol or a ``--set`` key
-no protocol accepts is an error naming it (exit status 2).
+no protocol accepts is an error naming it (exit status 2). ``--params FILE`` takes the QCN
+parameters from a TOML file (the format ``qcnmodel check`` reads) instead of a preset.
 """
 
 from __future__ import annotations
 
 import sys
 
-from qcnmodel.cli.common import parse_set, print_json
+from qcnmodel.cli.common import add_params_options, parse_set, print_json, qcn_params
 
 
 def register(subparsers) -> None:
@@ -26,7 +27,7 @@ def register(subparsers) -> None:
     p.add_argument("--protocols", required=True, help="comma-separated names, e.g. qcn,ecm,dcqcn")
     p.add_argument("--duration", default=None, help="simulated time (default: the scenario's)")
     p.add_argument("--seed", type=int, default=0)
-    p.add_argument("--preset", default=None, help="QCN parameter preset (default: scenario's)")
+    add_params_options(p, "QCN parameter preset (default: the scenario's)")
     p.add_argument(
         "--set", action="append", default=[], metavar="KEY=VALUE",
         help="scenario, protocol or QCN parameter; applies to every protocol accepting it",
@@ -39,11 +40,11 @@ def register(subparsers) -> None:
 
 def run(args) -> int:
     """Run the comparison, write figures and table, print the table."""
-    from qcnmodel.compare import compare, summary_markdown, write
+    from qcnmodel.studies.compare import compare, summary_markdown, write
 
     cmp = compare(
         args.scenario, args.protocols, duration=args.duration, seed=args.seed,
-        overrides=parse_set(args.set), params=args.preset, bin_width=args.bin,
+        overrides=parse_set(args.set), params=qcn_params(args), bin_width=args.bin,
         progress=not args.json and sys.stderr.isatty(),
     )  # fmt: skip
     files = write(cmp, args.out)

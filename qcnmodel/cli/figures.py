@@ -16,7 +16,7 @@ def register(subparsers) -> None:
 
 def run(args) -> int:
     """Run ``qcnmodel figures``."""
-    from qcnmodel.figures import regenerate
+    from qcnmodel.studies.figures import regenerate
 
     figs = regenerate(args.out, only=args.only, progress=not args.quiet)
     print(f"wrote {len(figs)} figures and {args.out}/README.md")

@@ -29,7 +29,7 @@ def register(subparsers) -> None:
 def run(args) -> int:
     """Run ``qcnmodel report``."""
     from qcnmodel.params import QCNParams, load_params
-    from qcnmodel.report import ReportConfig, write_report
+    from qcnmodel.studies.report import ReportConfig, write_report
 
     if args.params:
         params = load_params(args.params, extra_tables=("ranges",))

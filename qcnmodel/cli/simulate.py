@@ -11,13 +11,15 @@ traces (``.nc`` netCDF, ``.csv`` CSV). With ``--json`` stdout carries exactly on
 
 ``--topology FILE`` runs a TOML network (:mod:`qcnmodel.sim.topology`) with the file's
 ``preset`` and ``duration`` unless given; ``--set`` then overrides QCN parameters only.
+``--params FILE`` takes the QCN parameters from a TOML file (the format ``qcnmodel check``
+reads) instead of a preset.
 """
 
 from __future__ import annotations
 
 import sys
 
-from qcnmodel.cli.common import parse_set, print_json
+from qcnmodel.cli.common import add_params_options, parse_set, print_json, qcn_params
 
 
 def register(subparsers) -> None:
@@ -38,7 +40,7 @@ def register(subparsers) -> None:
         "--protocol", default="qcn", help="protocol: none, qcn, ecm, ecm-q, qcn-h, qcn-p, "
         "qcn-hp, qcn-sp, qcn-pp, qcn-sonar, qcn-plus, dcqcn (default qcn)",
     )  # fmt: skip
-    p.add_argument("--preset", default=None, help="QCN parameter preset (default: scenario's)")
+    add_params_options(p, "QCN parameter preset (default: the scenario's)")
     p.add_argument("--duration", default=None, help="simulated time, e.g. 1s, 200ms")
     p.add_argument("--seed", type=int, default=0)
     p.add_argument(
@@ -113,7 +115,7 @@ def run(args) -> int:
     overrides = parse_set(args.set)
     duration = args.duration
     progress = not args.no_progress and (args.progress or sys.stderr.isatty())
-    target, preset = args.scenario, args.preset
+    target, preset = args.scenario, qcn_params(args)
     if getattr(args, "topology", None):
         from qcnmodel.sim.topology import read_topology
 

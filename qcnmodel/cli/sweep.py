@@ -11,6 +11,8 @@ Examples::
 Grid specs are ``name=v1,v2,...`` or ``name=lo..hi:n[:log]``, with unit strings. Analytical
 grids take ``rtt``, ``n_flows``, ``capacity``, ``ps`` and any parameter-set field (``w``,
 ``gd``, ``qeq``, ...); simulator grids take any scenario parameter or QCN field and ``seed``.
+``--preset NAME`` or ``--params FILE`` (a QCN parameter TOML, as ``qcnmodel check`` reads)
+chooses the parameter set, ``--variant`` a named configuration of the ``--model``.
 Finished points are recorded in ``--checkpoint`` (default ``OUT.partial/``): rerunning the
 same command after an interruption continues where it stopped.
 """
@@ -20,6 +22,8 @@ from __future__ import annotations
 import argparse
 import sys
 from pathlib import Path
+
+from qcnmodel.cli.common import add_params_options
 
 
 def register(subparsers) -> None:
@@ -31,7 +35,7 @@ def register(subparsers) -> None:
         formatter_class=argparse.RawDescriptionHelpFormatter,
     )
     what = p.add_mutually_exclusive_group(required=True)
-    what.add_argument("--model", choices=("fopdt", "qcn", "dcqcn"), help="analytical model")
+    what.add_argument("--model", choices=("fopdt", "qcn", "dcqcn", "ecm"), help="analytical model")
     what.add_argument("--scenario", help="simulator scenario (see `qcnmodel scenarios`)")
     p.add_argument(
         "--grid",
@@ -41,7 +45,8 @@ def register(subparsers) -> None:
         help="a swept parameter (repeat for more dimensions)",
     )
     p.add_argument("--set", action="append", metavar="KEY=VALUE", help="fixed override")
-    p.add_argument("--preset", default=None, help="QCN parameter preset")
+    add_params_options(p, "parameter preset (QCN; ECM models: seed004 or seed000)")
+    p.add_argument("--variant", default=None, help="named configuration of the --model")
     p.add_argument("--protocol", default="qcn", help="simulator protocol (default qcn)")
     p.add_argument("--duration", default=None, help="simulated time per run, e.g. 0.5s")
     p.add_argument("--out", default="sweep.nc", help="output file: .nc (netCDF) or .zarr")
@@ -54,14 +59,15 @@ def register(subparsers) -> None:
 
 def run(args) -> int:
     """Run ``qcnmodel sweep``."""
-    from qcnmodel.cli.common import parse_set
-    from qcnmodel.sweep import parse_grid_spec, save_dataset, sweep
-    from qcnmodel.sweep_points import analysis_point, simulation_point, value_parser
+    from qcnmodel._errors import unknown_name
+    from qcnmodel.cli.common import parse_set, qcn_params
+    from qcnmodel.studies.points import analysis_point, simulation_point, value_parser
+    from qcnmodel.studies.sweep import parse_grid_spec, save_dataset, sweep
     from qcnmodel.units import parse_time
 
     out = Path(args.out)
     if out.suffix not in (".nc", ".zarr"):
-        raise ValueError(f"out: unknown file type {out.suffix!r} (allowed: .nc, .zarr)")
+        raise unknown_name("out", "file type", out.suffix, (".nc", ".zarr"), sort=False)
     grid = {}
     for spec in args.grid:
         name = spec.split("=", 1)[0].strip()
@@ -70,10 +76,23 @@ def run(args) -> int:
             raise ValueError(f"--grid {name}: given twice")
         grid[name] = values
     sets = parse_set(args.set)
+    params = qcn_params(args)
+    params = None if params is None or isinstance(params, str) else params.to_dict()
     if args.model:
+        from qcnmodel.models import identify
+        from qcnmodel.studies.points import point_model
+
         func = analysis_point
-        fixed = {"model": args.model, "preset": args.preset or "802.1qau", "sets": sets}
-        attrs = {}
+        default = "seed004" if args.model == "ecm" else "802.1qau"
+        fixed = {"model": args.model, "preset": args.preset or default, "sets": sets}
+        if args.variant is not None:
+            fixed["variant"] = args.variant
+        if params is not None:
+            if args.model not in ("fopdt", "qcn"):
+                raise ValueError(f"params: QCN parameter files do not apply to {args.model!r}")
+            fixed["params"] = params
+        first = {k: v[0] for k, v in grid.items()}
+        attrs = dict(zip(("model", "model_variant"), identify(point_model(**fixed, **first))))
         # Validate the first point here so that a typo fails fast with a clear message.
         analysis_point(**fixed, **{k: v[0] for k, v in grid.items()})
     else:
@@ -84,6 +103,10 @@ def run(args) -> int:
         func = simulation_point
         fixed = {"scenario": args.scenario, "protocol": args.protocol, "preset": args.preset,
                  "duration": duration, "sets": sets}  # fmt: skip
+        if args.variant is not None:
+            raise ValueError("variant: applies to --model sweeps only")
+        if params is not None:
+            fixed["params"] = params
         attrs = {"seeds": grid.get("seed", [0])}
     checkpoint = args.checkpoint or str(out) + ".partial"
     ds = sweep(

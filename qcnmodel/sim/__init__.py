@@ -1,14 +1,26 @@
-"""Packet-level QCN reference simulator (see docs/architecture.md, "Simulator").
+"""Packet-level QCN reference simulator.
 
-Modules: ``rng`` (counter-based random numbers), ``rules`` (compiled CP/RP rules on
-struct-of-arrays state), ``rules_ref`` (the same rules as plain Python classes, the oracle's
-rules), then the event kernel, oracle, network, scenarios and traces.
+Layers, bottom to top (data flows one way):
+
+* :mod:`.network` (a :class:`NetworkSpec` and its compilation to flat arrays),
+  :mod:`.topology` (TOML files -> spec), :mod:`.scenarios` (the named scenarios of the decks);
+* :mod:`.rng` (counter-based random numbers) and :mod:`.protocols` (the protocol registry and
+  each protocol's compiled rules beside its plain-Python twin);
+* :mod:`.kernel` (the compiled event loop) and :mod:`.oracle` (its plain-Python twin, the
+  readable executable specification), both dispatching to one adapter per protocol family;
+* :mod:`.engines` (run the kernel or the oracle), then :mod:`.traces`, :mod:`.metrics`,
+  :mod:`.fair` (fair allocations) and :mod:`.api` (:func:`simulate`, :class:`SimResult`),
+  :mod:`.plots`.
 
 The main objects are imported lazily, so that importing a light sub-module (for example
-``qcnmodel.sim.protocol_params``) does not load the compiled kernel.
+:mod:`qcnmodel.sim.network`) does not load the compiled kernel.
 """
 
 import importlib
+
+from qcnmodel import _compat
+
+_compat.install()  # the old module paths of the simulator (idempotent)
 
 __all__ = ["SCENARIOS", "NetworkSpec", "SimResult", "list_scenarios", "simulate"]
 

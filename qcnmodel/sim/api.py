@@ -9,45 +9,35 @@ Choices documented here:
 * ``protocol="none"`` switches congestion control off: no CP sampling, no CNMs, no RLs
   (the baseline every deck compares with). The other protocols are those of
   :mod:`qcnmodel.sim.protocols`; ``overrides`` are routed by
-  :mod:`qcnmodel.sim.proto_settings` (scenario, QCNParams, protocol parameters), and the
-  protocol's parameter objects are in the dataset's ``protocol_params`` attribute.
+  :func:`qcnmodel.sim.protocols.registry.split_overrides` (scenario, QCNParams, protocol
+  parameters), and the protocol's parameter objects are in the dataset's
+  ``protocol_params`` attribute.
 * The measurement window (per-flow throughput, fairness, mean/peak hot queue, utilisation)
   is the scenario's ``measure`` if set, else the first hotspot's interval clipped to the
   run, else the whole run.
-* Counters are always on; traces are binned (``bin_width``, default 1 ms). Per-flow traces
-  (throughput, CR, TR, stages) cover every flow when there are at most ``max_traced_flows``
-  (64), else the fairness and hotspot flows.
+* Counters are always on; traces are binned (``bin_width``, default
+  ``config.defaults["sim.bin_width"]``, 1 ms). Per-flow traces (throughput, CR, TR, stages)
+  cover every flow when there are at most ``max_traced_flows``
+  (``config.defaults["sim.max_traced_flows"]``, 64), else the fairness and hotspot flows.
+* The run itself is :func:`qcnmodel.sim.engines.run` on the compiled kernel or the oracle.
 """
 
 from __future__ import annotations
 
 import json
 import math
-import sys
-import time
 from dataclasses import asdict, dataclass, field
 
 import numpy as np
 
+from qcnmodel import config
+from qcnmodel._io import to_jsonable
 from qcnmodel.params import QCNParams
-from qcnmodel.sim import metrics
+from qcnmodel.sim import engines, metrics
 from qcnmodel.sim.fair import fair_summary
-from qcnmodel.sim.kernel_heap import (
-    S_BLOCKED,
-    S_CNM,
-    S_DELIV,
-    S_DROP,
-    S_EVENTS,
-    S_FREE_N,
-    S_OFFERED,
-    S_PAUSE,
-    S_SENT,
-    S_TAIL,
-)
-from qcnmodel.sim.kernel_state import F_VN, TQ_AREA, TQ_MAX, TQ_TXB, build_state
+from qcnmodel.sim.kernel.state import TQ_AREA, TQ_MAX, TQ_TXB
 from qcnmodel.sim.network import ConstantFlow, NetworkSpec, compile_network
-from qcnmodel.sim.proto_settings import protocol_config, split_overrides
-from qcnmodel.sim.protocols import get_protocol
+from qcnmodel.sim.protocols.registry import get_protocol, protocol_config, split_overrides
 from qcnmodel.sim.scenarios import SCENARIOS, get_scenario
 from qcnmodel.sim.traces import build_dataset, decimate, port_arrival_bytes, to_csv, window
 from qcnmodel.units import parse_time
@@ -102,7 +92,7 @@ class SimResult:
     def to_netcdf(self, path) -> None:
         """Write the dataset (with the summary as a JSON attribute) to netCDF."""
         ds = self.dataset.copy()
-        ds.attrs["summary"] = json.dumps(_jsonable(self.summary()))
+        ds.attrs["summary"] = json.dumps(to_jsonable(self.summary()))
         ds.to_netcdf(path)
 
     def to_csv(self, path) -> None:
@@ -116,18 +106,8 @@ class SimResult:
         return plot_result(self, **kw)
 
 
-def _jsonable(x):
-    if isinstance(x, dict):
-        return {k: _jsonable(v) for k, v in x.items()}
-    if isinstance(x, (np.integer,)):
-        return int(x)
-    if isinstance(x, (float, np.floating)):
-        return None if not math.isfinite(float(x)) else float(x)
-    return x
-
-
 def _split_overrides(sc, overrides: dict, protocol: str = "qcn") -> tuple[dict, dict, dict]:
-    """Route ``--set`` keys (see :mod:`qcnmodel.sim.proto_settings`)."""
+    """Route ``--set`` keys (see :mod:`qcnmodel.sim.protocols.registry`)."""
     return split_overrides(sc, overrides, protocol)
 
 
@@ -149,13 +129,13 @@ def simulate(
     duration=None,
     seed: int = 0,
     overrides: dict | None = None,
-    bin_width="1ms",
+    bin_width=None,
     trace=True,
     progress: bool = False,
     engine: str = "kernel",
     window_s: tuple[float | None, float | None] | None = None,
     decimation: int = 1,
-    max_traced_flows: int = 64,
+    max_traced_flows: int | None = None,
 ) -> SimResult:
     """Run one packet-level simulation.
 
@@ -168,13 +148,14 @@ def simulate(
         qcn-p, qcn-hp, qcn-sp, qcn-pp, qcn-sonar, qcn-plus, dcqcn).
     params : QCNParams, preset name or None (the scenario's default preset)
     duration : float or str, optional
-        Simulated time (default: the scenario's duration, 1 s for a spec).
+        Simulated time (default: the scenario's duration; for a spec
+        ``config.defaults["sim.default_duration"]``, 1 s).
     seed : int
     overrides : dict, optional
         Scenario parameters, fields of the protocol's parameter classes and/or QCNParams
         fields (unit strings accepted), routed in that order.
-    bin_width : float or str
-        Trace bin width (default 1 ms).
+    bin_width : float or str, optional
+        Trace bin width (default ``config.defaults["sim.bin_width"]``, 1 ms).
     trace : bool
         Build the xarray dataset (counters and the summary are always computed).
     progress : bool
@@ -183,150 +164,140 @@ def simulate(
         The compiled kernel or the pure-Python oracle (slow; for tests and comparisons).
     window_s, decimation : optional
         Keep only bins ending in [t0, t1]; merge every ``decimation`` bins.
+    max_traced_flows : int, optional
+        Per-flow traces of every flow up to this many flows (default
+        ``config.defaults["sim.max_traced_flows"]``, 64), else of the fairness and hotspot
+        flows.
 
     Raises
     ------
     ValueError
         Unknown scenario/parameter/protocol or an out-of-range value (names the field).
     """
+    spec, sc, q_over, p_over = _resolve_network(scenario, protocol, overrides)
+    net = compile_network(spec)
+    params = _resolve_params(params, sc, q_over, net, spec)
+    dur, bw, seed = _check_run(duration, bin_width, seed, sc)
+    end_ns, bin_ns = int(round(dur * 1e9)), max(1, int(round(bw * 1e9)))
+    ma, mb = _measure_window(spec, dur)
+    traced = _traced_flows(net, max_traced_flows)
+    proto = protocol_config(protocol, p_over, params, q_over)
+    if "QCNParams" in proto.params:
+        params = proto.params["QCNParams"]  # with the protocol's implied settings
+    out = engines.run(
+        engine, net, params, progress=progress, label=spec.name, qcn=protocol != "none",
+        proto=proto, seed=seed, end_ns=end_ns, bin_ns=bin_ns,
+        measure_ns=(int(round(ma * 1e9)), int(round(mb * 1e9))), traced_flows=traced,
+    )  # fmt: skip
+    mwin = mb - ma
+    thr = {net.flow_names[f]: float(out.window_bytes[f]) * 8.0 / mwin if mwin > 0 else 0.0
+           for f in range(net.n_flows)}  # fmt: skip
+    m = {"measure_window_s": [ma, mb], "compile_s": out.compile_s}
+    m["jain_fairness"] = metrics.jain_fairness([thr[net.flow_names[f]] for f in net.fair_flows])
+    m.update(fair_summary(net, thr))  # fair_share_bps (max-min), fairness_error
+    m.update(_hot_port_metrics(spec, net, out.TQ, out.TG.shape[1], (ma, mb), bin_ns, end_ns))
+    ds = None
+    if trace:
+        attrs = dict(scenario=spec.name, protocol=protocol, seed=seed, duration_s=dur,
+                     bin_width_s=bin_ns / 1e9, params=json.dumps(to_jsonable(params.to_dict())),
+                     engine=engine)  # fmt: skip
+        attrs["protocol_params"] = json.dumps(to_jsonable(
+            {k: asdict(v) for k, v in proto.params.items() if k != "QCNParams"}))  # fmt: skip
+        hot = int(net.hs_monitor[0]) if len(net.hs_monitor) else -1
+        ds = build_dataset(out.TQ, out.TG, out.TFB, out.TRP, net=net, traced_flows=traced,
+                           bin_ns=bin_ns, end_ns=end_ns, hot_port=hot, attrs=attrs,
+                           extra=proto.protocol.fam.trace_extra)  # fmt: skip
+        if window_s is not None:
+            ds = window(ds, *window_s)
+        ds = decimate(ds, int(decimation))
+    return SimResult(
+        dataset=ds, counters=out.counters, scenario=spec.name, protocol=protocol,
+        params=params, duration=dur, seed=seed, wall_s=out.wall_s, flow_throughput_bps=thr,
+        metrics=m,
+    )  # fmt: skip
+
+
+def _resolve_network(scenario, protocol: str, overrides: dict | None):
+    """(spec, scenario or None, QCNParams settings, protocol settings) of a run."""
     overrides = dict(overrides or {})
     get_protocol(protocol)  # ValueError naming an unknown protocol
-    sc = None
     if isinstance(scenario, str):
         sc = get_scenario(scenario)
         s_over, q_over, p_over = _split_overrides(sc, overrides, protocol)
-        spec = sc.build(s_over)
-    else:
-        spec = scenario
-        s_over, q_over, p_over = _split_overrides(None, overrides, protocol)
+        return sc.build(s_over), sc, q_over, p_over
+    _, q_over, p_over = _split_overrides(None, overrides, protocol)
+    return scenario, None, q_over, p_over
+
+
+def _resolve_params(params, sc, q_over: dict, net, spec: NetworkSpec) -> QCNParams:
+    """QCNParams from a preset name or object (default: the scenario's preset), with the
+    ``--set`` QCN settings, and the line rate and frame size of the network (module
+    docstring)."""
     if params is None:
         params = QCNParams.preset(sc.preset) if sc else QCNParams()
     elif isinstance(params, str):
         params = QCNParams.preset(params)
     if q_over:
         params = params.replace(**q_over)
-    net = compile_network(spec)
     host_rate = float(np.max(net.port_rate[net.host_port]))
     if params.line_rate != host_rate:
         params = params.replace(line_rate=host_rate)
     if params.frame_size != spec.frame_size:
         params = params.replace(frame_size=spec.frame_size)
-    dur = parse_time(duration, "duration") if duration is not None else (sc.duration if sc else 1.0)
+    return params
+
+
+def _check_run(duration, bin_width, seed, sc) -> tuple[float, float, int]:
+    """Validated (duration, bin width, seed); ValueError naming the field."""
+    if duration is not None:
+        dur = parse_time(duration, "duration")
+    else:
+        dur = sc.duration if sc else float(config.defaults["sim.default_duration"])
     if not 0 < dur <= 1e4:
         raise ValueError(f"duration: {duration!r} is outside the allowed range (0, 1e4] s")
+    if bin_width is None:
+        bin_width = config.defaults["sim.bin_width"]
     bw = parse_time(bin_width, "bin_width")
     if not 1e-9 <= bw <= dur:
         raise ValueError(f"bin_width: {bin_width!r} must be between 1 ns and the duration")
     if int(seed) < 0:
         raise ValueError(f"seed: {seed!r} must be >= 0")
-    seed = int(seed)
-    end_ns, bin_ns = int(round(dur * 1e9)), max(1, int(round(bw * 1e9)))
-    ma, mb = _measure_window(spec, dur)
-    if net.n_flows <= max_traced_flows:
-        traced = np.arange(net.n_flows)
-    else:
-        traced = np.unique(np.concatenate([net.fair_flows, net.hot_flows]))[:max_traced_flows]
-    mns = (int(round(ma * 1e9)), int(round(mb * 1e9)))
-    proto = protocol_config(protocol, p_over, params, q_over)
-    if "QCNParams" in proto.params:
-        params = proto.params["QCNParams"]  # with the protocol's implied settings
-    kw = dict(qcn=protocol != "none", proto=proto, seed=seed, end_ns=end_ns, bin_ns=bin_ns,
-              measure_ns=mns, traced_flows=traced)  # fmt: skip
-    compile_s = 0.0
-    if engine == "kernel":
-        from qcnmodel.sim.kernel import run_compiled, warm_up
+    return dur, bw, int(seed)
 
-        compile_s = warm_up()  # numba compilation / cache load, reported separately
-    t0 = time.perf_counter()
-    if engine == "kernel":
-        st = build_state(net, params, **kw)
-        bar = None
-        if progress:
-            from tqdm import tqdm
 
-            bar = tqdm(total=100, desc=f"simulate {spec.name}", unit="%", file=sys.stderr)
+def _traced_flows(net, max_traced_flows: int | None) -> np.ndarray:
+    """Every flow up to ``max_traced_flows``, else the fairness and hotspot flows."""
+    cap = config.defaults["sim.max_traced_flows"] if max_traced_flows is None else max_traced_flows
+    if net.n_flows <= cap:
+        return np.arange(net.n_flows)
+    return np.unique(np.concatenate([net.fair_flows, net.hot_flows]))[:cap]
 
-        def cb(frac):
-            if bar is not None:
-                bar.n = int(round(frac * 100))
-                bar.refresh()
 
-        run_compiled(st, n_chunks=50 if progress else 1, callback=cb)
-        if bar is not None:
-            bar.close()
-        S = st.S
-        cnt = dict(events=S[S_EVENTS], frames_offered=S[S_OFFERED], frames_blocked=S[S_BLOCKED],
-                   frames_sent=S[S_SENT], frames_delivered=S[S_DELIV], frames_dropped=S[S_DROP],
-                   pause_frames=S[S_PAUSE], cnms=S[S_CNM])  # fmt: skip
-        in_net = int(st.FI[F_VN].sum()) + st.FR.shape[1] - int(S[S_FREE_N]) + int(S[S_TAIL])
-        wbytes = st.FI[10]  # F_WBYTES
-        TQ, TG, TFB, TRP = st.TQ, st.TG, st.TFB, st.TRP
-    elif engine == "oracle":
-        from qcnmodel.sim.oracle import Oracle
-
-        o = Oracle(net, params, **kw).run()
-        c = o.c
-        cnt = dict(events=c["events"], frames_offered=c["offered"], frames_blocked=c["blocked"],
-                   frames_sent=c["sent"], frames_delivered=c["deliv"], frames_dropped=c["drop"],
-                   pause_frames=c["pause"], cnms=c["cnm"])  # fmt: skip
-        in_net = o.in_network()
-        wbytes = np.array([f.wbytes for f in o.flows])
-        TQ, TG, TFB, TRP = o.TQ, o.TG, o.TFB, o.TRP
-    else:
-        raise ValueError(f"engine: {engine!r} is not one of kernel, oracle")
-    wall = time.perf_counter() - t0
-    cnt = {k: int(v) for k, v in cnt.items()}
-    cnt["frames_in_flight"] = cnt["frames_sent"] - cnt["frames_delivered"] - cnt["frames_dropped"]
-    cnt["frames_in_network"] = int(in_net)  # counted independently (VOQs, queues, links)
-    # ---------------------------------------------------------------- metrics
-    mwin = mb - ma
-    thr = {net.flow_names[f]: float(wbytes[f]) * 8.0 / mwin if mwin > 0 else 0.0
-           for f in range(net.n_flows)}  # fmt: skip
+def _hot_port_metrics(spec, net, TQ, nb, window_s, bin_ns, end_ns) -> dict:
+    """Hot-port queue (mean, peak), throughput, utilisation and recovery time (metrics)."""
     hot = int(net.hs_monitor[0]) if len(net.hs_monitor) else -1
-    m: dict = {"measure_window_s": [ma, mb], "compile_s": compile_s}
-    m["jain_fairness"] = metrics.jain_fairness([thr[net.flow_names[f]] for f in net.fair_flows])
-    m.update(fair_summary(net, thr))  # fair_share_bps (max-min), fairness_error
-    nb = TG.shape[1]
+    if hot < 0:
+        return dict(hot_queue_mean_bytes=None, hot_queue_max_bytes=None, recovery_time_s=None)
+    ma, mb = window_s
     ib0 = int(round(ma * 1e9)) // bin_ns  # bins are aligned with the window when possible
     ib1 = min(nb, -(-int(round(mb * 1e9)) // bin_ns))
-    if hot >= 0:
-        a0 = TQ[TQ_AREA, hot, ib0 - 1] if ib0 > 0 else 0
-        a1 = TQ[TQ_AREA, hot, ib1 - 1]
-        span = (min(ib1 * bin_ns, end_ns) - ib0 * bin_ns) / 1e9
-        mean, peak = metrics.queue_stats(a1, a0, TQ[TQ_MAX, hot, ib0:ib1], span)
-        b0 = TQ[TQ_TXB, hot, ib0 - 1] if ib0 > 0 else 0
-        hs = spec.hotspots[0]
-        m["hot_port"] = net.port_name(hot)
-        m["hot_queue_mean_bytes"] = mean
-        m["hot_queue_max_bytes"] = peak
-        m["hot_port_throughput_bps"] = float(TQ[TQ_TXB, hot, ib1 - 1] - b0) * 8 / span
-        m["hot_port_utilisation"] = metrics.utilisation(
-            TQ[TQ_TXB, hot, ib1 - 1] - b0, span, min(hs.rate, float(net.port_rate[hot]))
-        )
-        width = (np.minimum((np.arange(nb) + 1) * bin_ns, end_ns) - np.arange(nb) * bin_ns) / 1e9
-        arr = port_arrival_bytes(TQ, hot, net.frame_size) * 8 / width
-        target = min(float(net.port_rate[hot]), _offered_after(spec, net, hot, hs.stop))
-        t_end = np.minimum((np.arange(nb) + 1) * bin_ns, end_ns) / 1e9
-        m["recovery_time_s"] = metrics.recovery_time(t_end, arr, bin_ns / 1e9, hs.stop, target)
-    else:
-        m.update(hot_queue_mean_bytes=None, hot_queue_max_bytes=None, recovery_time_s=None)
-    ds = None
-    if trace:
-        attrs = dict(scenario=spec.name, protocol=protocol, seed=seed, duration_s=dur,
-                     bin_width_s=bin_ns / 1e9, params=json.dumps(_jsonable(params.to_dict())),
-                     engine=engine)  # fmt: skip
-        attrs["protocol_params"] = json.dumps(_jsonable(
-            {k: asdict(v) for k, v in proto.params.items() if k != "QCNParams"}))  # fmt: skip
-        extra = "alpha" if proto.protocol.family == "dcqcn" else None
-        ds = build_dataset(TQ, TG, TFB, TRP, net=net, traced_flows=traced, bin_ns=bin_ns,
-                           end_ns=end_ns, hot_port=hot, attrs=attrs, extra=extra)  # fmt: skip
-        if window_s is not None:
-            ds = window(ds, *window_s)
-        ds = decimate(ds, int(decimation))
-    return SimResult(
-        dataset=ds, counters=cnt, scenario=spec.name, protocol=protocol, params=params,
-        duration=dur, seed=seed, wall_s=wall, flow_throughput_bps=thr, metrics=m,
-    )  # fmt: skip
+    a0 = TQ[TQ_AREA, hot, ib0 - 1] if ib0 > 0 else 0
+    a1 = TQ[TQ_AREA, hot, ib1 - 1]
+    span = (min(ib1 * bin_ns, end_ns) - ib0 * bin_ns) / 1e9
+    mean, peak = metrics.queue_stats(a1, a0, TQ[TQ_MAX, hot, ib0:ib1], span)
+    b0 = TQ[TQ_TXB, hot, ib0 - 1] if ib0 > 0 else 0
+    hs = spec.hotspots[0]
+    m = {"hot_port": net.port_name(hot), "hot_queue_mean_bytes": mean, "hot_queue_max_bytes": peak}
+    m["hot_port_throughput_bps"] = float(TQ[TQ_TXB, hot, ib1 - 1] - b0) * 8 / span
+    m["hot_port_utilisation"] = metrics.utilisation(
+        TQ[TQ_TXB, hot, ib1 - 1] - b0, span, min(hs.rate, float(net.port_rate[hot]))
+    )
+    width = (np.minimum((np.arange(nb) + 1) * bin_ns, end_ns) - np.arange(nb) * bin_ns) / 1e9
+    arr = port_arrival_bytes(TQ, hot, net.frame_size) * 8 / width
+    target = min(float(net.port_rate[hot]), _offered_after(spec, net, hot, hs.stop))
+    t_end = np.minimum((np.arange(nb) + 1) * bin_ns, end_ns) / 1e9
+    m["recovery_time_s"] = metrics.recovery_time(t_end, arr, bin_ns / 1e9, hs.stop, target)
+    return m
 
 
 def _offered_after(spec: NetworkSpec, net, hot: int, t: float) -> float:

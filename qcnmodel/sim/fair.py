@@ -1,12 +1,31 @@
-"""Fair allocations of a simulated network, computed from its topology.
+"""Fair rate allocations: max-min and proportional fairness, and those of a simulated network.
 
-The routing matrix comes from the compiled network (:func:`qcnmodel.sim.network.compile_network`,
-so the routes are exactly the ones the simulator uses): one row per directed port (egress
-queue) crossed by at least one flow, one column per flow, 1 where the flow's path crosses the
-port. The solvers are those of :mod:`qcnmodel.fairness` (progressive filling for max-min,
-the convex dual for proportional fairness).
+Two levels, one solver each:
 
-Modelling choices:
+* From a routing matrix (links x flows, 1 where the flow crosses the link), link capacities
+  and flow demands (the flows' offered rates): :func:`max_min_fair` and
+  :func:`proportional_fair`. The decks quote fair allocations for their scenarios (parking
+  lot, dual hotspots, IG hotspot); here they are computed, not typed in.
+
+  - **Max-min fairness** by progressive filling (water-filling): all unfrozen flows grow at the
+    same rate until a link saturates or a flow reaches its demand; flows through a saturated
+    link (or at their demand) freeze. The result is the unique max-min fair allocation
+    (Bertsekas & Gallager, *Data Networks*, §6.5.2). The matrix may be dense or
+    ``scipy.sparse``: the filling uses sparse products (O(nonzeros) per step), so uniform
+    traffic on N nodes (N(N-1) flows) stays cheap.
+  - **Proportional fairness** maximises ``sum(log x_i)`` subject to ``A x <= c`` and
+    ``0 < x <= demand`` (Kelly, Maulloo & Tan 1998). It is solved through its dual: link
+    prices ``lam >= 0`` minimise ``D(lam) = sum_i max_{x_i <= d_i} (log x_i - x_i (A^T lam)_i)
+    + c^T lam``, whose primal is ``x_i = min(d_i, 1 / (A^T lam)_i)``; SciPy's L-BFGS-B
+    minimises the smooth convex dual (in scaled units) with bounds ``lam >= 0``. BCN/ECM is
+    reported to converge to this allocation (Jiang, Jain & Ravindran, INFOCOM 2007).
+
+* From a network (:func:`routing_matrix`, :func:`fair_shares`, :func:`fair_summary`): the
+  routing matrix comes from the compiled network (:func:`qcnmodel.sim.network.compile_network`,
+  so the routes are exactly the ones the simulator uses): one row per directed port (egress
+  queue) crossed by at least one flow, one column per flow.
+
+Modelling choices of the network level:
 
 * **Capacity** of a port = its link rate, except the port drained by a hotspot
   (:class:`~qcnmodel.sim.network.Hotspot`, "service rate x%"): its capacity is
@@ -20,11 +39,6 @@ Modelling choices:
   Without ``at``, start/stop times of the generators are not taken into account.
 * Adapter ports (a host's own link) are links like any other: several flows from one host
   share it.
-
-The matrix is kept sparse (``scipy.sparse``): uniform traffic on N nodes has N(N-1) flows, so
-max-min fairness uses :func:`max_min_fair_sparse`, the progressive filling of
-:func:`qcnmodel.fairness.max_min_fair` with sparse products (O(nonzeros) per step);
-proportional fairness uses the dense solver of :mod:`qcnmodel.fairness`.
 """
 
 from __future__ import annotations
@@ -32,9 +46,8 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 import numpy as np
-from scipy import sparse
+from scipy import optimize, sparse
 
-from qcnmodel import fairness
 from qcnmodel.sim.network import CompiledNetwork, ConstantFlow, NetworkSpec, compile_network
 
 __all__ = [
@@ -42,7 +55,9 @@ __all__ = [
     "fair_shares",
     "fair_summary",
     "fairness_error",
+    "max_min_fair",
     "max_min_fair_sparse",
+    "proportional_fair",
     "routing_matrix",
 ]
 
@@ -115,33 +130,56 @@ def routing_matrix(
     )
 
 
-def max_min_fair_sparse(A, capacity, demand) -> np.ndarray:
-    """Max-min fair rates by progressive filling on a sparse routing matrix.
+def _check(routing, capacity, demand):
+    """Validated (sparse routing matrix, capacities, demands); unlimited demand = inf."""
+    A = sparse.csr_array(routing, dtype=float)
+    if A.ndim != 2:
+        raise ValueError("routing: expected a 2-D (links x flows) 0/1 matrix")
+    c = np.asarray(capacity, dtype=float).reshape(-1)
+    n_links, n_flows = A.shape
+    if c.shape != (n_links,):
+        raise ValueError(f"capacity: expected {n_links} link capacities, got {c.shape[0]}")
+    if np.any(~np.isfinite(c)) or np.any(c <= 0):
+        raise ValueError("capacity: every link capacity must be a positive finite rate (bit/s)")
+    if demand is None:
+        d = np.full(n_flows, np.inf)
+    else:
+        d = np.asarray(demand, dtype=float).reshape(-1)
+        if d.shape != (n_flows,):
+            raise ValueError(f"demand: expected {n_flows} flow demands, got {d.shape[0]}")
+        if np.any(d <= 0):
+            raise ValueError("demand: every flow demand must be positive (bit/s)")
+    if np.any((A.data != 0) & (A.data != 1)):
+        raise ValueError("routing: entries must be 0 or 1")
+    unconstrained = (np.asarray(A.sum(axis=0)).reshape(-1) == 0) & ~np.isfinite(d)
+    if np.any(unconstrained):
+        raise ValueError(
+            f"routing: flows {np.flatnonzero(unconstrained).tolist()} cross no link and have "
+            "no finite demand, so their fair rate is unbounded"
+        )
+    return A, c, d
 
-    Same algorithm and tolerances as :func:`qcnmodel.fairness.max_min_fair` (all unfrozen
-    flows grow together until a link saturates or a flow reaches its demand).
+
+def max_min_fair(routing, capacity, demand=None) -> np.ndarray:
+    """Max-min fair rates by progressive filling (module docstring).
 
     Parameters
     ----------
-    A : scipy.sparse array, shape (n_links, n_flows)
+    routing : array_like or scipy.sparse array, shape (n_links, n_flows)
         1 where flow j crosses link l.
     capacity : array_like, shape (n_links,)
         Link capacities (bit/s), positive.
-    demand : array_like, shape (n_flows,)
-        Flow demands (bit/s), positive (``inf`` = unlimited).
+    demand : array_like, shape (n_flows,), optional
+        Offered rate of each flow (bit/s), positive; default (or ``inf``) unlimited.
 
     Returns
     -------
     numpy.ndarray
         The max-min fair rate of each flow (bit/s).
     """
-    A = sparse.csr_array(A, dtype=float)
+    A, c, d = _check(routing, capacity, demand)
     At = A.T.tocsr()
-    c = np.asarray(capacity, dtype=float)
-    d = np.asarray(demand, dtype=float)
     n_links, n_flows = A.shape
-    if np.any(c <= 0) or np.any(d <= 0):
-        raise ValueError("capacity, demand: must be positive (bit/s)")
     x = np.zeros(n_flows)
     frozen = np.zeros(n_flows, dtype=bool)
     residual = c.copy()
@@ -154,13 +192,85 @@ def max_min_fair_sparse(A, capacity, demand) -> np.ndarray:
         with np.errstate(divide="ignore", invalid="ignore"):
             link_inc = np.where(n_active > 0, residual / n_active, np.inf)
         inc = min(link_inc.min(initial=np.inf), (d[active] - x[active]).min(initial=np.inf))
-        if not np.isfinite(inc):
-            raise ValueError("routing: some flows cross no link and have no finite demand")
         x[active] += inc
         residual -= inc * n_active
         saturated = (residual <= tol) & (n_active > 0)
         frozen |= (At @ saturated.astype(float) > 0) | (x >= d - tol)
     return x
+
+
+#: Former name of :func:`max_min_fair` (which now takes sparse matrices itself).
+max_min_fair_sparse = max_min_fair
+
+
+def proportional_fair(routing, capacity, demand=None) -> np.ndarray:
+    """Proportionally fair rates: maximise sum(log x) subject to link capacities and demands.
+
+    Parameters
+    ----------
+    routing, capacity, demand
+        As for :func:`max_min_fair`.
+
+    Returns
+    -------
+    numpy.ndarray
+        The proportionally fair rate of each flow (bit/s), to a relative accuracy of about
+        1e-6 (the dual solver's gradient tolerance; checked against the KKT conditions).
+    """
+    A, c, d = _check(routing, capacity, demand)
+    A = A.toarray()
+    scale = c.max()
+    cs = c / scale
+    ds = d / scale
+    used = A.sum(axis=1) > 0
+
+    def primal(lam):
+        price = A.T @ lam
+        with np.errstate(divide="ignore"):
+            return np.minimum(ds, np.where(price > 0, 1.0 / price, np.inf))
+
+    def dual(lam):
+        x = primal(lam)
+        price = A.T @ lam
+        value = np.sum(np.log(x) - x * price) + cs @ lam
+        grad = cs - A @ x
+        return value, grad
+
+    lam0 = np.where(used, A.sum(axis=1) / cs, 0.0)
+    res = optimize.minimize(
+        dual,
+        lam0,
+        jac=True,
+        method="L-BFGS-B",
+        bounds=[(0.0, None) if u else (0.0, 0.0) for u in used],
+        options={"gtol": 1e-12, "ftol": 1e-15, "maxiter": 10000},
+    )
+    x = primal(res.x)
+    if not np.all(np.isfinite(x)):
+        raise RuntimeError("proportional_fair: the dual solver did not converge")
+    return x * scale
+
+
+def fairness_error(measured, fair) -> float | None:
+    """Largest relative error ``max |measured - fair| / fair`` of measured rates.
+
+    Two forms, the same units on both sides:
+
+    * dicts ``flow name -> bit/s``: over the flows of ``fair``; a flow missing from
+      ``measured`` counts as 0 bit/s; None when ``fair`` is empty;
+    * arrays in the same flow order (shapes must match); 0.0 when empty.
+    """
+    if isinstance(fair, dict):
+        if not fair:
+            return None
+        names = list(fair)
+        measured = [float(measured.get(n, 0.0)) for n in names]
+        fair = [fair[n] for n in names]
+    m = np.asarray(measured, dtype=float)
+    f = np.asarray(fair, dtype=float)
+    if m.shape != f.shape:
+        raise ValueError(f"measured: shape {m.shape} does not match fair shape {f.shape}")
+    return float(np.max(np.abs(m - f) / f)) if f.size else 0.0
 
 
 def _active_flows(net: CompiledNetwork, t: float) -> np.ndarray:
@@ -209,22 +319,10 @@ def fair_shares(
     if on.any():
         A = rm.matrix[:, np.flatnonzero(on)]
         if kind == "max-min":
-            x[on] = max_min_fair_sparse(A, rm.capacity, rm.demand[on])
+            x[on] = max_min_fair(A, rm.capacity, rm.demand[on])
         else:
-            x[on] = fairness.proportional_fair(A.toarray(), rm.capacity, rm.demand[on])
+            x[on] = proportional_fair(A, rm.capacity, rm.demand[on])
     return {name: float(v) for name, v in zip(rm.flow_names, x)}
-
-
-def fairness_error(measured: dict[str, float], fair: dict[str, float]) -> float | None:
-    """Largest relative error ``max |measured - fair| / fair`` over the flows of ``fair``.
-
-    A flow missing from ``measured`` counts as 0 bit/s. None when ``fair`` is empty.
-    """
-    if not fair:
-        return None
-    names = list(fair)
-    m = [float(measured.get(n, 0.0)) for n in names]
-    return fairness.fairness_error(m, [fair[n] for n in names])
 
 
 def fair_summary(

@@ -9,10 +9,11 @@ Definitions (used by :meth:`qcnmodel.sim.api.SimResult.summary`):
 * **Utilisation** of a port over a window: bytes transmitted * 8 / (window * capacity).
 * **Mean / peak queue**: time average (exact integral of the queue-length step function) and
   maximum of the hot port's output queue over the window.
-* **Recovery time** (OG hotspots, scenarios.md S3/S13 "recovery time"): the time from the end
-  of the hotspot until the traffic *arriving* at the hot port (bytes enqueued or dropped
+* **Recovery time** (OG hotspots; the Teak and NetFPGA decks' "recovery time"): the time from
+  the end of the hotspot until the traffic *arriving* at the hot port (bytes enqueued or dropped
   there, i.e. what the sources' rate limiters let through), averaged over a hold window
-  (default 10 ms), first reaches ``(1 - tol)`` (default 90%) of its target
+  (``config.defaults["sim.recovery_hold"]``, 10 ms), first reaches ``(1 - tol)``
+  (``["sim.recovery_tol"]``: 90%) of its target
   ``min(port capacity, offered load towards the port after the hotspot)``. Arrivals rather
   than departures, so that a backlog draining at line rate does not count as recovered
   sources; without congestion control the sources are never throttled and it is ~0. The hold window
@@ -61,8 +62,8 @@ def recovery_time(
     bin_s: float,
     stop_s: float,
     target_bps: float,
-    tol: float = 0.1,
-    hold_s: float = 10e-3,
+    tol: float | None = None,
+    hold_s: float | None = None,
 ) -> float | None:
     """Recovery time after the hotspot end (module docstring), from a binned throughput.
 
@@ -78,7 +79,14 @@ def recovery_time(
         Hotspot end (s).
     target_bps : float
         Throughput that counts as recovered (before the ``tol`` margin).
+    tol, hold_s : float, optional
+        Margin and hold window (default ``config.defaults["sim.recovery_tol"]`` and
+        ``["sim.recovery_hold"]``).
     """
+    from qcnmodel import config
+
+    tol = config.defaults["sim.recovery_tol"] if tol is None else tol
+    hold_s = config.defaults["sim.recovery_hold"] if hold_s is None else hold_s
     if not math.isfinite(stop_s) or target_bps <= 0:
         return None
     t_end = np.asarray(time_end_s, dtype=float)

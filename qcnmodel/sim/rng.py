@@ -36,6 +36,7 @@ __all__ = [
     "STREAM_RP_TIMER",
     "STREAM_TRAFFIC",
     "STREAM_USER",
+    "draw_jitter",
     "jitter_py",
     "jitter",
     "stream_key",
@@ -104,7 +105,7 @@ def stream_key_py(kind: int, index: int) -> int:
 
 
 def jitter_py(j: float, u: float) -> float:
-    """Jitter factor U = 1 + J (2u - 1), uniform on [1 - J, 1 + J) (qcn-algorithm.md §1.4)."""
+    """Jitter factor U = 1 + J (2u - 1), uniform on [1 - J, 1 + J) (the decks' "30% randomness")."""
     return 1.0 + j * (2.0 * u - 1.0)
 
 
@@ -147,4 +148,17 @@ def stream_key(kind, index):
 @njit(cache=True)
 def jitter(j, u):
     """Jitter factor U = 1 + J (2u - 1) (numba twin of :func:`jitter_py`)."""
+    return 1.0 + j * (2.0 * u - 1.0)
+
+
+@njit(cache=True)
+def draw_jitter(state, row, index, kind, seed, j):
+    """Jitter factor U = 1 + j (2u - 1) drawn on stream ``(kind, index)`` with the counter
+    ``state[row, index]`` (a float64 struct-of-arrays row), which is then incremented.
+
+    The draw of every compiled rule; its Python twins compute ``jitter_py(j,
+    uniform01_py(seed, stream_key_py(kind, index), counter))`` and increment their counter.
+    """
+    u = uniform01(seed, stream_key(kind, index), np.int64(state[row, index]))
+    state[row, index] += 1.0
     return 1.0 + j * (2.0 * u - 1.0)

@@ -62,6 +62,7 @@ from collections import deque
 from dataclasses import dataclass
 from pathlib import Path
 
+from qcnmodel._errors import did_you_mean
 from qcnmodel.sim.network import (
     Buffers,
     ConstantFlow,
@@ -197,12 +198,9 @@ def _entries(data: dict, table: str, ctx: _Ctx) -> list[tuple[str, int | None, d
 
 
 def _check_keys(e: dict, allowed: set, what: str, line: int | None, ctx: _Ctx) -> None:
-    import difflib
-
     for key in e:
         if key not in allowed:
-            close = difflib.get_close_matches(key, sorted(allowed), n=1)
-            hint = f"; did you mean {close[0]!r}?" if close else ""
+            hint = did_you_mean(key, sorted(allowed))
             kl = ctx.key_line(key, line) if line else None
             raise ctx.error(what, kl or line, f"unknown key {key!r}{hint} "
                             f"(allowed: {', '.join(sorted(allowed))})")  # fmt: skip
@@ -228,22 +226,64 @@ def _quantity(parser, e, key, what, line, ctx, default=None, positive=False, inf
     return x
 
 
-def parse_topology(text: str, source: str = "<string>") -> Topology:
-    """Parse topology TOML ``text`` (see the module docstring); ``source`` names it in errors."""
-    ctx = _Ctx(text, source)
-    try:
-        data = tomllib.loads(text)
-    except tomllib.TOMLDecodeError as exc:
-        raise ValueError(f"{source}: invalid TOML: {exc}") from None
-    _check_keys(data, _TOP, "top level", None, ctx)
-    name = str(data.get("name", Path(source).stem if source != "<string>" else "topology"))
+class _Graph:
+    """The file's nodes and links, for the checks of the traffic entries."""
+
+    def __init__(self, ctx: _Ctx, known: dict[str, str]) -> None:
+        self.ctx = ctx
+        self.known = known  #: name -> "node" or "switch"
+        self.adj: dict[str, list[str]] = {n: [] for n in known}
+
+    def check_node(self, n, key, what, line, host=False):
+        """``n`` if it is a declared node (an end node with ``host``), else a ValueError."""
+        ctx = self.ctx
+        kl = (ctx.key_line(key, line) if line else None) or line
+        if not isinstance(n, str) or n not in self.known:
+            raise ctx.error(what, kl, f"unknown node {n!r} in {key!r} "
+                            f"(known: {', '.join(self.known)})")  # fmt: skip
+        if host and self.known[n] != "node":
+            raise ctx.error(what, kl, f"{key} {n!r} is a switch, not an end node")
+        return n
+
+    def check_path(self, src, dst, what, line) -> None:
+        """ValueError unless ``dst`` is reachable from ``src`` (end nodes do not forward)."""
+        seen, dq = {src}, deque([src])
+        while dq:
+            u = dq.popleft()
+            if u != src and self.known[u] == "node":
+                continue  # end nodes do not forward
+            for v in self.adj[u]:
+                if v not in seen:
+                    seen.add(v)
+                    dq.append(v)
+        if dst not in seen:
+            raise self.ctx.error(what, line, f"flow {src} -> {dst} is disconnected: no path "
+                                 f"from {src!r} to {dst!r}")  # fmt: skip
+
+    def times(self, e, what, line) -> tuple[float, float]:
+        """(start, stop) of an entry; stop after start."""
+        a = _quantity(parse_time, e, "start", what, line, self.ctx, 0.0)
+        b = _quantity(parse_time, e, "stop", what, line, self.ctx, math.inf, positive=True,
+                      inf_ok=True)  # fmt: skip
+        if b <= a:
+            raise self.ctx.error(what, line, f"stop ({b:g} s) must be after start ({a:g} s)")
+        return a, b
+
+
+def _defaults(data: dict, ctx: _Ctx) -> tuple[float, float, float]:
+    """``[defaults]``: link rate, link delay, switch latency."""
     dflt = data.get("defaults", {})
-    _check_keys(dflt, _KEYS["defaults"], "[defaults]", ctx.table_line("defaults"), ctx)
     dl = ctx.table_line("defaults")
-    d_rate = _quantity(parse_rate, dflt, "rate", "[defaults]", dl, ctx, 10e9, positive=True)
-    d_delay = _quantity(parse_time, dflt, "delay", "[defaults]", dl, ctx, 0.5e-6)
-    d_lat = _quantity(parse_time, dflt, "switch_latency", "[defaults]", dl, ctx, 1e-6)
-    # nodes and switches
+    _check_keys(dflt, _KEYS["defaults"], "[defaults]", dl, ctx)
+    return (
+        _quantity(parse_rate, dflt, "rate", "[defaults]", dl, ctx, 10e9, positive=True),
+        _quantity(parse_time, dflt, "delay", "[defaults]", dl, ctx, 0.5e-6),
+        _quantity(parse_time, dflt, "switch_latency", "[defaults]", dl, ctx, 1e-6),
+    )
+
+
+def _nodes(data: dict, ctx: _Ctx, d_lat: float) -> tuple[list[str], list[Switch], _Graph]:
+    """``nodes`` and ``switches`` (names or tables): hosts, switches, their names checked."""
     hosts = data.get("nodes")
     if not isinstance(hosts, list) or not all(isinstance(h, str) for h in hosts):
         raise ctx.error("nodes", ctx.key_line_anywhere("nodes"), "expected a list of node names")
@@ -267,22 +307,16 @@ def parse_topology(text: str, source: str = "<string>") -> Topology:
             raise ctx.error(key, ctx.key_line_anywhere(key) or ctx.table_line(key),
                             f"duplicate name {n!r} (already a {known[n]})")  # fmt: skip
         known[n] = kind
+    return hosts, switches, _Graph(ctx, known)
 
-    def check_node(n, key, what, line, host=False):
-        kl = (ctx.key_line(key, line) if line else None) or line
-        if not isinstance(n, str) or n not in known:
-            raise ctx.error(what, kl, f"unknown node {n!r} in {key!r} "
-                            f"(known: {', '.join(known)})")  # fmt: skip
-        if host and known[n] != "node":
-            raise ctx.error(what, kl, f"{key} {n!r} is a switch, not an end node")
-        return n
 
-    # links
+def _links(data: dict, ctx: _Ctx, g: _Graph, hosts: list[str], d_rate, d_delay) -> list[Link]:
+    """``[[links]]``; every end node has exactly one."""
     links: list[Link] = []
-    link_lines: dict[str, list[int]] = {n: [] for n in known}
+    link_lines: dict[str, list[int]] = {n: [] for n in g.known}
     for what, line, e in _entries(data, "links", ctx):
-        a = check_node(e.get("a"), "a", what, line)
-        b = check_node(e.get("b"), "b", what, line)
+        a = g.check_node(e.get("a"), "a", what, line)
+        b = g.check_node(e.get("b"), "b", what, line)
         if a == b:
             raise ctx.error(what, line, f"link from {a!r} to itself")
         rate = _quantity(parse_rate, e, "rate", what, line, ctx, d_rate, positive=True)
@@ -299,70 +333,59 @@ def parse_topology(text: str, source: str = "<string>") -> Topology:
                 ctx.key_line_anywhere("nodes"),
                 f"an end node needs exactly one link, has {len(link_lines[h])}{more}",
             )
-    adj: dict[str, list[str]] = {n: [] for n in known}
     for ln in links:
-        adj[ln.a].append(ln.b)
-        adj[ln.b].append(ln.a)
+        g.adj[ln.a].append(ln.b)
+        g.adj[ln.b].append(ln.a)
+    return links
 
-    def check_path(src, dst, what, line):
-        seen, dq = {src}, deque([src])
-        while dq:
-            u = dq.popleft()
-            if u != src and known[u] == "node":
-                continue  # end nodes do not forward
-            for v in adj[u]:
-                if v not in seen:
-                    seen.add(v)
-                    dq.append(v)
-        if dst not in seen:
-            raise ctx.error(what, line, f"flow {src} -> {dst} is disconnected: no path from "
-                            f"{src!r} to {dst!r}")  # fmt: skip
 
-    # traffic
+def _traffic(data: dict, ctx: _Ctx, g: _Graph, hosts: list[str]) -> list:
+    """``[[flows]]``, ``[[uniform]]`` and ``[matrix]``, each path checked."""
     traffic: list = []
-
-    def times(e, what, line):
-        a = _quantity(parse_time, e, "start", what, line, ctx, 0.0)
-        b = _quantity(parse_time, e, "stop", what, line, ctx, math.inf, positive=True, inf_ok=True)
-        if b <= a:
-            raise ctx.error(what, line, f"stop ({b:g} s) must be after start ({a:g} s)")
-        return a, b
-
     for what, line, e in _entries(data, "flows", ctx):
-        s = check_node(e.get("source"), "source", what, line, host=True)
-        t = check_node(e.get("dest"), "dest", what, line, host=True)
+        s = g.check_node(e.get("source"), "source", what, line, host=True)
+        t = g.check_node(e.get("dest"), "dest", what, line, host=True)
         if s == t:
             raise ctx.error(what, line, f"source and dest are both {s!r}")
         rate = _quantity(parse_rate, e, "rate", what, line, ctx, positive=True)
-        a, b = times(e, what, line)
+        a, b = g.times(e, what, line)
         on = _quantity(parse_time, e, "on_mean", what, line, ctx, 0.0)
         off = _quantity(parse_time, e, "off_mean", what, line, ctx, 0.0)
-        check_path(s, t, what, line)
+        g.check_path(s, t, what, line)
         traffic.append(ConstantFlow(s, t, rate, a, b, on, off))
     for what, line, e in _entries(data, "uniform", ctx):
-        s = check_node(e.get("source"), "source", what, line, host=True)
+        s = g.check_node(e.get("source"), "source", what, line, host=True)
         rate = _quantity(parse_rate, e, "rate", what, line, ctx, positive=True)
         dests = e.get("destinations")
         if dests is not None:
             if not isinstance(dests, list) or not dests:
                 raise ctx.error(what, line, "destinations: expected a non-empty list of nodes")
-            dests = tuple(check_node(x, "destinations", what, line, host=True) for x in dests)
+            dests = tuple(g.check_node(x, "destinations", what, line, host=True) for x in dests)
         for t in dests or [h for h in hosts if h != s]:
-            check_path(s, t, what, line)
-        a, b = times(e, what, line)
+            g.check_path(s, t, what, line)
+        a, b = g.times(e, what, line)
         traffic.append(UniformTraffic(s, rate, dests, a, b))
     if "matrix" in data:
-        traffic += _matrix(data["matrix"], ctx, check_node, check_path, times)
-    # hotspots, buffers, pause
+        traffic += _matrix(data["matrix"], ctx, g)
+    return traffic
+
+
+def _hotspots(data: dict, ctx: _Ctx, g: _Graph) -> list[Hotspot]:
+    """``[[hotspots]]``."""
     hotspots = []
     for what, line, e in _entries(data, "hotspots", ctx):
-        n = check_node(e.get("node"), "node", what, line)
+        n = g.check_node(e.get("node"), "node", what, line)
         rate = _quantity(parse_rate, e, "rate", what, line, ctx, positive=True)
-        a, b = times(e, what, line)
+        a, b = g.times(e, what, line)
         mode = str(e.get("mode", "port"))
         if mode not in ("port", "adapter"):
             raise ctx.error(what, line, f"mode: {mode!r} is not one of port, adapter")
         hotspots.append(Hotspot(n, rate, a, b, mode))
+    return hotspots
+
+
+def _buffers_pause(data: dict, ctx: _Ctx) -> tuple[Buffers, PauseConfig]:
+    """``[buffers]`` and ``[pause]``."""
     bd = data.get("buffers", {})
     bl = ctx.table_line("buffers")
     _check_keys(bd, _KEYS["buffers"], "[buffers]", bl, ctx)
@@ -384,19 +407,22 @@ def parse_topology(text: str, source: str = "<string>") -> Topology:
         _quantity(parse_number, pd, "headroom_factor", "[pause]", pl, ctx, 1.0),
         _quantity(parse_size, pd, "hysteresis", "[pause]", pl, ctx, 10e3),
     )
-    top = {"frame_size": 1500}
+    return buf, pause
+
+
+def _run_settings(data: dict, ctx: _Ctx, g: _Graph):
+    """Top-level ``frame_size``, ``fair_flows`` and ``measure``."""
     fs = _quantity(parse_size, data, "frame_size", "frame_size",
                    ctx.key_line_anywhere("frame_size"), ctx, 1500.0, positive=True)  # fmt: skip
     if fs != int(fs):
         raise ctx.error("frame_size", ctx.key_line_anywhere("frame_size"), "must be whole bytes")
-    top["frame_size"] = int(fs)
     fair = []
     for pair in data.get("fair_flows", []):
         fl = ctx.key_line_anywhere("fair_flows")
         if not (isinstance(pair, list) and len(pair) == 2):
             raise ctx.error("fair_flows", fl, f"expected [source, dest] pairs, got {pair!r}")
-        fair.append((check_node(pair[0], "fair_flows", "fair_flows", fl, host=True),
-                     check_node(pair[1], "fair_flows", "fair_flows", fl, host=True)))  # fmt: skip
+        fair.append((g.check_node(pair[0], "fair_flows", "fair_flows", fl, host=True),
+                     g.check_node(pair[1], "fair_flows", "fair_flows", fl, host=True)))  # fmt: skip
     measure = None
     if "measure" in data:
         ml = ctx.key_line_anywhere("measure")
@@ -406,9 +432,28 @@ def parse_topology(text: str, source: str = "<string>") -> Topology:
         measure = (parse_time(m[0], "measure"), parse_time(m[1], "measure"))
         if measure[1] <= measure[0]:
             raise ctx.error("measure", ml, "stop must be after start")
+    return int(fs), tuple(fair), measure
+
+
+def parse_topology(text: str, source: str = "<string>") -> Topology:
+    """Parse topology TOML ``text`` (see the module docstring); ``source`` names it in errors."""
+    ctx = _Ctx(text, source)
+    try:
+        data = tomllib.loads(text)
+    except tomllib.TOMLDecodeError as exc:
+        raise ValueError(f"{source}: invalid TOML: {exc}") from None
+    _check_keys(data, _TOP, "top level", None, ctx)
+    name = str(data.get("name", Path(source).stem if source != "<string>" else "topology"))
+    d_rate, d_delay, d_lat = _defaults(data, ctx)
+    hosts, switches, g = _nodes(data, ctx, d_lat)
+    links = _links(data, ctx, g, hosts, d_rate, d_delay)
+    traffic = _traffic(data, ctx, g, hosts)
+    hotspots = _hotspots(data, ctx, g)
+    buf, pause = _buffers_pause(data, ctx)
+    frame_size, fair, measure = _run_settings(data, ctx, g)
     spec = NetworkSpec(name, tuple(Host(h) for h in hosts), tuple(switches), tuple(links),
-                       tuple(traffic), tuple(hotspots), buf, pause, top["frame_size"],
-                       tuple(fair), measure)  # fmt: skip
+                       tuple(traffic), tuple(hotspots), buf, pause, frame_size, fair,
+                       measure)  # fmt: skip
     try:
         compile_network(spec)  # the simulator's own checks (ranges, PAUSE watermarks...)
     except ValueError as exc:
@@ -421,7 +466,7 @@ def parse_topology(text: str, source: str = "<string>") -> Topology:
     return Topology(spec, None if preset is None else str(preset), duration, source)
 
 
-def _matrix(m, ctx: _Ctx, check_node, check_path, times) -> list[ConstantFlow]:
+def _matrix(m, ctx: _Ctx, g: _Graph) -> list[ConstantFlow]:
     line = ctx.table_line("matrix")
     if not isinstance(m, dict):
         raise ctx.error("[matrix]", line, "expected a table with nodes and rates")
@@ -430,10 +475,10 @@ def _matrix(m, ctx: _Ctx, check_node, check_path, times) -> list[ConstantFlow]:
     rates = m.get("rates")
     if not isinstance(nodes, list) or not isinstance(rates, list):
         raise ctx.error("[matrix]", line, "needs 'nodes' (a list) and 'rates' (a list of rows)")
-    nodes = [check_node(n, "nodes", "[matrix]", line, host=True) for n in nodes]
+    nodes = [g.check_node(n, "nodes", "[matrix]", line, host=True) for n in nodes]
     if len(rates) != len(nodes):
         raise ctx.error("[matrix]", line, f"rates has {len(rates)} rows for {len(nodes)} nodes")
-    a, b = times(m, "[matrix]", line)
+    a, b = g.times(m, "[matrix]", line)
     out = []
     for i, row in enumerate(rates):
         if not isinstance(row, list) or len(row) != len(nodes):
@@ -449,7 +494,7 @@ def _matrix(m, ctx: _Ctx, check_node, check_path, times) -> list[ConstantFlow]:
                 continue
             if i == j:
                 raise ctx.error("[matrix]", line, f"rates[{i}][{i}]: a node cannot send to itself")
-            check_path(nodes[i], nodes[j], f"[matrix] rates[{i}][{j}]", line)
+            g.check_path(nodes[i], nodes[j], f"[matrix] rates[{i}][{j}]", line)
             out.append(ConstantFlow(nodes[i], nodes[j], r, a, b))
     return out
 

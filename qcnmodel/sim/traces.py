@@ -33,7 +33,7 @@ from __future__ import annotations
 import numpy as np
 import xarray as xr
 
-from qcnmodel.sim.kernel_state import (
+from qcnmodel.sim.kernel.state import (
     TG_CNM,
     TG_DBYTES,
     TG_DROP,

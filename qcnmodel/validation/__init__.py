@@ -1,4 +1,4 @@
-"""Validation of the fluid models against the packet simulator (issue 4).
+"""Validation of the fluid models against the packet simulator.
 
 * :mod:`.network` -- the single-bottleneck :class:`~qcnmodel.sim.network.NetworkSpec` builder
   (RTT -> link delays).

@@ -1,6 +1,6 @@
 """Seed-deck scenarios reproduced with the packet simulator, and each deck observation judged.
 
-* ``netfpga-1g`` (seed 001, scenarios.md S13): 1 and 8 sources, per-link RTT 100, 500 and
+* ``netfpga-1g`` (Stanford's NetFPGA deck, scenario S13): 1 and 8 sources, per-link RTT 100, 500 and
   1000 us (the scenario's ``rtt`` is per link; the loop is twice that plus 12 us of
   serialisation at 1 Gb/s).
 * ``stanford-baseline-1`` (seed 002, S2): hot node served at 2.0, 1.0 and 0.5 Gb/s.
@@ -135,7 +135,7 @@ def _unstable(r: DeckRun) -> bool:
 
 
 def observations(netfpga, stanford, sweep) -> list[dict]:
-    """Each deck observation (scenarios.md) for these scenarios: reproduced or not."""
+    """Each deck observation for these scenarios: reproduced or not."""
     obs = []
 
     def add(deck, text, measured, verdict):

@@ -1,9 +1,9 @@
-"""The seed decks' observations by protocol (scenarios.md S1, S3, S4, S9, S10, S11), judged.
+"""The seed decks' observations by protocol (scenarios S1, S3, S4, S9, S10, S11), judged.
 
-Issue 5, item 5. Every entry of :func:`evaluate` is one sentence a deck reports ("Reported"
-lines of ``shared/reference/scenarios.md``), with the simulator runs it needs, a metric
-computed from them (:mod:`qcnmodel.validation.obs_metrics`; thresholds fixed before the runs
-were looked at, never tuned to flip a verdict) and a verdict:
+Every entry of :func:`.observations_eval.evaluate` is one sentence a deck reports about its
+hotspot scenarios (the IBM Zurich and Teak Technologies decks), with the simulator runs it
+needs, a metric computed from them (:mod:`qcnmodel.validation.obs_metrics`; thresholds fixed
+before the runs were looked at, never tuned to flip a verdict) and a verdict:
 
 * ``reproduced`` / ``not reproduced`` -- the metric's condition, stated in the row, holds or not;
 * ``partly reproduced`` -- a compound sentence of which some parts hold (the row says which);
@@ -29,7 +29,7 @@ import numpy as np
 
 from qcnmodel.validation import obs_metrics as M
 
-__all__ = ["RUNS", "Observation", "RunSpec", "Trace", "evaluate", "run_observations", "trace_of"]
+__all__ = ["RUNS", "Observation", "RunSpec", "Trace", "run_observations", "trace_of"]
 
 #: verdicts
 YES, NO, PART, NA = "reproduced", "not reproduced", "partly reproduced", "not assessable"
@@ -140,7 +140,7 @@ def _scenario(name: str):
 
     if name in SCENARIOS:
         return SCENARIOS[name]
-    from qcnmodel.sim.scenarios_catalogue import CATALOGUE
+    from qcnmodel.sim.scenarios.catalogue import CATALOGUE
 
     return CATALOGUE[name]
 
@@ -148,7 +148,7 @@ def _scenario(name: str):
 def _simulate(spec: RunSpec, seed: int):
     """Simulate ``spec`` (also for catalogue scenarios not yet in ``SCENARIOS``)."""
     from qcnmodel.sim.api import simulate
-    from qcnmodel.sim.proto_settings import split_overrides
+    from qcnmodel.sim.protocols.registry import split_overrides
     from qcnmodel.sim.scenarios import SCENARIOS
 
     over = dict(spec.overrides)
@@ -187,7 +187,7 @@ def trace_of(res, label: str = "", service: float | None = None) -> Trace:
 
 
 def _service(spec: RunSpec) -> float:
-    from qcnmodel.sim.proto_settings import split_overrides
+    from qcnmodel.sim.protocols.registry import split_overrides
 
     sc = _scenario(spec.scenario)
     s_over, _, _ = split_overrides(sc, dict(spec.overrides), spec.protocol)
@@ -304,11 +304,3 @@ def ig_fairness(tr: Trace) -> float:
     """Jain's index of the IG flows' throughputs over their fair shares (2.5 / 5 Gb/s)."""
     thr = tr.summary.get("flow_throughput_bps", {})
     return M.fair_share_jain([thr.get(f, 0.0) for f in IG_FAIR], list(IG_FAIR.values()))
-
-
-def evaluate(traces: dict) -> list[Observation]:
-    """Judge every observation whose runs are in ``traces`` (``{(label, seed): Trace}``, as
-    :func:`run_observations` returns them); see :mod:`.observations_eval`."""
-    from qcnmodel.validation.observations_eval import evaluate_all
-
-    return evaluate_all(traces)

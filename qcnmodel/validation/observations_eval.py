@@ -9,7 +9,7 @@ import math
 from qcnmodel.validation import observations as O
 from qcnmodel.validation.observations import NA, NO, PART, YES, Observation
 
-__all__ = ["GROUP_EVALUATORS", "evaluate_all"]
+__all__ = ["GROUP_EVALUATORS", "evaluate"]
 
 _NAMES = {"qcn": "QCN", "ecm": "ECM", "qcn-sonar": "SONAR"}
 
@@ -178,7 +178,7 @@ def s3(traces) -> list[Observation]:
         "recovery time and hot-queue std (2nd half); much improved = one of them <= 0.5 x "
         "QCN's and neither > 1.1 x", f"recovery QCN {_ms(r0)}, QCN-H {_ms(r1)}; std QCN "
         f"{_kb(s0)}, QCN-H {_kb(s1_)}", YES if ok else NO,
-        "Fb-hat's definition is our assumption (qcn-algorithm.md §4.7: N/S)")  # fmt: skip
+        "Fb-hat's definition is our assumption (the decks do not define it)")  # fmt: skip
     ra, rb = rec("S3 qcn"), rec("S3 qcn hai=off")
     ok = ra is not None and ra <= 0.5 * _inf(rb)
     add("QCN reacts much faster with hyperactive increase", "qcn with HAI on vs off, 1 Gb/s",
@@ -342,7 +342,7 @@ def s9(traces) -> list[Observation]:
     add("with PAUSE, poor fairness in all cases", "pause=true, M 1.5 MB, RTT 5 and 50 us",
         f"{fair_def}; poor = < 0.9 in every run", "; ".join(meas), _verdict(parts),
         "RTT 500 us with PAUSE is not run: our 40 Gb/s core links need 2.5 MB of PAUSE "
-        "headroom > M = 1.5 MB (the core rate is our choice, scenarios.md S9)")  # fmt: skip
+        "headroom > M = 1.5 MB (our choice of core rate; the deck gives none)")  # fmt: skip
     return out
 
 
@@ -460,8 +460,10 @@ def s11(traces) -> list[Observation]:
 GROUP_EVALUATORS = {"S1": s1, "S3": s3, "S4": s4, "S9": s9, "S10": s10, "S11": s11}
 
 
-def evaluate_all(traces: dict) -> list[Observation]:
-    """Rows of every group whose runs are all in ``traces`` (groups not run are skipped)."""
+def evaluate(traces: dict) -> list[Observation]:
+    """Judge every observation whose runs are all in ``traces`` (``{(label, seed): Trace}``, as
+    :func:`~qcnmodel.validation.observations.run_observations` returns them; groups not run
+    are skipped)."""
     have = {lab for lab, _ in traces}
     out = []
     for g, fn in GROUP_EVALUATORS.items():

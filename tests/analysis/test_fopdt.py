@@ -8,8 +8,8 @@ import numpy as np
 import pytest
 import sympy as sp
 
-from qcnmodel.fopdt import FOPDTModel, S
-from qcnmodel.loop import DelayedLoop
+from qcnmodel.analysis.loop import DelayedLoop
+from qcnmodel.models.fopdt import FOPDTModel, S
 from qcnmodel.params import QCNParams
 
 S_POINTS = [1j * 100.0, 1j * 2000.0, 500.0 + 3000.0j, 1j * 2.0e4, 50.0 - 800.0j]
@@ -181,8 +181,8 @@ def test_no_lag_fopdt_close_to_fluid_linearisation(n):
     linearisation (byte-counter increase only, fixed p: the same physics up to
     the fluid model's extra TR state).  Measured agreement of the critical
     delay: 2 % (N = 1), 2.5 % (N = 10), 0.7 % (N = 100); 5 % allowed."""
-    fluid_qcn = pytest.importorskip("qcnmodel.fluid_qcn")
-    fluid = fluid_qcn.QCNFluidModel(n_flows=n, rtt=1e-4).loop().margins()
+    fluid_qcn = pytest.importorskip("qcnmodel.models.qcn_averaged")
+    fluid = fluid_qcn.QCNAveragedModel(n_flows=n, rtt=1e-4).loop().margins()
     fopdt = FOPDTModel(n_flows=n, rtt=1e-4, lag="none").loop().margins()
     assert fopdt.critical_delay_s == pytest.approx(fluid.critical_delay_s, rel=0.05)
     assert fopdt.crossover_rad_s == pytest.approx(fluid.crossover_rad_s, rel=0.1)

@@ -7,8 +7,8 @@ import numpy as np
 import pytest
 from scipy.optimize import brentq
 
-from qcnmodel.loop import DelayedLoop
-from qcnmodel.margins import Margins, critical_rtt, margins_over_delay, nyquist_count
+from qcnmodel.analysis.loop import DelayedLoop
+from qcnmodel.analysis.margins import Margins, critical_rtt, margins_over_delay, nyquist_count
 
 # Crossovers are roots found by brentq with xtol 1e-14*w and Newton to machine
 # precision on exact expressions, so results agree with closed forms to ~1e-12
@@ -222,7 +222,7 @@ def test_lazy_top_level_exports():
 
     assert qcnmodel.DelayedLoop is DelayedLoop
     assert qcnmodel.margins_over_delay is margins_over_delay
-    from qcnmodel.fopdt import FOPDTModel
+    from qcnmodel.models.fopdt import FOPDTModel
 
     assert qcnmodel.FOPDTModel is FOPDTModel
 

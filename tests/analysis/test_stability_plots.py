@@ -10,11 +10,11 @@ import matplotlib.pyplot as plt  # noqa: E402
 import numpy as np  # noqa: E402
 import pytest  # noqa: E402
 
-from qcnmodel import plotting  # noqa: E402
-from qcnmodel.fopdt import FOPDTModel  # noqa: E402
-from qcnmodel.loop import DelayedLoop  # noqa: E402
-from qcnmodel.margins import critical_rtt  # noqa: E402
-from qcnmodel.stability import critical_rtt_curve, rtt_offset, stability_map  # noqa: E402
+from qcnmodel.analysis import plot as plotting  # noqa: E402
+from qcnmodel.analysis.loop import DelayedLoop  # noqa: E402
+from qcnmodel.analysis.margins import critical_rtt  # noqa: E402
+from qcnmodel.analysis.stability import critical_rtt_curve, rtt_offset, stability_map  # noqa: E402
+from qcnmodel.models.fopdt import FOPDTModel  # noqa: E402
 
 RTTS = np.logspace(-6, -3, 25)
 NS = np.array([1, 2, 5, 10, 20, 50, 100])

@@ -2,8 +2,8 @@
 
 import numpy as np
 
-from qcnmodel.fluid_qcn_classes import CLASSES_RHS
-from qcnmodel.linearize import finite_difference_jacobian
+from qcnmodel.analysis.linearize import finite_difference_jacobian
+from qcnmodel.models.qcn_classes import CLASSES_RHS
 
 
 def assert_jacobians_match_finite_differences(m) -> None:

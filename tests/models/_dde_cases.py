@@ -1,6 +1,6 @@
 """Right-hand sides used by the DDE integrator tests (module level so numba can cache them)."""
 
-from qcnmodel.dde import compile_rhs
+from qcnmodel.analysis.dde import compile_rhs
 
 
 def _linear_scalar(t, x, xd, p, out):

@@ -6,7 +6,7 @@ import numpy as np
 import pytest
 from _dde_cases import LINEAR_SCALAR, TWO_DELAYS
 
-from qcnmodel.dde import integrate_fixed, integrate_reference
+from qcnmodel.analysis.dde import integrate_fixed, integrate_reference
 
 
 def exact_scalar(t: float) -> float:

@@ -5,9 +5,9 @@ import math
 import numpy as np
 import pytest
 
-from qcnmodel import _fluid_dcqcn_eqs as eq
-from qcnmodel.fluid_dcqcn import DCQCNFluidModel, DCQCNParams, taylor_p
-from qcnmodel.linearize import finite_difference_jacobian
+from qcnmodel.analysis.linearize import finite_difference_jacobian
+from qcnmodel.models import _dcqcn_eqs as eq
+from qcnmodel.models.dcqcn import DCQCNFluidModel, DCQCNParams, taylor_p
 
 
 def _compiled_rhs(model):
@@ -163,13 +163,22 @@ def test_no_equilibrium_on_ramp_is_reported():
         ({"pmax": 1.5}, "pmax"),
         ({"g": 2.0}, "g"),
         ({"kmin": 300e3}, "kmax"),
-        ({"tau": 0}, "tau"),
+        ({"tau": "-1us"}, "tau"),
         ({"fr_th": 2.5}, "fr_th"),
     ],
 )
 def test_bad_params_raise(kw, field):
     with pytest.raises(ValueError, match=field):
         DCQCNParams(**kw)
+
+
+@pytest.mark.parametrize(("kw", "field"), [({"tau": 0}, "tau"), ({"r_ai": 0}, "r_ai")])
+def test_fluid_model_needs_positive_cnp_interval_and_increase(kw, field):
+    # the parameter class allows 0 (the simulator: a CNP per mark, no increase); the fluid
+    # equations divide by both
+    params = DCQCNParams(**kw)
+    with pytest.raises(ValueError, match=field):
+        DCQCNFluidModel(params=params)
 
 
 @pytest.mark.parametrize(

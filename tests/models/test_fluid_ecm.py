@@ -11,8 +11,8 @@ import math
 import numpy as np
 import pytest
 
-from qcnmodel.fluid_ecm import ECMFluidModel
-from qcnmodel.sim.protocol_params import ECMParams
+from qcnmodel.models.ecm import ECMFluidModel
+from qcnmodel.params.protocols import ECMParams
 
 C_PKT = 10e9 / 12000.0  # packets/s of 1500 B
 
@@ -123,7 +123,7 @@ def test_compiled_and_reference_integrators_agree():
 
 def test_ecm_max_forces_maximal_negative_feedback():
     """q >= Qmax while draining fast (Fb > 0): ECM_MAX cuts at the full-scale rate instead."""
-    from qcnmodel import _fluid_ecm_eqs as eq
+    from qcnmodel.models import _ecm_eqs as eq
 
     out = np.empty(2)
     rates = {}
@@ -170,8 +170,8 @@ def test_fluid_drift_equals_event_rate_times_rule_step(preset, fb_bytes):
     Quantisation is not modelled (the fluid uses the continuous scale): the rule is fed the
     unquantised value. Relative 1e-12: the same products in another order.
     """
-    from qcnmodel import _fluid_ecm_eqs as eq
-    from qcnmodel.sim.rules_ecm_ref import ECMReactionPoint
+    from qcnmodel.models import _ecm_eqs as eq
+    from qcnmodel.sim.protocols.ecm_ref import ECMReactionPoint
 
     prm = ECMParams.preset(preset, ecm_max=False)  # q may exceed seed 004's Qmax here
     m = ECMFluidModel(params=prm, n_flows=10, min_rate=False)

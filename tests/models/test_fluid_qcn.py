@@ -3,9 +3,9 @@
 import numpy as np
 import pytest
 
-from qcnmodel import _fluid_qcn_eqs as eq
-from qcnmodel.fluid_qcn import QCNFluidModel
-from qcnmodel.linearize import finite_difference_jacobian
+from qcnmodel.analysis.linearize import finite_difference_jacobian
+from qcnmodel.models import _qcn_eqs as eq
+from qcnmodel.models.qcn_averaged import QCNAveragedModel
 from qcnmodel.params import QCNParams
 
 # A short byte counter (15 KB) puts the equilibrium well inside the congested region
@@ -44,7 +44,7 @@ FP_CASES = [(QCNParams(), kw) for kw in VARIANTS] + [
 
 @pytest.mark.parametrize("params, kw", FP_CASES)
 def test_fixed_point_zeroes_rhs(params, kw):
-    m = QCNFluidModel(params=params, n_flows=10, rtt=100e-6, **kw)
+    m = QCNAveragedModel(params=params, n_flows=10, rtt=100e-6, **kw)
     fp = m.fixed_point()
     x = m._x_star
     f = _compiled_rhs(m)(x, x)
@@ -64,13 +64,13 @@ def test_table_sampling_without_consistent_equilibrium():
     # with a 15 KB byte counter, p = 1% puts u* in table segment 2 (p = 3%), where u* falls
     # back to segment 0: the equilibrium would sit on a table discontinuity
     with pytest.raises(ValueError, match="table"):
-        QCNFluidModel(params=SHORT_BC, sampling="table").fixed_point()
+        QCNAveragedModel(params=SHORT_BC, sampling="table").fixed_point()
 
 
 @pytest.mark.parametrize("kw", VARIANTS)
 def test_linearisation_matches_finite_differences(kw):
     params = QCNParams() if kw.get("sampling") == "table" else SHORT_BC
-    m = QCNFluidModel(params=params, n_flows=10, rtt=100e-6, **kw)
+    m = QCNAveragedModel(params=params, n_flows=10, rtt=100e-6, **kw)
     lin = m.linearise()
     x = m._x_star
     f = _compiled_rhs(m)
@@ -87,7 +87,7 @@ def test_linearisation_matches_finite_differences(kw):
 
 
 def test_base_model_loop_is_exact_rank_one():
-    lin = QCNFluidModel(n_flows=10, rtt=100e-6).linearise()
+    lin = QCNAveragedModel(n_flows=10, rtt=100e-6).linearise()
     assert lin.rank_a1() == 1
     num, den, neglected = lin.open_loop()
     # the direct delayed-rate path multiplies terms that vanish at the equilibrium: it is zero
@@ -101,7 +101,7 @@ def test_base_model_loop_is_exact_rank_one():
 
 
 def test_symbolic_loop_matches_numeric():
-    m = QCNFluidModel(n_flows=10, rtt=100e-6)
+    m = QCNAveragedModel(n_flows=10, rtt=100e-6)
     num_s, den_s = m.symbolic_loop()
     f, x, xd, syms, _ = m.rhs_symbolic()
     subs = dict(zip(x, m._x_star)) | dict(zip(syms, m.symbolic_param_values()))
@@ -126,13 +126,13 @@ def test_cycle_rate_matches_direct_formula(p, length):
 def test_default_equilibrium_hugs_switching_surface():
     # a finding, pinned: with B = 100 frames and p = 1% the AI drive (1-p)^(F B) = 0.0066 is
     # so weak that the equilibrium sits ~1.4 B above Qeq: u* ~ 0.0007 on the 0..63 scale
-    fp = QCNFluidModel(n_flows=10, rtt=100e-6).fixed_point()
+    fp = QCNAveragedModel(n_flows=10, rtt=100e-6).fixed_point()
     assert 0 < -fp["fb"] < 10
     assert fp["u"] < 0.005
 
 
 def test_compiled_matches_reference():
-    m = QCNFluidModel(params=SHORT_BC, n_flows=10, rtt=100e-6)
+    m = QCNAveragedModel(params=SHORT_BC, n_flows=10, rtt=100e-6)
     fp = m.fixed_point()
     x0 = {"q": 1.5 * fp["q"]}
     kw = dict(duration=0.05, x0=x0, record_dt=1e-4)
@@ -155,7 +155,7 @@ def _zero_crossing_freq(t, y):
 
 
 def test_positive_phase_margin_converges():
-    m = QCNFluidModel(params=SHORT_BC, n_flows=10, rtt=200e-6)
+    m = QCNAveragedModel(params=SHORT_BC, n_flows=10, rtt=200e-6)
     assert m.loop().margins().phase_margin_deg > 30  # measured 42.5 deg
     fp = m.fixed_point()
     ds = m.simulate(0.2, x0={"q": fp["q"] + 1000.0}, record_dt=1e-5)
@@ -165,7 +165,7 @@ def test_positive_phase_margin_converges():
 
 
 def test_negative_phase_margin_oscillates_at_predicted_frequency():
-    m = QCNFluidModel(params=SHORT_BC, n_flows=10, rtt=1.2e-3)
+    m = QCNAveragedModel(params=SHORT_BC, n_flows=10, rtt=1.2e-3)
     margins = m.loop().margins()
     assert margins.phase_margin_deg < -10 and not margins.stable  # measured -17.4 deg
     lin = m.linearise()
@@ -193,7 +193,7 @@ def test_marginal_limit_cycle_near_phase_crossover():
     # saturations act as a gain reduction). Measured: 907 vs 950 rad/s (-4.5%). The cycle is
     # far from sinusoidal (q is clipped at 0, swing ~130 KB), so 10% is the tolerance; further
     # from the boundary the limit cycle leaves the phase crossover (PM -17 deg: see above).
-    m = QCNFluidModel(params=SHORT_BC, n_flows=10, rtt=0.95e-3)
+    m = QCNAveragedModel(params=SHORT_BC, n_flows=10, rtt=0.95e-3)
     margins = m.loop().margins()
     assert -5 < margins.phase_margin_deg < 0
     fp = m.fixed_point()
@@ -223,11 +223,11 @@ def test_marginal_limit_cycle_near_phase_crossover():
 )
 def test_bad_parameters_raise(kw, field):
     with pytest.raises(ValueError, match=field):
-        QCNFluidModel(**kw)
+        QCNAveragedModel(**kw)
 
 
 def test_replace_and_units():
-    m = QCNFluidModel(rtt="100us", capacity="5Gbps")
+    m = QCNAveragedModel(rtt="100us", capacity="5Gbps")
     assert m.rtt == pytest.approx(100e-6) and m.capacity == pytest.approx(5e9)
     m2 = m.replace(n_flows=20, w=4.0)
     assert m2.n_flows == 20 and m2.params.w == 4.0 and m2.rtt == m.rtt
@@ -237,12 +237,12 @@ def test_replace_and_units():
 def test_saturated_equilibrium_is_reported():
     # Gd u* reaches min_dec: no interior equilibrium
     with pytest.raises(ValueError, match="equilibrium"):
-        QCNFluidModel(params=QCNParams(bc_limit=1500, r_ai=500e6), n_flows=100).fixed_point()
+        QCNAveragedModel(params=QCNParams(bc_limit=1500, r_ai=500e6), n_flows=100).fixed_point()
 
 
 def test_jitcdde_on_symbolic_rhs_matches_compiled():
     pytest.importorskip("jitcdde")
-    m = QCNFluidModel(params=SHORT_BC, n_flows=10, rtt=200e-6)
+    m = QCNAveragedModel(params=SHORT_BC, n_flows=10, rtt=200e-6)
     fp = m.fixed_point()
     kw = dict(duration=0.05, x0={"q": fp["q"] + 1000.0}, record_dt=1e-4)
     jit = m.simulate(method="jitcdde", rtol=1e-9, **kw)
@@ -260,7 +260,7 @@ def test_jitcdde_on_symbolic_rhs_matches_compiled():
 
 
 def test_hotspot_moves_to_the_new_equilibrium_and_back():
-    m = QCNFluidModel(params=SHORT_BC, n_flows=10, rtt=100e-6)
+    m = QCNAveragedModel(params=SHORT_BC, n_flows=10, rtt=100e-6)
     before = m.fixed_point()
     during = m.replace(capacity=5e9).fixed_point()
     ds = m.simulate(0.6, hotspot=(0.1, 0.4, "5Gbps"), record_dt=1e-4)
@@ -279,7 +279,7 @@ def test_defaults_unstable_rtt_oscillates_near_phase_crossover():
     # 802.1Qau defaults, N = 10, rtt = 500 us: PM ~ -27 deg. The persistent oscillation runs
     # at 164 rad/s against a phase crossover of 172 rad/s (-4.7%); 10% tolerance as in the
     # marginal test (a large, clipped, non-sinusoidal cycle)
-    m = QCNFluidModel(n_flows=10, rtt=500e-6)
+    m = QCNAveragedModel(n_flows=10, rtt=500e-6)
     margins = m.loop().margins()
     assert margins.phase_margin_deg < -10
     fp = m.fixed_point()

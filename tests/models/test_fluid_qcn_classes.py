@@ -4,8 +4,8 @@ import numpy as np
 import pytest
 from _classes_jacobian import assert_jacobians_match_finite_differences
 
-from qcnmodel.fluid_qcn import QCNFluidModel
-from qcnmodel.fluid_qcn_classes import QCNClassesFluidModel
+from qcnmodel.models.qcn_averaged import QCNAveragedModel
+from qcnmodel.models.qcn_classes import QCNClassesFluidModel
 from qcnmodel.params import QCNParams
 
 SHORT_BC = QCNParams(bc_limit=15000)  # equilibrium well inside the congested region
@@ -13,7 +13,7 @@ SHORT_BC = QCNParams(bc_limit=15000)  # equilibrium well inside the congested re
 
 def test_equal_rtt_classes_reduce_to_symmetric_model():
     m = QCNClassesFluidModel(params=SHORT_BC, classes=((200e-6, 3), (200e-6, 7)))
-    sym = QCNFluidModel(params=SHORT_BC, n_flows=10, rtt=200e-6)
+    sym = QCNAveragedModel(params=SHORT_BC, n_flows=10, rtt=200e-6)
     fp = m.fixed_point()
     assert fp["residual"] < 1e-9  # same scale and reason as the symmetric test
     assert fp["q"] == pytest.approx(sym.fixed_point()["q"], rel=1e-12)

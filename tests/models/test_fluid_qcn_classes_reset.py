@@ -4,15 +4,15 @@ import numpy as np
 import pytest
 from _classes_jacobian import assert_jacobians_match_finite_differences
 
-from qcnmodel.fluid_qcn import QCNFluidModel
-from qcnmodel.fluid_qcn_classes import QCNClassesFluidModel
+from qcnmodel.models.qcn_averaged import QCNAveragedModel
+from qcnmodel.models.qcn_classes import QCNClassesFluidModel
 
 KW = {"reset": "cnm", "sampling_lag": True, "capacity": 5e9}
 
 
 def test_equal_rtt_classes_reduce_to_symmetric_model_with_cnm_resets():
     m = QCNClassesFluidModel(classes=((200e-6, 3), (200e-6, 7)), **KW)
-    sym = QCNFluidModel(n_flows=10, rtt=200e-6, **KW)
+    sym = QCNAveragedModel(n_flows=10, rtt=200e-6, **KW)
     fp = m.fixed_point()
     assert fp["residual"] < 1e-9  # same scale and reason as test_fluid_qcn_classes
     assert fp["q"] == pytest.approx(sym.fixed_point()["q"], rel=1e-12)

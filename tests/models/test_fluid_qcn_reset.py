@@ -4,9 +4,9 @@ the CP sampling lag."""
 import numpy as np
 import pytest
 
-from qcnmodel import _fluid_qcn_eqs as eq
-from qcnmodel.fluid_qcn import QCNFluidModel
-from qcnmodel.linearize import finite_difference_jacobian
+from qcnmodel.analysis.linearize import finite_difference_jacobian
+from qcnmodel.models import _qcn_eqs as eq
+from qcnmodel.models.qcn_averaged import QCNAveragedModel
 from qcnmodel.params import QCNParams
 
 CASES = [
@@ -29,7 +29,7 @@ def _rhs(model):
 
 @pytest.mark.parametrize("kw", CASES)
 def test_cnm_reset_fixed_point_zeroes_rhs(kw):
-    m = QCNFluidModel(n_flows=10, rtt=100e-6, capacity=5e9, **kw)
+    m = QCNAveragedModel(n_flows=10, rtt=100e-6, capacity=5e9, **kw)
     fp = m.fixed_point()
     # same scale and reason as test_fluid_qcn.test_fixed_point_zeroes_rhs
     assert fp["residual"] < 1e-9
@@ -38,7 +38,7 @@ def test_cnm_reset_fixed_point_zeroes_rhs(kw):
 
 @pytest.mark.parametrize("kw", CASES)
 def test_cnm_reset_linearisation_matches_finite_differences(kw):
-    m = QCNFluidModel(n_flows=10, rtt=100e-6, capacity=5e9, **kw)
+    m = QCNAveragedModel(n_flows=10, rtt=100e-6, capacity=5e9, **kw)
     x = m._x_star
     lin = m.linearise()
     f = _rhs(m)
@@ -61,7 +61,7 @@ def test_cnm_reset_refills_the_queue_after_a_rate_dip():
     assertion is the qualitative gap (factor 3 / 2), not the exact numbers."""
     out = {}
     for reset in ("sample", "cnm"):
-        m = QCNFluidModel(n_flows=10, rtt=100e-6, capacity=5e9, reset=reset)
+        m = QCNAveragedModel(n_flows=10, rtt=100e-6, capacity=5e9, reset=reset)
         r0 = m.fixed_point()["rate_current"]
         ds = m.simulate(0.3, x0={"rate_current": 0.95 * r0}, record_dt=1e-4)
         q, t = ds.q.values, ds.time.values
@@ -73,7 +73,7 @@ def test_cnm_reset_refills_the_queue_after_a_rate_dip():
 
 
 def test_sampling_lag_adds_half_a_sampling_interval():
-    m = QCNFluidModel(n_flows=10, rtt=100e-6, capacity=5e9, sampling_lag=True)
+    m = QCNAveragedModel(n_flows=10, rtt=100e-6, capacity=5e9, sampling_lag=True)
     ts = 1500 * 8 / (0.01 * 5e9)
     assert m.sampling_lag_s == pytest.approx(ts / 2)
     assert m.loop_delay == pytest.approx(100e-6 + ts / 2)
@@ -90,11 +90,11 @@ def test_sampling_lag_adds_half_a_sampling_interval():
 )
 def test_bad_reset_arguments(kw, field):
     with pytest.raises(ValueError, match=field):
-        QCNFluidModel(**kw)
+        QCNAveragedModel(**kw)
 
 
 def test_enqueue_offset_shifts_the_equilibrium_queue_only():
-    base = QCNFluidModel(n_flows=10, rtt=100e-6, capacity=5e9, reset="cnm")
+    base = QCNAveragedModel(n_flows=10, rtt=100e-6, capacity=5e9, reset="cnm")
     off = base.replace(enqueue_offset=1500.0)
     fa, fb = base.fixed_point(), off.fixed_point()
     # the CP reads q + 1500 B: the same feedback Fb* at a queue one frame lower
@@ -111,7 +111,7 @@ MEM = {"reset": "cnm", "stage_memory": True}
 
 @pytest.mark.parametrize("kw", [MEM, {**MEM, "timer": True, "hai": True, "halving": True}])
 def test_stage_memory_fixed_point_and_linearisation(kw):
-    m = QCNFluidModel(n_flows=10, rtt=100e-6, capacity=5e9, **kw)
+    m = QCNAveragedModel(n_flows=10, rtt=100e-6, capacity=5e9, **kw)
     fp = m.fixed_point()
     assert fp["residual"] < 1e-9  # same scale and reason as test_cnm_reset_fixed_point
     base = m.replace(stage_memory=False)
@@ -141,7 +141,7 @@ def test_stage_memory_delays_the_increase_after_cnms_stop():
           "halving": True, "reset": "cnm"}  # fmt: skip
     out = {}
     for mem in (False, True):
-        m = QCNFluidModel(QCNParams.preset("netfpga-1g"), stage_memory=mem, **kw)
+        m = QCNAveragedModel(QCNParams.preset("netfpga-1g"), stage_memory=mem, **kw)
         ds = m.simulate(0.6, hotspot=(0.05, 0.3, 0.2e9), record_dt=1e-3)
         rc = ds.rate_current.values
         t = ds.time.values
@@ -152,4 +152,4 @@ def test_stage_memory_delays_the_increase_after_cnms_stop():
 
 def test_stage_memory_needs_cnm_resets():
     with pytest.raises(ValueError, match="stage_memory"):
-        QCNFluidModel(stage_memory=True)
+        QCNAveragedModel(stage_memory=True)

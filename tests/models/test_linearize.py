@@ -4,7 +4,12 @@ import numpy as np
 import pytest
 import sympy as sp
 
-from qcnmodel.linearize import DelaySystem, charpoly_batch, finite_difference_jacobian, open_loop
+from qcnmodel.analysis.linearize import (
+    DelaySystem,
+    charpoly_batch,
+    finite_difference_jacobian,
+    open_loop,
+)
 
 
 def test_charpoly_batch_matches_numpy():

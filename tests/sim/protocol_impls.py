@@ -9,16 +9,16 @@ from __future__ import annotations
 
 import numpy as np
 
-from qcnmodel.sim import rules_dcqcn as d
-from qcnmodel.sim import rules_ecm as e
-from qcnmodel.sim import rules_variants as v
-from qcnmodel.sim.rules_dcqcn_ref import (
+from qcnmodel.sim.protocols import dcqcn as d
+from qcnmodel.sim.protocols import ecm as e
+from qcnmodel.sim.protocols import qcn_variants as v
+from qcnmodel.sim.protocols.dcqcn_ref import (
     DCQCNCongestionPoint,
     DCQCNNotificationPoint,
     DCQCNReactionPoint,
 )
-from qcnmodel.sim.rules_ecm_ref import ECMCongestionPoint, ECMReactionPoint
-from qcnmodel.sim.rules_variants_ref import VariantCongestionPoint, VariantReactionPoint
+from qcnmodel.sim.protocols.ecm_ref import ECMCongestionPoint, ECMReactionPoint
+from qcnmodel.sim.protocols.qcn_variants_ref import VariantCongestionPoint, VariantReactionPoint
 
 IMPLS = ("compiled", "reference")
 N_COLS = 3

@@ -1,7 +1,7 @@
 """Test helpers: one object interface over the compiled rules and the reference classes.
 
 ``make_cp(impl, params, seed, index)`` / ``make_rp(...)`` return an object with the methods
-of :mod:`qcnmodel.sim.rules_ref` (``on_arrival``, ``on_cnm``, ``on_tx``, ``on_timer``,
+of :mod:`qcnmodel.sim.protocols.qcn_ref` (``on_arrival``, ``on_cnm``, ``on_tx``, ``on_timer``,
 ``on_drift``), attribute access to the state (``cr``, ``tr``, ``bc_stage``, ...), ``set(**kw)``
 to force state, and ``as_array()``. For ``impl == "compiled"`` the state lives in column
 ``index`` of a 3-column struct-of-arrays, so the other columns must stay untouched.
@@ -11,8 +11,8 @@ from __future__ import annotations
 
 import numpy as np
 
-from qcnmodel.sim import rules as r
-from qcnmodel.sim.rules_ref import CongestionPoint, ReactionPoint
+from qcnmodel.sim.protocols import qcn as r
+from qcnmodel.sim.protocols.qcn_ref import CongestionPoint, ReactionPoint
 
 IMPLS = ("compiled", "reference")
 N_COLS = 3

@@ -11,7 +11,8 @@ import pytest
 from qcnmodel.sim import simulate
 from qcnmodel.sim.network import ConstantFlow, compile_network
 from qcnmodel.sim.scenarios import SCENARIOS
-from qcnmodel.sim.scenarios_catalogue import CATALOGUE, NAMED_SWEEPS, run_named_sweep
+from qcnmodel.sim.scenarios.catalogue import CATALOGUE
+from qcnmodel.studies.named_sweeps import NAMED_SWEEPS, run_named_sweep
 
 NAMES = ("bursty-hotspot", "dual-hotspot-light-heavy", "dual-hotspot-heavy-light",
          "stanford-baseline-2", "stanford-baseline-3", "stanford-baseline-6", "twenty-stage",
@@ -223,14 +224,21 @@ def test_dual_hotspots_qcn_removes_the_drops():
 
 
 def test_catalogue_scenarios_are_registered_and_run_by_name():
+    from qcnmodel.sim.scenarios.base import BASE_SCENARIOS
+
     for name in NAMES:
         assert SCENARIOS[name] is CATALOGUE[name]
+    # the registry is the two modules' scenarios, assembled once (neither module adds to it)
+    assert not set(BASE_SCENARIOS) & set(CATALOGUE)
+    assert list(SCENARIOS) == [*BASE_SCENARIOS, *CATALOGUE]
     r = simulate("stanford-baseline-3", duration="2ms", overrides={"hotspot_start": "0.5ms"})
     assert r.params.qeq == 33000  # the scenario's preset: stanford-baseline
     check_invariants(r)
 
 
-@pytest.mark.parametrize("first", ["qcnmodel.sim.scenarios_catalogue", "qcnmodel.sim.scenarios"])
+@pytest.mark.parametrize(
+    "first", ["qcnmodel.sim.scenarios.catalogue", "qcnmodel.sim.scenarios.base"]
+)
 def test_registration_in_any_import_order(first):
     import subprocess
     import sys

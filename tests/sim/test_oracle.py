@@ -9,11 +9,11 @@ from hypothesis import strategies as st
 from simnets import chain, networks, star
 
 from qcnmodel.params import QCNParams
-from qcnmodel.sim import kernel_heap as kh
-from qcnmodel.sim.kernel import run_compiled
-from qcnmodel.sim.kernel_state import K_ARRIVE, build_state
+from qcnmodel.sim.kernel import heap as kh
+from qcnmodel.sim.kernel.loop import run_compiled
+from qcnmodel.sim.kernel.state import K_ARRIVE, build_state
 from qcnmodel.sim.network import compile_network
-from qcnmodel.sim.oracle import Oracle
+from qcnmodel.sim.oracle.loop import Oracle
 
 FAST = QCNParams(timer=1e-3, bc_limit=30000, drift_inc=1e6, drift_period=1e-3)
 

@@ -5,7 +5,7 @@ from __future__ import annotations
 import pytest
 
 from qcnmodel.params import QCNParams
-from qcnmodel.sim.proto_settings import protocol_config, split_overrides
+from qcnmodel.sim.protocols.registry import protocol_config, split_overrides
 from qcnmodel.sim.scenarios import get_scenario
 
 SC = get_scenario("og-hotspot")

@@ -12,10 +12,10 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 from protocol_impls import IMPLS, make_dcp, make_dnp, make_drp
 
-from qcnmodel.fluid_dcqcn import DCQCNParams
-from qcnmodel.sim import rules_dcqcn as d
-from qcnmodel.sim.protocol_params import DCQCNSimParams
-from qcnmodel.sim.rules_dcqcn_ref import mark_probability_py
+from qcnmodel.params import DCQCNSimParams
+from qcnmodel.params.dcqcn import DCQCNParams
+from qcnmodel.sim.protocols import dcqcn as d
+from qcnmodel.sim.protocols.dcqcn_ref import mark_probability_py
 
 P = DCQCNSimParams()
 C = 40e9

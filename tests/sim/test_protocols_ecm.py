@@ -13,8 +13,8 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 from protocol_impls import IMPLS, make_ecm_cp, make_ecm_rp
 
-from qcnmodel.sim import rules_ecm as e
-from qcnmodel.sim.protocol_params import ECMParams, ECMQParams
+from qcnmodel.params.protocols import ECMParams, ECMQParams
+from qcnmodel.sim.protocols import ecm as e
 
 C = 10e9
 EVERY_FRAME = dict(psample=1.0, jitter=0.0)  # sample every 1500 B frame, no jitter

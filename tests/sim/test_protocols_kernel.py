@@ -13,9 +13,9 @@ from hypothesis import strategies as st
 from simnets import chain, networks, star
 from test_oracle import FAST, assert_identical
 
-from qcnmodel.sim import kernel_heap as kh
-from qcnmodel.sim.kernel import run_compiled
-from qcnmodel.sim.kernel_state import (
+from qcnmodel.sim.kernel import heap as kh
+from qcnmodel.sim.kernel.loop import run_compiled
+from qcnmodel.sim.kernel.state import (
     EVENT_NAMES,
     K_AUX,
     K_CNM,
@@ -25,8 +25,8 @@ from qcnmodel.sim.kernel_state import (
     build_state,
 )
 from qcnmodel.sim.network import compile_network
-from qcnmodel.sim.oracle import Oracle
-from qcnmodel.sim.protocols import PROTOCOLS, make_config
+from qcnmodel.sim.oracle.loop import Oracle
+from qcnmodel.sim.protocols.registry import PROTOCOLS, make_config
 
 _PROBE = {"interval": 2e-4}
 _SONAR = {"wp_timer": 5e-4, "we_timer": 2e-4, "sf_timer": 1e-4, "nc_interval": 2e-4}

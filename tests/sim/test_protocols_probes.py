@@ -1,4 +1,4 @@
-"""Sub-path / path probe replies (qcnmodel.sim.probes): our reading of seeds 000 and 003."""
+"""Sub-path / path probe replies (qcnmodel.sim.protocols.probes): our reading of seeds 000, 003."""
 
 from __future__ import annotations
 
@@ -7,7 +7,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from qcnmodel.sim.probes import probe_replier, probe_replier_py
+from qcnmodel.sim.protocols.probes import probe_replier, probe_replier_py
 
 
 @pytest.mark.parametrize(

@@ -6,14 +6,14 @@ import numpy as np
 import pytest
 
 from qcnmodel.params import QCNParams
-from qcnmodel.sim import protocols as P
-from qcnmodel.sim.protocol_params import (
+from qcnmodel.params.protocols import (
     EFRParams,
     FbHatParams,
     ProbeParams,
     QCNPlusParams,
     SonarParams,
 )
+from qcnmodel.sim.protocols import registry as P
 
 NAMES = ("none", "qcn", "ecm", "ecm-q", "qcn-h", "qcn-p", "qcn-hp", "qcn-sp", "qcn-pp",
          "qcn-sonar", "qcn-plus", "dcqcn")  # fmt: skip
@@ -89,9 +89,9 @@ def test_seed_values():
 
 @pytest.mark.parametrize("name", NAMES)
 def test_pack_and_new_state_shapes(name):
-    from qcnmodel.sim import rules_dcqcn as d
-    from qcnmodel.sim import rules_ecm as e
-    from qcnmodel.sim import rules_variants as v
+    from qcnmodel.sim.protocols import dcqcn as d
+    from qcnmodel.sim.protocols import ecm as e
+    from qcnmodel.sim.protocols import qcn_variants as v
 
     cfg = P.make_config(name)
     packed, state = cfg.pack(), cfg.new_state(2, 3)

@@ -11,14 +11,14 @@ import pytest
 from protocol_impls import IMPLS, make_vcp, make_vrp
 
 from qcnmodel.params import QCNParams
-from qcnmodel.sim import rules_variants as v
-from qcnmodel.sim.protocol_params import (
+from qcnmodel.params.protocols import (
     EFRParams,
     FbHatParams,
     ProbeParams,
     QCNPlusParams,
     SonarParams,
 )
+from qcnmodel.sim.protocols import qcn_variants as v
 
 C = 10e9
 Q0 = QCNParams(jitter=0.0)

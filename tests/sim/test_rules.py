@@ -1,7 +1,7 @@
 """QCN CP/RP rules: qcn-algorithm.md §1.2 signs, §1.3 quantiser, §6 pitfalls, §7 facts 1-16.
 
-Every test runs on both implementations (``compiled`` = qcnmodel.sim.rules, ``reference`` =
-qcnmodel.sim.rules_ref). Parameter sets with jitter = 0 make the expected numbers exact:
+Every test runs on both implementations (``compiled`` = qcnmodel.sim.protocols.qcn, ``reference`` =
+qcnmodel.sim.protocols.qcn_ref). Parameter sets with jitter = 0 make the expected numbers exact:
 unless a tolerance is commented, comparisons are exact (==).
 """
 
@@ -11,8 +11,8 @@ import pytest
 from rules_impls import IMPLS, make_cp, make_rp, other_columns_untouched
 
 from qcnmodel.params import QCNParams
-from qcnmodel.sim import rules as r
-from qcnmodel.sim.rules_ref import quantise_py
+from qcnmodel.sim.protocols import qcn as r
+from qcnmodel.sim.protocols.qcn_ref import quantise_py
 
 MODES = ("floor63", "round63", "floor64cap", "msb6", "shift")
 P0 = QCNParams(jitter=0.0)  # MIB defaults without jitter

@@ -23,8 +23,8 @@ from hypothesis import strategies as st
 from rules_impls import make_cp, make_rp
 
 from qcnmodel.params import QCNParams
-from qcnmodel.sim import rules as r
-from qcnmodel.sim.rules_ref import table_index_py
+from qcnmodel.sim.protocols import qcn as r
+from qcnmodel.sim.protocols.qcn_ref import table_index_py
 
 SETTINGS = settings(max_examples=60, deadline=None)
 
@@ -182,7 +182,7 @@ def test_cp_twins_identical_and_invariants(p, seed, ops):
     mode=st.sampled_from(["floor63", "round63", "floor64cap", "msb6", "shift"]),
 )
 def test_quantise_twins_and_monotone(neg_fb, qeq, w, bits, mode):
-    from qcnmodel.sim.rules_ref import quantise_py
+    from qcnmodel.sim.protocols.qcn_ref import quantise_py
 
     code = r.CODES["quantiser"][mode]
     a = r.quantise(neg_fb, qeq, w, bits, code)

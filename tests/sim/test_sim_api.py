@@ -175,3 +175,19 @@ def test_og_hotspot_qcn_controls_the_queue():
     assert sq["hot_queue_mean_bytes"] < 0.2 * sn["hot_queue_mean_bytes"]
     assert sq["frames_dropped"] < 0.01 * sn["frames_dropped"]
     assert sq["jain_fairness"] > 0.8 and sq["recovery_time_s"] is not None
+
+
+def test_netcdf_summary_uses_the_shared_json_cleaner(tmp_path):
+    import json
+    import math
+
+    import xarray as xr
+
+    r = simulate("og-hotspot", duration="3ms", overrides={"n_nodes": 3, "hotspot_start": "1ms"})
+    r.metrics["probe_inf"] = math.inf
+    r.metrics["probe_nan"] = math.nan
+    r.to_netcdf(tmp_path / "r.nc")
+    with xr.open_dataset(tmp_path / "r.nc") as ds:
+        s = json.loads(ds.attrs["summary"])
+    assert s["probe_inf"] == "inf" and s["probe_nan"] is None  # qcnmodel._io.to_jsonable
+    assert s["events"] == r.counters["events"]

@@ -13,9 +13,9 @@ from hypothesis import strategies as st
 from simnets import networks
 
 from qcnmodel.params import QCNParams
-from qcnmodel.sim import kernel_heap as kh
-from qcnmodel.sim.kernel import run_compiled
-from qcnmodel.sim.kernel_state import F_VN, P_PART, P_Q, TQ_MAX, TQ_Q, TR_ACTIVE, TR_CR, build_state
+from qcnmodel.sim.kernel import heap as kh
+from qcnmodel.sim.kernel.loop import run_compiled
+from qcnmodel.sim.kernel.state import F_VN, P_PART, P_Q, TQ_MAX, TQ_Q, TR_ACTIVE, TR_CR, build_state
 from qcnmodel.sim.network import Buffers, NetworkSpec, compile_network
 
 SETTINGS = settings(max_examples=25, deadline=None,

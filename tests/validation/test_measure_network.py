@@ -79,3 +79,19 @@ def test_bottleneck_spec_per_source_rtts():
     assert delays == [round(link_delay_for_rtt(r, 10e9) * 1e9) for r in (20e-6, 200e-6)]
     with pytest.raises(ValueError, match="rtt"):
         bottleneck_spec(3, [20e-6, 200e-6], 5e9)
+
+
+def test_row_as_dict_uses_the_one_json_cleaner():
+    import json
+    import math
+
+    import numpy as np
+
+    from qcnmodel.validation.rows import Row
+
+    row = Row("boundary", "critical RTT", "N=1", "base", math.inf, np.float64(2e-4),
+              math.nan, -math.inf, "why", np.bool_(True), "s")  # fmt: skip
+    d = row.as_dict()
+    assert (d["model"], d["error"], d["tolerance"]) == ("inf", None, "-inf")
+    assert type(d["simulated"]) is float and d["passed"] is True
+    json.dumps(d, allow_nan=False)  # standard JSON

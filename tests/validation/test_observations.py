@@ -9,6 +9,7 @@ import pytest
 from qcnmodel.validation import obs_metrics as M
 from qcnmodel.validation import observations as O
 from qcnmodel.validation import suite
+from qcnmodel.validation.observations_eval import evaluate
 
 DT = 1e-3
 T = np.arange(1, 401) * DT  # bin end times, 0.4 s
@@ -95,7 +96,7 @@ def test_seed_average_and_missing_groups():
     assert _v(traces, "x", O.recovery) is None
     with pytest.raises(KeyError):
         _v(traces, "y", O.recovery)
-    assert O.evaluate(traces) == []  # no group complete: no rows
+    assert evaluate(traces) == []  # no group complete: no rows
 
 
 def test_every_group_has_runs_and_an_evaluator():
@@ -138,7 +139,7 @@ def test_s1_end_to_end():
     """The S1 group (og-hotspot, qcn/ecm/qcn-sonar, 2 seeds, + drift runs): about 10 s."""
     t0 = time.perf_counter()
     got = O.run_observations(groups=["S1"])
-    rows = O.evaluate(got["traces"])
+    rows = evaluate(got["traces"])
     assert [r.oid for r in rows] == [f"S1.{i}" for i in range(1, 9)]
     for r in rows:
         assert r.verdict in (O.YES, O.NO, O.PART, O.NA)

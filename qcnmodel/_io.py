@@ -1,0 +1,73 @@
+"""Output helpers shared by every writer: JSON-safe values and atomic file writes.
+
+* :func:`to_jsonable` is the one JSON cleaner of the package: numpy scalars and arrays become
+  Python values, NaN becomes ``None`` and infinities the strings ``"inf"`` / ``"-inf"``
+  (JSON has no infinity; a margin of a loop that never crosses 0 dB *is* infinite).
+* :func:`atomic_path` yields a temporary path beside the target and renames it over the
+  target only when the writer finished, so a reader never sees a half-written file.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import math
+import os
+import tempfile
+from pathlib import Path
+from typing import Any
+
+__all__ = ["atomic_path", "to_jsonable"]
+
+
+def to_jsonable(obj: Any) -> Any:
+    """Convert numpy scalars/arrays and non-finite floats into JSON-safe values.
+
+    Infinite values become the strings ``"inf"`` / ``"-inf"``; NaN becomes ``None``.
+    """
+    import numpy as np
+
+    if isinstance(obj, dict):
+        return {str(k): to_jsonable(v) for k, v in obj.items()}
+    if isinstance(obj, (list, tuple)):
+        return [to_jsonable(v) for v in obj]
+    if isinstance(obj, np.ndarray):
+        return [to_jsonable(v) for v in obj.tolist()]
+    if isinstance(obj, (np.bool_, bool)):
+        return bool(obj)
+    if isinstance(obj, np.integer):
+        return int(obj)
+    if isinstance(obj, (float, np.floating)):
+        x = float(obj)
+        if math.isnan(x):
+            return None
+        if math.isinf(x):
+            return "inf" if x > 0 else "-inf"
+        return x
+    return obj
+
+
+@contextlib.contextmanager
+def atomic_path(target, suffix: str | None = None):
+    """Context manager yielding a temporary path in ``target``'s folder; on success it is
+    renamed over ``target`` (atomic on POSIX), on error it is removed.
+
+    Parameters
+    ----------
+    target : str or Path
+        The file to write.
+    suffix : str, optional
+        Suffix of the temporary file (default: the target's own, so that writers choosing a
+        format by suffix still see it).
+    """
+    target = Path(target)
+    sfx = target.suffix if suffix is None else suffix
+    fd, tmp = tempfile.mkstemp(prefix=f".{target.name}.", suffix=f".tmp{sfx}", dir=target.parent)
+    os.close(fd)
+    tmp_path = Path(tmp)
+    try:
+        yield tmp_path
+        os.replace(tmp_path, target)
+    except BaseException:
+        with contextlib.suppress(OSError):
+            tmp_path.unlink()
+        raise

@@ -1,0 +1,298 @@
+"""Open loops known by their exact frequency response: ``L(s) = G(s) * exp(-s*delay)``.
+
+Some loops have no rational part: a population of reaction points whose cycles end at
+(jittered) fixed ages answers a CNM with echoes at those ages, and its transfer function is
+a Laplace transform, not a ratio of polynomials. :class:`FrequencyLoop` takes ``G`` as a
+function that evaluates it exactly at any complex frequency and gives the same analysis as
+:class:`~qcnmodel.analysis.loop.DelayedLoop`, with the same conventions
+(:mod:`qcnmodel.analysis.margins`): gain crossovers of ``|G|`` (independent of the delay),
+phase margin ``arg G(jw_c) + 180 deg`` decreasing linearly with the delay, the delay margin
+and critical delay, phase crossovers for the gain margin, and stability by the argument
+principle. ``G`` is tabulated once on a log grid (``w_range``, ``points_per_decade``) and
+every crossing found there is refined on the exact function.
+
+Assumptions, stated: ``G`` has ``origin_poles`` poles at s = 0 (the queue's integrator) and no
+other pole with a non-negative real part, and ``|G| < 1`` above the grid. The delay-free
+closed loop's unstable roots are counted by the winding of ``1 + G`` along the indented
+imaginary axis; the delay-sweep form of the argument principle then gives stability at
+every delay.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import functools
+from collections.abc import Callable
+from dataclasses import dataclass
+
+import control
+import numpy as np
+from scipy.optimize import brentq
+
+from qcnmodel.analysis.margins import Margins, NyquistCount
+
+__all__ = ["FrequencyLoop"]
+
+_TWO_PI = 2.0 * np.pi
+
+
+@dataclass(frozen=True, eq=False)
+class FrequencyLoop:
+    """Loop with an exact, non-rational delay-free part ``G`` and an exact delay.
+
+    Parameters
+    ----------
+    g : callable
+        ``g(s) -> complex array`` for an array of complex frequencies ``s``.
+    delay : float
+        Transport delay (s), >= 0.
+    name : str
+        Label for plots.
+    w_range : (float, float)
+        Frequencies (rad/s) between which ``G`` is tabulated; ``|G|`` must cross 1 inside.
+    points_per_decade : int
+        Tabulation density.
+    origin_poles : int
+        Poles of ``G`` at s = 0.
+    """
+
+    g: Callable
+    delay: float = 0.0
+    name: str = ""
+    w_range: tuple = (1e-1, 1e6)
+    points_per_decade: int = 60
+    origin_poles: int = 1
+
+    def __post_init__(self) -> None:
+        delay = float(self.delay)
+        if not np.isfinite(delay) or delay < 0:
+            raise ValueError(f"delay must be finite and >= 0 (got {self.delay!r})")
+        object.__setattr__(self, "delay", delay)
+
+    # ------------------------------------------------------------------ values
+    def G(self, s) -> np.ndarray:
+        """The delay-free part at complex frequencies ``s``."""
+        return np.asarray(self.g(np.atleast_1d(np.asarray(s, dtype=complex))), dtype=complex)
+
+    def __call__(self, s):
+        """Exact value ``G(s) exp(-s delay)``."""
+        s = np.asarray(s, dtype=complex)
+        out = self.G(s.reshape(-1)) * np.exp(-s.reshape(-1) * self.delay)
+        return out.reshape(s.shape) if s.ndim else out[0]
+
+    def with_delay(self, tau: float) -> FrequencyLoop:
+        """Same ``G`` with delay ``tau`` (the tabulation is shared)."""
+        new = dataclasses.replace(self, delay=tau)
+        if "_table" in self.__dict__:
+            new.__dict__["_table"] = self.__dict__["_table"]
+        return new
+
+    @functools.cached_property
+    def _table(self):
+        lo, hi = self.w_range
+        n = int(np.ceil(np.log10(hi / lo) * self.points_per_decade)) + 1
+        w = np.logspace(np.log10(lo), np.log10(hi), n)
+        g = np.concatenate([self.G(1j * w[i : i + 64]) for i in range(0, n, 64)])
+        if not np.all(np.isfinite(g)):
+            raise ValueError("G is not finite on the frequency grid")
+        return w, g
+
+    def default_omega(self) -> np.ndarray:
+        """The tabulation grid (rad/s)."""
+        return self._table[0]
+
+    def frequency_response(self, omega=None) -> control.FrequencyResponseData:
+        """FRD of the exact values ``L(jw)`` (delay included)."""
+        if omega is None:
+            w, g = self._table
+        else:
+            w = np.asarray(omega, float)
+            g = self.G(1j * w)
+        return control.frd(g * np.exp(-1j * w * self.delay), w, name=self.name or None)
+
+    # ------------------------------------------------------------- crossings
+    @functools.cached_property
+    def _crossovers(self):
+        """(w_c, PM0 [rad, wrapped to [-pi, pi)], direction +1 where |G| falls through 1)."""
+        w, g = self._table
+        with np.errstate(divide="ignore"):  # an open loop (G = 0) has no crossover
+            lm = np.log(np.abs(g))
+        idx = np.nonzero(np.sign(lm[1:]) != np.sign(lm[:-1]))[0]
+        out = []
+        for i in idx:
+            wc = brentq(lambda x: np.log(abs(self.G(1j * x)[0])), w[i], w[i + 1], rtol=1e-12)
+            pm0 = np.remainder(np.angle(self.G(1j * wc)[0]) + np.pi + np.pi, _TWO_PI) - np.pi
+            out.append((wc, pm0, 1 if lm[i + 1] < lm[i] else -1))
+        if not out:
+            return np.zeros(0), np.zeros(0), np.zeros(0, int)
+        a = np.array(out)
+        return a[:, 0], a[:, 1], a[:, 2].astype(int)
+
+    @functools.cached_property
+    def _z0(self) -> int:
+        """Unstable roots of the delay-free closed loop 1 + G = 0 (winding along the indented
+        axis, doubled by symmetry; origin poles avoided on the right)."""
+        w, g = self._table
+        v = 1.0 + g
+        total = float(np.sum(np.angle(v[1:] / v[:-1])))
+        total += -np.angle(v[-1])  # |G| small beyond the grid: back to arg 0
+        # from s = 0+ (1 + G real and positive) to the first grid point: the quarter circle
+        # around the origin poles and the axis below w_lo
+        total += np.angle(v[0])
+        return max(0, -int(np.rint(2 * total / _TWO_PI)))
+
+    def margins_over_delay(self, taus) -> Margins:
+        """Margins for every delay in ``taus`` (same conventions as
+        :func:`qcnmodel.analysis.margins.margins_over_delay`)."""
+        taus = np.asarray(taus, float)
+        shape = taus.shape
+        taus = taus.reshape(-1)
+        if np.any(~np.isfinite(taus)) or np.any(taus < 0):
+            raise ValueError("taus must be finite and >= 0")
+        wc_all, pm0_all, direction = self._crossovers
+        n = taus.size
+        if wc_all.size:
+            dm0 = pm0_all / wc_all
+            dm_sel = np.where(direction > 0, dm0, np.inf) if np.any(direction > 0) else dm0
+            i = int(np.argmin(dm_sel))
+            wc = np.full(n, wc_all[i])
+            pm = np.degrees(pm0_all[i] - wc_all[i] * taus)
+            dm = dm0[i] - taus
+            crit = np.full(n, dm0[i])
+            a = np.remainder(pm0_all, _TWO_PI)
+            wt = wc_all[None, :] * taus[:, None]
+            n_cross = np.where(wt >= a * (1 - 1e-12), np.floor((wt - a) / _TWO_PI + 1e-9) + 1, 0)
+            z = self._z0 + 2 * (n_cross * direction[None, :]).sum(axis=1)
+        else:
+            wc = np.full(n, np.nan)
+            pm, dm, crit = (np.full(n, np.inf) for _ in range(3))
+            z = np.full(n, self._z0)
+        wpc, gm = self._gain_margins(taus)
+        with np.errstate(divide="ignore"):
+            gm_db = 20 * np.log10(gm)
+
+        def out(x):
+            return np.asarray(x).reshape(shape)
+
+        return Margins(gain_margin=out(gm), gain_margin_db=out(gm_db),
+                       phase_margin_deg=out(pm), crossover_rad_s=out(wc),
+                       phase_crossover_rad_s=out(wpc), delay_margin_s=out(dm),
+                       stable=out(z == 0), critical_delay_s=out(crit))  # fmt: skip
+
+    def _gain_margins(self, taus):
+        """Phase crossovers arg G - w tau = -pi (mod 2 pi): the one with the largest |G|."""
+        w, g = self._table
+        wpc = np.full(len(taus), np.nan)
+        gm = np.full(len(taus), np.inf)
+        if not np.any(g):  # an open loop: no phase crossover, infinite gain margin
+            return wpc, gm
+        ph = np.unwrap(np.angle(g))
+        with np.errstate(divide="ignore"):
+            lm = np.log(np.abs(g))
+        for r, tau in enumerate(taus):
+            lev = np.floor((ph - w * tau + np.pi) / _TWO_PI)
+            idx = np.nonzero(lev[1:] != lev[:-1])[0]
+            if idx.size == 0:
+                continue
+            i = idx[np.argmax(np.maximum(lm[idx], lm[idx + 1]))]
+            target = max(lev[i], lev[i + 1]) * _TWO_PI - np.pi
+
+            def f(x, tau=tau, target=target):
+                # the continuous phase: angle() put on the branch of the tabulated phase
+                a = float(np.angle(self.G(1j * x)[0]))
+                ref = float(np.interp(np.log(x), np.log(w), ph))
+                return a + _TWO_PI * np.round((ref - a) / _TWO_PI) - x * tau - target
+
+            x = brentq(f, w[i], w[i + 1], rtol=1e-12)
+            wpc[r] = x
+            gm[r] = 1.0 / abs(self.G(1j * x)[0])
+        return wpc, gm
+
+    def nyquist_contour(self) -> tuple[np.ndarray, np.ndarray]:
+        """Points ``s = jw`` of the tabulation grid and ``L(s)`` there (upper half)."""
+        w, g = self._table
+        return 1j * w, g * np.exp(-1j * w * self.delay)
+
+    def nyquist_count(self) -> NyquistCount:
+        """Closed-loop unstable roots at the loop's delay (delay-sweep argument principle;
+        no open-loop pole in the right half plane by assumption)."""
+        m = self.margins_over_delay(np.array([self.delay]))
+        z = int(self._z0 + 2 * self._crossings_at(self.delay))
+        assert bool(np.asarray(m.stable).reshape(-1)[0]) == (z == 0)
+        return NyquistCount(z, 0, z)
+
+    def _crossings_at(self, tau: float) -> int:
+        wc_all, pm0_all, direction = self._crossovers
+        if not wc_all.size:
+            return 0
+        a = np.remainder(pm0_all, _TWO_PI)
+        wt = wc_all * tau
+        n_cross = np.where(wt >= a * (1 - 1e-12), np.floor((wt - a) / _TWO_PI + 1e-9) + 1, 0)
+        return int((n_cross * direction).sum())
+
+    def margins(self) -> Margins:
+        """Scalar margins at the loop's own delay."""
+        return self.margins_over_delay(np.array([self.delay])).at(0)
+
+    def critical_delay(self) -> float:
+        """Loop delay at which the phase margin reaches zero (inf without crossover)."""
+        m = self.margins()
+        return float(m.critical_delay_s) if np.isfinite(m.crossover_rad_s) else np.inf
+
+    # ------------------------------------------------------------- time domain
+    def step_response(self, T=None, pade_order=None):
+        """Closed-loop unit step response of ``L/(1+L)`` with the exact delay (no Pade).
+
+        Fourier inversion of the exact closed-loop response ``Tc = L/(1+L)``: the impulse
+        response :math:`h(t) = (2/\\pi)\\int_0^\\infty \\mathrm{Re}\\,Tc(j\\omega)
+        \\cos \\omega t\\,d\\omega` (a real, causal, stable system) by an FFT on a grid
+        reaching 50 times the crossover frequency, then integrated; ``G`` is interpolated
+        (log magnitude, continuous phase) from the tabulation. ``pade_order`` is accepted for
+        the interface of :meth:`DelayedLoop.step_response` and ignored (reported as 0).
+        """
+        from qcnmodel import config
+        from qcnmodel.analysis.loop import StepResponse
+
+        m = self.margins()
+        if not m.stable:
+            raise ValueError("step_response: the closed loop is unstable (no step response)")
+        w0 = m.crossover_rad_s if np.isfinite(m.crossover_rad_s) else 10 * self.w_range[0]
+        points = config.defaults["analysis.step_points"]
+        if T is None:
+            t = np.linspace(0.0, config.defaults["analysis.step_periods"] * 2 * np.pi / w0, points)
+        elif np.ndim(T) == 0:
+            t = np.linspace(0.0, float(T), points)
+        else:
+            t = np.asarray(T, float)
+        wt, gt = self._table
+        if not np.any(gt):  # an open loop: the closed loop L/(1+L) is 0
+            return StepResponse(time=t, output=np.zeros_like(t), name=self.name, pade_order=0)
+        dt = np.pi / (50.0 * w0)
+        n = int(2 ** np.ceil(np.log2(max(4.0 * t[-1] / dt, 64.0))))
+        w = 2 * np.pi / (n * dt) * np.arange(n // 2 + 1)
+        x = np.log(np.clip(w[1:], wt[0], wt[-1]))
+        lw = np.exp(
+            np.interp(x, np.log(wt), np.log(np.abs(gt)))
+            + 1j * (np.interp(x, np.log(wt), np.unwrap(np.angle(gt))) - w[1:] * self.delay)
+        )
+        re_tc = np.concatenate([[1.0], np.real(lw / (1.0 + lw))])  # Tc(0) = 1 (integrator)
+        h = (2.0 / np.pi) * (w[1] - w[0]) * (n / 2.0) * np.fft.irfft(re_tc, n)
+        tg = dt * np.arange(n)
+        y = np.concatenate([[0.0], np.cumsum(0.5 * (h[1:] + h[:-1]) * dt)])
+        return StepResponse(time=t, output=np.interp(t, tg, y), name=self.name, pade_order=0)
+
+    # ---------------------------------------------------------------- plotting
+    def plot_bode(self, ax=None, **kw):
+        """Bode plot with the exact delay (see :func:`qcnmodel.analysis.plot.plot_bode`)."""
+        from qcnmodel.analysis.plot import plot_bode
+
+        return plot_bode(self, ax=ax, **kw)
+
+    def plot_nyquist(self, ax=None, **kw):
+        """Nyquist plot (see :func:`qcnmodel.analysis.plot.plot_nyquist`)."""
+        from qcnmodel.analysis.plot import plot_nyquist
+
+        return plot_nyquist(self, ax=ax, **kw)
+
+    def __repr__(self) -> str:
+        return f"FrequencyLoop(delay={self.delay!r}, name={self.name!r})"

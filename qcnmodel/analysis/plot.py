@@ -1,0 +1,202 @@
+"""Plots of loops, step responses and stability maps (matplotlib; plotting only).
+
+All numbers come from :mod:`qcnmodel.analysis.loop`, :mod:`qcnmodel.analysis.margins` and
+:mod:`qcnmodel.analysis.stability`; nothing is computed here beyond what a plot needs.
+Every function returns the matplotlib ``Figure``.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+__all__ = ["plot_bode", "plot_nyquist", "plot_step", "plot_stability_map"]
+
+
+def _fig_axes(ax, n: int = 1, **kw):
+    import matplotlib.pyplot as plt
+
+    if ax is None:
+        fig, axes = plt.subplots(n, 1, squeeze=False, **kw)
+        axes = list(axes[:, 0])
+        return fig, axes if n > 1 else axes[0]
+    axes = list(np.atleast_1d(ax))
+    if len(axes) != n:
+        raise ValueError(f"ax must hold {n} axes")
+    return axes[0].figure, axes if n > 1 else axes[0]
+
+
+def plot_bode(loop, ax=None, omega=None, show_margins: bool = True):
+    """Bode plot of ``L(jw)`` with the exact delay.
+
+    Parameters
+    ----------
+    loop : DelayedLoop
+    ax : pair of Axes, optional
+        (magnitude, phase) axes; new figure if omitted.
+    omega : array_like, optional
+        Frequencies (rad/s); default ``loop.default_omega()``.
+    show_margins : bool
+        Mark gain and phase crossovers and annotate the margins.
+
+    Notes
+    -----
+    Values come from ``loop.frequency_response(omega)`` (an FRD of exact
+    values); the phase is the exact continuous phase ``arg G(jw) - w*tau``
+    rather than an unwrapped grid, so it is right however fast the delay turns.
+    """
+    from qcnmodel.analysis._rational import Rational
+
+    fig, (ax_m, ax_p) = _fig_axes(ax, 2, sharex=True, figsize=(7, 6))
+    frd = loop.frequency_response(omega)
+    w = np.asarray(frd.omega)
+    resp = np.asarray(frd.frdata).reshape(-1)
+    if hasattr(loop, "num"):
+        phase = np.degrees(Rational(loop.num, loop.den).phase(w) - w * loop.delay)
+    else:  # a loop known by its frequency response: the continuous phase of its values
+        phase = np.degrees(np.unwrap(np.angle(np.asarray(frd.fresp).reshape(-1))))
+    label = loop.name or None
+    ax_m.semilogx(w, 20 * np.log10(np.abs(resp)), label=label)
+    ax_p.semilogx(w, phase, label=label)
+    ax_m.axhline(0, color="0.6", lw=0.8)
+    ax_p.axhline(-180, color="0.6", lw=0.8)
+    # the delay drives the phase to -infinity; keep the informative range
+    ax_p.set_ylim(max(phase.min(), -720.0) - 10, phase.max() + 10)
+    if show_margins:
+        m = loop.margins()
+        if np.isfinite(m.crossover_rad_s):
+            ax_m.axvline(m.crossover_rad_s, color="C3", ls="--", lw=0.8)
+            ax_p.axvline(m.crossover_rad_s, color="C3", ls="--", lw=0.8)
+        if np.isfinite(m.phase_crossover_rad_s):
+            ax_m.axvline(m.phase_crossover_rad_s, color="C2", ls=":", lw=0.8)
+            ax_p.axvline(m.phase_crossover_rad_s, color="C2", ls=":", lw=0.8)
+        ax_m.set_title(
+            f"{loop.name + ': ' if loop.name else ''}GM {m.gain_margin_db:.1f} dB, "
+            f"PM {m.phase_margin_deg:.1f} deg, delay margin {m.delay_margin_s:.3g} s",
+            fontsize=9,
+        )
+    ax_m.set_ylabel("|L| (dB)")
+    ax_p.set_ylabel("arg L (deg)")
+    ax_p.set_xlabel("frequency (rad/s)")
+    ax_m.grid(True, which="both", alpha=0.3)
+    ax_p.grid(True, which="both", alpha=0.3)
+    return fig
+
+
+def plot_nyquist(loop, ax=None, radius: float = 3.0):
+    """Nyquist plot along the indented contour, with -1 and the encirclement count.
+
+    Parameters
+    ----------
+    loop : DelayedLoop
+    ax : Axes, optional
+    radius : float
+        Half-width of the view around the origin (the integrator's large arc is
+        clipped by the axes limits).
+    """
+    from qcnmodel.analysis.margins import nyquist_contour, nyquist_count
+
+    fig, ax = _fig_axes(ax, 1, figsize=(6, 6))
+    _, values = nyquist_contour(loop)
+    (line,) = ax.plot(values.real, values.imag, lw=1.2, label=loop.name or "L(s)")
+    ax.plot(values.real, -values.imag, lw=1.0, ls="--", color=line.get_color())
+    n = len(values)
+    for i in (n // 3, 2 * n // 3):  # direction of travel (increasing frequency)
+        if i + 1 < n:
+            ax.annotate(
+                "",
+                xy=(values[i + 1].real, values[i + 1].imag),
+                xytext=(values[i].real, values[i].imag),
+                arrowprops={"arrowstyle": "->", "color": line.get_color()},
+            )
+    ax.plot([-1], [0], "x", color="C3", ms=9, mew=2)
+    theta = np.linspace(0, 2 * np.pi, 200)
+    ax.plot(np.cos(theta), np.sin(theta), color="0.7", lw=0.6)
+    ax.axhline(0, color="0.6", lw=0.6)
+    ax.axvline(0, color="0.6", lw=0.6)
+    c = nyquist_count(loop)
+    ax.set_title(
+        f"N = {c.encirclements_cw} cw encirclements of -1, P = {c.open_loop_rhp_poles}, "
+        f"Z = {c.closed_loop_rhp_poles} ({'stable' if c.stable else 'unstable'})",
+        fontsize=9,
+    )
+    ax.set_xlim(-radius, radius)
+    ax.set_ylim(-radius, radius)
+    ax.set_aspect("equal")
+    ax.set_xlabel("Re L")
+    ax.set_ylabel("Im L")
+    return fig
+
+
+def plot_step(responses, ax=None, pade_order: int | None = None):
+    """Closed-loop step responses.
+
+    Parameters
+    ----------
+    responses : StepResponse, DelayedLoop or a sequence of them
+        Loops are simulated with ``step_response(pade_order=pade_order)``.
+    ax : Axes, optional
+    pade_order : int, optional
+        Default ``config.defaults["analysis.pade_order"]``.
+    """
+    fig, ax = _fig_axes(ax, 1, figsize=(7, 4))
+    if not isinstance(responses, (list, tuple)):
+        responses = [responses]
+    for r in responses:
+        if hasattr(r, "step_response"):  # a loop: simulate it
+            r = r.step_response(pade_order=pade_order)
+        label = f"{r.name or 'loop'} (Pade {r.pade_order})"
+        ax.plot(r.time, r.output, label=label)
+    ax.axhline(1.0, color="0.6", lw=0.8)
+    ax.set_xlabel("time (s)")
+    ax.set_ylabel("y / r")
+    ax.legend(fontsize=8)
+    ax.grid(True, alpha=0.3)
+    return fig
+
+
+def plot_stability_map(ds, var: str = "phase_margin_deg", ax=None, cmap: str = "RdBu"):
+    """Colour map of one variable of a :func:`~qcnmodel.analysis.stability.stability_map`.
+
+    Parameters
+    ----------
+    ds : xarray.Dataset
+    var : str
+        Variable to colour (default phase margin).
+    ax : Axes, optional
+    cmap : str
+
+    Notes
+    -----
+    Log x axis when x is ``rtt``; the stability boundary is the zero contour
+    of ``phase_margin_deg`` (black), and points the argument principle finds
+    unstable are hatched by the ``stable`` variable's 0.5 contour (dashed).
+    """
+    fig, ax = _fig_axes(ax, 1, figsize=(7, 5))
+    y, x = ds[var].dims
+    xs, ys = ds[x].values, ds[y].values
+    z = np.asarray(ds[var].values, float)
+    finite = z[np.isfinite(z)]
+    kw = {}
+    if var == "phase_margin_deg" and finite.size:
+        # symmetric around the boundary, saturating at +-90 deg so that the
+        # interesting range is not washed out by deeply unstable corners
+        lim = min(max(abs(finite.min()), abs(finite.max()), 1e-9), 90.0)
+        kw = {"vmin": -lim, "vmax": lim}
+    mesh = ax.pcolormesh(xs, ys, np.ma.masked_invalid(z), shading="nearest", cmap=cmap, **kw)
+    cb = fig.colorbar(mesh, ax=ax)
+    cb.set_label(f"{var} ({ds[var].attrs.get('units', '')})")
+    if xs.size > 1 and ys.size > 1:
+        if "phase_margin_deg" in ds:
+            pm = np.asarray(ds["phase_margin_deg"].values, float)
+            if np.nanmin(pm) < 0 < np.nanmax(pm):
+                ax.contour(xs, ys, pm, levels=[0.0], colors="k", linewidths=1.5)
+        if "stable" in ds:
+            st = np.asarray(ds["stable"].values, float)
+            if 0 < st.mean() < 1:
+                ax.contour(xs, ys, st, levels=[0.5], colors="k", linestyles="--", linewidths=0.8)
+    if x == "rtt":
+        ax.set_xscale("log")
+    ax.set_xlabel(f"{x} ({ds[x].attrs.get('units', '')})")
+    ax.set_ylabel(f"{y} ({ds[y].attrs.get('units', '')})")
+    ax.set_title(str(ds.attrs.get("model", "")), fontsize=9)
+    return fig

@@ -1,0 +1,218 @@
+"""Stability maps of loop models over two parameters, and critical-RTT curves.
+
+A loop model is anything with ``.loop() -> DelayedLoop``, ``.replace(**changes)`` and an ``rtt``
+(the ``LoopModel`` protocol of ``docs/architecture.md``); this module knows no protocol. The
+critical RTT of one model is :func:`qcnmodel.analysis.margins.critical_rtt` (re-exported here
+with :func:`~qcnmodel.analysis.margins.rtt_offset` and
+:func:`~qcnmodel.analysis.margins.extra_delay`). Maps over the RTT use
+:func:`qcnmodel.analysis.margins.margins_over_delay` (one loop per row) whenever the model's
+rational part does not depend on the RTT and its delay is ``rtt + constant``; this is checked,
+not assumed, and the map falls back to one loop per grid point otherwise.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import sys
+from typing import Any
+
+import numpy as np
+import xarray as xr
+
+from qcnmodel import config
+from qcnmodel.analysis.margins import critical_rtt, extra_delay, margins_over_delay, rtt_offset
+
+__all__ = ["critical_rtt", "critical_rtt_curve", "extra_delay", "rtt_offset", "stability_map"]
+
+_VARS = (
+    "phase_margin_deg",
+    "gain_margin_db",
+    "delay_margin_s",
+    "crossover_rad_s",
+    "stable",
+)
+_BOOL = ("stable", "valid")
+_UNITS = {
+    "phase_margin_deg": "deg",
+    "gain_margin_db": "dB",
+    "delay_margin_s": "s",
+    "crossover_rad_s": "rad/s",
+    "stable": "1",
+    "valid": "1",
+    "critical_rtt": "s",
+    "rtt": "s",
+    "n_flows": "1",
+    "w": "1",
+    "ps": "1",
+}
+
+
+def _model_attrs(model) -> dict[str, Any]:
+    """Scalar attributes describing the model (netCDF-safe)."""
+    attrs: dict[str, Any] = {"model": getattr(model, "name", type(model).__name__)}
+    attrs["model_class"] = type(model).__name__
+    try:
+        import qcnmodel
+
+        attrs["qcnmodel_version"] = str(getattr(qcnmodel, "__version__", "unknown"))
+    except ImportError:  # pragma: no cover - package always importable here
+        attrs["qcnmodel_version"] = "unknown"
+    if dataclasses.is_dataclass(model):
+        for f in dataclasses.fields(model):
+            v = getattr(model, f.name)
+            if f.name == "params" and hasattr(v, "to_toml"):
+                attrs["params_toml"] = v.to_toml()
+            elif isinstance(v, (int, float, str, bool, np.number)):
+                attrs[f"model_{f.name}"] = v if not isinstance(v, bool) else int(v)
+    return attrs
+
+
+def _empty_row(n: int) -> dict[str, np.ndarray]:
+    out = {v: np.full(n, np.nan) for v in _VARS}
+    out["stable"] = np.zeros(n, bool)
+    out["valid"] = np.zeros(n, bool)
+    return out
+
+
+def _margins_row(model, x: str, xs: np.ndarray, offset: float | None) -> dict[str, np.ndarray]:
+    """One row of the map; points where the model raises ValueError (e.g. no
+    equilibrium) are NaN, unstable and ``valid = False``."""
+    if x == "rtt" and offset is not None:
+        try:
+            loop = model.replace(rtt=float(xs[0])).loop()
+        except ValueError:
+            return _empty_row(xs.size)
+        m = margins_over_delay(loop, xs + offset)
+        out = {v: np.asarray(getattr(m, v)) for v in _VARS}
+        out["valid"] = np.ones(xs.size, bool)
+        return out
+    out = _empty_row(xs.size)
+    for j, xv in enumerate(xs.tolist()):
+        try:
+            loop = model.replace(**{x: xv}).loop()
+        except ValueError:
+            continue
+        m = margins_over_delay(loop, np.array([loop.delay])).at(0)
+        for v in _VARS:
+            out[v][j] = getattr(m, v)
+        out["valid"][j] = True
+    return out
+
+
+def _first_offset(model, y: str, ys: np.ndarray) -> float | None:
+    """rtt_offset at the first y value where the model has a loop."""
+    for yv in ys.tolist():
+        try:
+            return extra_delay(model.replace(**{y: yv}))
+        except ValueError:
+            continue
+    return None
+
+
+def stability_map(
+    model,
+    x: str = "rtt",
+    x_values=None,
+    y: str = "n_flows",
+    y_values=None,
+    progress: bool = False,
+) -> xr.Dataset:
+    """Margins over a grid of two model parameters.
+
+    Parameters
+    ----------
+    model : LoopModel
+        Base model; grid points are ``model.replace(**{y: yv, x: xv})``.
+    x, y : str
+        Parameter names (``rtt``, ``n_flows``, ``w``, ``ps`` or any field the
+        model's ``replace`` accepts).
+    x_values, y_values : array_like
+        Grid values (SI units).  Defaults (:mod:`qcnmodel.config`): ``analysis.map_rtt``,
+        RTT 1 us .. 1 ms (100 log-spaced), and ``analysis.map_max_flows``, N = 1 .. 100.
+    progress : bool
+        Print one line per row to stderr.
+
+    Returns
+    -------
+    xarray.Dataset
+        Variables ``phase_margin_deg``, ``gain_margin_db``, ``delay_margin_s``,
+        ``crossover_rad_s``, ``stable`` and ``valid`` (False where the model
+        raised ``ValueError``, e.g. no equilibrium; values NaN there) over dims
+        ``(y, x)`` named after the parameters; with ``x == "rtt"`` also
+        ``critical_rtt`` over ``y``.
+        ``attrs`` hold the model name, its parameters and the package version.
+
+    Notes
+    -----
+    ``stable`` comes from the delay-sweep argument principle of
+    :func:`~qcnmodel.analysis.margins.margins_over_delay` (exact delay), not from PM > 0.
+    """
+    if x == y:
+        raise ValueError(f"x and y must differ (both {x!r})")
+    lo, hi, n = config.defaults["analysis.map_rtt"]
+    xs = np.asarray(np.geomspace(lo, hi, n) if x_values is None else x_values, float)
+    ys = np.asarray(
+        np.arange(1, config.defaults["analysis.map_max_flows"] + 1)
+        if y_values is None
+        else y_values
+    )
+    if xs.ndim != 1 or ys.ndim != 1 or xs.size == 0 or ys.size == 0:
+        raise ValueError("x_values and y_values must be non-empty 1-D arrays")
+    if y == "n_flows":
+        ys = ys.astype(int)
+    offset = _first_offset(model, y, ys) if x == "rtt" else None
+    names = (*_VARS, "valid")
+    data = {v: np.empty((ys.size, xs.size), dtype=bool if v in _BOOL else float) for v in names}
+    for i, yv in enumerate(ys.tolist()):
+        row = _margins_row(model.replace(**{y: yv}), x, xs, offset)
+        for v in names:
+            data[v][i] = row[v]
+        if progress:
+            print(f"stability_map: {y}={yv} ({i + 1}/{ys.size})", file=sys.stderr)
+    ds = xr.Dataset(
+        {v: ((y, x), data[v], {"units": _UNITS[v]}) for v in names},
+        coords={y: (y, ys, {"units": _UNITS.get(y, "")}), x: (x, xs, {"units": _UNITS.get(x, "")})},
+        attrs=_model_attrs(model) | {"x": x, "y": y, "fast_path": int(offset is not None)},
+    )
+    if x == "rtt":
+        crit = ds["delay_margin_s"] + ds[x]  # PM is linear in the delay on the fast path
+        ds["critical_rtt"] = (y, crit.isel({x: 0}).values, {"units": "s"})
+        if offset is None:  # generic: solve per row
+            ds["critical_rtt"] = critical_rtt_curve(model, y, ys)
+    return ds
+
+
+def critical_rtt_curve(model, y: str, y_values, **kw) -> xr.DataArray:
+    """Critical RTT (largest RTT with a positive phase margin) as a function of ``y``.
+
+    Parameters
+    ----------
+    model : LoopModel
+    y : str
+        Parameter swept (``n_flows``, ``w``, ``ps`` ...).
+    y_values : array_like
+    **kw
+        Passed to :func:`critical_rtt` (its search interval and tolerances).
+
+    Returns
+    -------
+    xarray.DataArray
+        ``critical_rtt`` (s) over dim ``y``; ``inf`` where no crossover or no
+        loss up to ``rtt_max``; NaN where the model raises ``ValueError``.
+    """
+    ys = np.asarray(y_values)
+    if y == "n_flows":
+        ys = ys.astype(int)
+    out = np.empty(ys.size)
+    for i, yv in enumerate(ys.tolist()):
+        try:
+            out[i] = critical_rtt(model.replace(**{y: yv}), **kw)
+        except ValueError:  # no loop at this operating point
+            out[i] = np.nan
+    return xr.DataArray(
+        out,
+        dims=(y,),
+        coords={y: ys},
+        name="critical_rtt",
+        attrs={"units": "s"} | _model_attrs(model),
+    )

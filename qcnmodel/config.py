@@ -1,0 +1,97 @@
+"""Tuning numbers of qcnmodel in one dict, as python-control's ``control.config.defaults``.
+
+Every number that is a choice of the toolkit rather than a property of QCN (grid densities,
+caps, default bin widths, tolerances of numerical searches) lives here, under a
+``"<layer>.<name>"`` key. Modules read ``config.defaults[...]`` at call time, so a user can
+change a default for a session::
+
+    import qcnmodel as qm
+    qm.config.defaults["sim.bin_width"] = 1e-4
+
+:func:`reset_defaults` restores the shipped values.
+"""
+
+from __future__ import annotations
+
+import copy
+
+__all__ = ["defaults", "reset_defaults"]
+
+_SHIPPED: dict = {
+    # -- analysis: margins, loops, stability maps ------------------------------------------
+    # log grid (points per decade) on which gain crossovers are bracketed before brentq
+    "analysis.crossover_grid_per_decade": 200,
+    # log grid (points per decade) on which phase crossings are bracketed before Newton
+    "analysis.phase_grid_per_decade": 50,
+    # phase crossings where |G| is below this are ignored (gain margin above 200 dB)
+    "analysis.gain_floor": 1e-10,
+    # cap on the points of the Nyquist contour along the imaginary axis
+    "analysis.nyquist_max_points": 200_000,
+    # default frequency grid of DelayedLoop.frequency_response (points per decade)
+    "analysis.frequency_points_per_decade": 100,
+    # step responses: Pade order of the delay, points, and length in crossover periods
+    "analysis.pade_order": 10,
+    "analysis.step_points": 3000,
+    "analysis.step_periods": 15,
+    # stability_map defaults: RTT (lo, hi, points, log-spaced) and flows 1..max
+    "analysis.map_rtt": (1e-6, 1e-3, 100),
+    "analysis.map_max_flows": 100,
+    # critical_rtt's search interval (s) when the RTT enters the rational part
+    "analysis.rtt_search": (1e-9, 1.0),
+    # -- models: fluid integration ---------------------------------------------------------
+    # largest step of the compiled integrator (s): QCN, QCN classes, ECM; and DCQCN
+    "models.max_dt": 10e-6,
+    "models.dcqcn_max_dt": 5e-6,
+    # output intervals over the duration when record_dt is not given
+    "models.record_points": 2000,
+    # bounds on one packet-fidelity QCN trajectory: records kept, and steps taken (memory and
+    # time are refused up front rather than exhausted)
+    "models.max_records": 20_000_000,
+    "models.max_steps": 2_000_000_000,
+    # relative tolerance of the adaptive reference integrators
+    "models.reference_rtol": 1e-8,
+    # -- sim: the packet-level simulator ---------------------------------------------------
+    "sim.bin_width": 1e-3,  # s, trace bin width of simulate()
+    "sim.max_traced_flows": 64,  # per-flow traces of every flow up to this many flows
+    "sim.default_duration": 1.0,  # s, simulated time of a NetworkSpec run without duration
+    "sim.progress_chunks": 50,  # slices of simulated time between progress-bar updates
+    "sim.heap_capacity": 4096,  # initial event-heap slots of the kernel (it grows)
+    "sim.pool_capacity": 4096,  # initial frame-pool slots of the kernel (it grows)
+    "sim.recovery_hold": 10e-3,  # s, hold window of the recovery-time metric
+    "sim.recovery_tol": 0.1,  # recovered at (1 - tol) x the target throughput
+    # -- studies: report, check, sweep, compare --------------------------------------------
+    # qcnmodel check: default ranges, grid sizes, phase-margin threshold (deg)
+    "studies.check_rtt": (2e-6, 1e-3),
+    "studies.check_flows": (1, 100),
+    "studies.check_n_rtt": 60,
+    "studies.check_n_flows": 12,
+    "studies.check_pm_threshold": 30.0,
+    # check recommendations: log-uniform search intervals and candidates per interval
+    "studies.check_search": {"w": (0.25, 64.0), "ps": (0.005, 0.2), "gd": (1 / 2048, 1 / 16)},
+    "studies.check_candidates": 17,
+    # qcnmodel report: the margins grid and the representative operating points
+    "studies.report_rtt": (2e-6, 1e-3),
+    "studies.report_n_rtt": 80,
+    "studies.report_flows": (1, 2, 3, 5, 7, 10, 15, 20, 30, 50, 70, 100),
+    "studies.report_weights": (2.0, 8.0, 32.0),
+    "studies.report_ps": (0.01, 0.02, 0.05, 0.10),
+    "studies.report_point_rtts": (10e-6, 100e-6, 500e-6),
+    "studies.report_point_flows": (1, 10, 100),
+    # the report's packet-level confirmation: flows, CP capacity (bit/s), seeds, run length
+    # (s), trace bin (s), and the RTTs simulated as multiples of the critical RTT
+    "studies.packet_flows": 10,
+    "studies.packet_capacity": 5e9,
+    "studies.packet_seeds": (0, 1),
+    "studies.packet_duration": 0.3,
+    "studies.packet_bin_width": 20e-6,
+    "studies.packet_rtt_factors": (0.5, 2.0),
+}
+
+#: The current defaults (a plain dict; edit it to change a default for this session).
+defaults: dict = copy.deepcopy(_SHIPPED)
+
+
+def reset_defaults() -> None:
+    """Restore every default to its shipped value."""
+    defaults.clear()
+    defaults.update(copy.deepcopy(_SHIPPED))

@@ -1,0 +1,240 @@
+"""Shared pieces of the loop models: operating-point checks, ``replace()`` routing, loop delay.
+
+Every model (FOPDT, QCN/ECM/DCQCN fluid) is a frozen dataclass with a ``params`` field and
+operating-point fields (``rtt``, ``n_flows``, and for some ``capacity`` and ``ps``). These
+helpers validate those fields (unit strings accepted, errors naming the field and its range)
+and route ``replace(**changes)`` between the model's own fields and ``params.replace``.
+:class:`LoopModel` gives the single-RTT models ``replace``, ``extra_delay`` (the part of the
+loop delay that is not the RTT, 0 unless the model adds a lag) and ``loop_delay``.
+
+The fluid models' ``simulate()`` share one scaffold: :func:`initial_state` (the ``x0``
+dictionary in SI units -> the state vector in model units), :func:`integrate` (unit strings
+for ``duration``, ``dt`` and ``record_dt``, the output grid, the integrator of ``method``) and
+:func:`trajectory` (the xarray Dataset). With the compiled integrator the step is reduced if
+needed to divide ``record_dt`` (:func:`~qcnmodel.analysis.dde.step_for_record`), so every
+method records on the same grid ``k * record_dt``.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import math
+from collections.abc import Callable, Mapping
+
+import numpy as np
+
+from qcnmodel import config
+from qcnmodel._errors import unknown_name
+from qcnmodel.units import parse_number, parse_rate, parse_time
+
+__all__ = [
+    "LoopModel",
+    "OPERATING_POINT",
+    "check_operating_point",
+    "hotspot_spec",
+    "initial_state",
+    "integrate",
+    "replace_model",
+    "trajectory",
+]
+
+#: the operating-point fields a model may have (the rest are parameters or model options)
+OPERATING_POINT = ("rtt", "n_flows", "capacity", "ps")
+
+
+def check_operating_point(model, capacity: bool = False, ps: bool = False) -> None:
+    """Validate and normalise ``model.rtt``, ``model.n_flows`` (and ``capacity``, ``ps``).
+
+    ``rtt`` must be in (0, inf) s, ``n_flows`` a whole number >= 1, ``capacity`` (when not
+    None) in (0, inf) bit/s and ``ps`` (when not None) in (0, 1]. Values are parsed with the
+    unit parsers and written back on the frozen dataclass.
+    """
+    rtt = parse_time(model.rtt, "rtt")
+    if not (rtt > 0 and math.isfinite(rtt)):
+        raise ValueError(f"rtt: must be in (0, inf) s, got {model.rtt!r}")
+    object.__setattr__(model, "rtt", rtt)
+    n = model.n_flows
+    if isinstance(n, bool) or not float(n).is_integer() or n < 1:
+        raise ValueError(f"n_flows: must be an integer >= 1, got {n!r}")
+    object.__setattr__(model, "n_flows", int(n))
+    if capacity and model.capacity is not None:
+        cap = parse_rate(model.capacity, "capacity")
+        if not (cap > 0 and math.isfinite(cap)):
+            raise ValueError(f"capacity: must be in (0, inf) bit/s, got {model.capacity!r}")
+        object.__setattr__(model, "capacity", cap)
+    if ps and model.ps is not None:
+        p = parse_number(model.ps, "ps")
+        if not (0 < p <= 1):
+            raise ValueError(f"ps: must be in (0, 1], got {model.ps!r}")
+        object.__setattr__(model, "ps", float(p))
+
+
+def replace_model(model, changes: dict):
+    """A copy of ``model``: its own fields directly, any other name via ``params.replace``."""
+    own = {f.name for f in dataclasses.fields(model)}
+    mine = {k: v for k, v in changes.items() if k in own}
+    other = {k: v for k, v in changes.items() if k not in own}
+    if other:
+        mine["params"] = mine.get("params", model.params).replace(**other)
+    return dataclasses.replace(model, **mine)
+
+
+class LoopModel:
+    """Mixin of the single-RTT loop models (frozen dataclasses with ``rtt`` and ``params``).
+
+    ``loop()`` of such a model has the delay :attr:`loop_delay` = ``rtt`` + :attr:`extra_delay`
+    and a rational part that does not depend on the RTT (the tests check both for every model
+    of the registry), so its critical RTT is its critical loop delay minus
+    :attr:`extra_delay` (:func:`qcnmodel.analysis.margins.critical_rtt`).
+    """
+
+    __slots__ = ()
+
+    @property
+    def extra_delay(self) -> float:
+        """Loop delay beyond the RTT, s (none here; models with a lag override it)."""
+        return 0.0
+
+    @property
+    def loop_delay(self) -> float:
+        """Delay of the model's loop, s: ``rtt`` + :attr:`extra_delay`."""
+        return self.rtt + self.extra_delay
+
+    def replace(self, **changes):
+        """New model with fields changed; names that are not model fields (e.g. ``w``, ``qeq``,
+        ``gd``) are applied to ``params`` (unit strings accepted)."""
+        return replace_model(self, changes)
+
+
+# ---------------------------------------------------------------------------- simulate()
+def hotspot_spec(spec, packet_bits: float) -> tuple[float, float, float]:
+    """``(t_on, t_off, capacity)`` of a simulation's hotspot ``(t_on, t_off, capacity_bps)``:
+    times in s and the CP capacity during ``[t_on, t_off)`` in packets/s (unit strings
+    accepted)."""
+    try:
+        t_on, t_off, cap = spec
+    except (TypeError, ValueError):
+        raise ValueError(f"hotspot: expected (t_on, t_off, capacity), got {spec!r}") from None
+    return (
+        parse_time(t_on, "hotspot start"),
+        parse_time(t_off, "hotspot end"),
+        parse_rate(cap, "hotspot capacity") / packet_bits,
+    )
+
+
+def initial_state(x_star: np.ndarray, x0: Mapping | None, layout: Mapping) -> np.ndarray:
+    """The initial state (and constant history) of a simulation, in model units.
+
+    Parameters
+    ----------
+    x_star : numpy.ndarray
+        The state used for every key ``x0`` does not give (the fixed point, or the model's
+        fallback when it has none), in model units.
+    x0 : mapping, optional
+        ``key -> value`` in SI units (a scalar, or one value per flow or class).
+    layout : mapping
+        ``key -> (index or slice into the state, SI units per model unit)``.
+
+    Raises
+    ------
+    ValueError
+        For a key not in ``layout`` (naming it and the allowed keys).
+    """
+    x = np.array(x_star, dtype=float)
+    x0 = dict(x0 or {})
+    for key in x0:
+        if key not in layout:
+            raise unknown_name("x0", "key", key, layout, sort=False)
+    for key, (where, scale) in layout.items():
+        if key in x0:
+            x[where] = np.broadcast_to(np.asarray(x0[key], float) / scale, np.shape(x[where]))
+    return x
+
+
+def integrate(
+    rhs,
+    x: np.ndarray,
+    delays,
+    p: np.ndarray,
+    duration,
+    *,
+    method: str,
+    dt=None,
+    default_dt: float,
+    record_dt=None,
+    rtol: float | None,
+    lower: np.ndarray,
+    scale: np.ndarray,
+    jitcdde: Callable | None = None,
+):
+    """Integrate a fluid model's delay-differential equations: the shared part of ``simulate``.
+
+    Parameters
+    ----------
+    rhs : CompiledRHS
+        The model's compiled right-hand side.
+    x, delays, p, lower : array_like
+        Initial state, delays (s), parameter vector and lower bounds of the state.
+    scale : array_like
+        Typical magnitude of the state (the fixed point): the reference integrator's
+        absolute tolerance is ``rtol * max(|scale|, 1)``.
+    duration : float or str
+        Simulated time (s, unit strings accepted).
+    method : {"compiled", "reference", "jitcdde"}
+        Compiled fixed-step RK4, SciPy's adaptive DOP853 on the same rhs, or jitcdde on the
+        symbolic rhs (only where the model passes ``jitcdde``).
+    dt : float or str, optional
+        Step of the compiled integrator (default ``default_dt``), reduced if needed to divide
+        ``record_dt``.
+    record_dt : float or str, optional
+        Output interval (default ``duration / config.defaults["models.record_points"]``,
+        2000 intervals).
+    rtol : float, optional
+        Relative (and scaled absolute) tolerance of the adaptive integrators (default
+        ``config.defaults["models.reference_rtol"]``, 1e-8).
+    jitcdde : callable, optional
+        ``jitcdde(t_eval, rtol) -> DDEResult``: the model's jitcdde run.
+
+    Returns
+    -------
+    DDEResult
+    """
+    from qcnmodel.analysis.dde import integrate_fixed, integrate_reference, step_for_record
+
+    duration = _positive(parse_time(duration, "duration"), "duration")
+    if record_dt is None:
+        record_dt = duration / float(config.defaults["models.record_points"])
+    if rtol is None:
+        rtol = config.defaults["models.reference_rtol"]
+    record_dt = _positive(parse_time(record_dt, "record_dt"), "record_dt")
+    methods = ("compiled", "reference") + (("jitcdde",) if jitcdde is not None else ())
+    if method not in methods:
+        raise unknown_name("method", "method", method, methods, sort=False)
+    if method == "compiled":
+        dt = default_dt if dt is None else _positive(parse_time(dt, "dt"), "dt")
+        dt, stride = step_for_record(dt, record_dt)
+        return integrate_fixed(rhs, x, delays, p, duration, dt, lower=lower, stride=stride)
+    t_eval = np.linspace(0.0, duration, int(round(duration / record_dt)) + 1)
+    if method == "reference":
+        atol = rtol * np.maximum(np.abs(scale), 1.0)
+        return integrate_reference(rhs, x, delays, p, duration, rtol=rtol, atol=atol,
+                                   t_eval=t_eval, lower=lower)  # fmt: skip
+    return jitcdde(t_eval, rtol)
+
+
+def _positive(value: float, field: str) -> float:
+    if not (value > 0 and math.isfinite(value)):
+        raise ValueError(f"{field}: must be in (0, inf) s, got {value!r}")
+    return value
+
+
+def trajectory(res, variables: Mapping, model, coords: Mapping | None = None, **attrs):
+    """The xarray Dataset of a simulation: ``variables`` (name -> (dims, values[, attrs]))
+    over ``time`` (s), attributes ``model`` (the class name) and ``attrs``."""
+    import xarray as xr
+
+    return xr.Dataset(
+        dict(variables),
+        coords={"time": ("time", res.t, {"units": "s"}), **(coords or {})},
+        attrs={"model": type(model).__name__, **attrs},
+    )

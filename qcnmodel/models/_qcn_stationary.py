@@ -1,0 +1,229 @@
+"""Equilibrium and exact linear response of the renewal (packet-fidelity) QCN model.
+
+At equilibrium the CNM probability per frame kappa and the mean cut per CNM are constant and
+the population of cohorts is stationary: a cohort born with target T0 and rate c0 follows
+the mean path of :func:`~._qcn_cohort.cohort_path` and survives to age a with probability
+exp(-kappa int sent). The birth values are self-consistent (T0 is the target a CNM leaves, c0
+the rate it cuts, averaged over the flows a CNM reaches), and the feedback Fb* makes the
+per-flow rate the fair share C/N (:func:`equilibrium`).
+
+Around it, a perturbation of kappa or of the cut moves the per-flow mean rate R through
+:math:`\\hat R = H_K(s) \\hat\\kappa + H_U(s) \\hat u` (:func:`response`). Both come from the
+stationary profile and its sensitivities to the birth values as Laplace transforms over the
+age (cohorts born at t - a contribute with exp(-s a)), computed exactly for piecewise-linear
+integrands (Filon quadrature), with the births closing a small linear system per frequency.
+"""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+
+from qcnmodel.models._qcn_cohort import R_PERIOD, cohort_path
+from qcnmodel.models._qcn_cp import K_C, K_ENQ, K_FBMAX, K_N, K_QEQ, K_SIGMA, cp_signals
+
+__all__ = ["Stationary", "age_grid", "equilibrium", "response"]
+
+
+def age_grid(tt, tb, rate, kappa, rel=0.01, per_cycle=150, max_uniform=60000):
+    """Ages resolving the stationary profile: a uniform step of 1/``per_cycle`` of the
+    shorter first cycle (its jitter window over tens of points), then steps of ``rel`` times
+    the age, up to a survival of e^-40 (at most 60 s)."""
+    cyc_b = tb[R_PERIOD] * 2.0 / max(rate, 1e-9)
+    cyc_t = tt[R_PERIOD] * 2.0
+    h0 = min(cyc_b, cyc_t) / per_cycle
+    a_end = min(40.0 / max(kappa * rate, 1e-12), 60.0)
+    a_switch = min(h0 / rel, a_end, h0 * max_uniform)
+    uni = np.arange(0.0, a_switch + 0.5 * h0, h0)
+    if uni[-1] >= a_end:
+        return uni
+    n_geo = int(math.ceil(math.log(a_end / uni[-1]) / math.log1p(rel)))
+    return np.concatenate([uni, uni[-1] * (1.0 + rel) ** np.arange(1, n_geo + 1)])
+
+
+def _trap(x, f):
+    return float(np.sum(0.5 * (f[1:] + f[:-1]) * np.diff(x)))
+
+
+class Stationary:
+    """The stationary population for given kappa and cut, on a fixed age grid.
+
+    Attributes set by :meth:`set_birth`: ``tr0``, ``c0`` (birth values, frames/s), ``path``
+    (rows c, sent, T, b, psi, log survival), ``m`` (age density, integral 1), ``R`` (mean
+    sending rate), ``Nc``, ``Nt`` (CNM-weighted integrals of c and of psi).
+    """
+
+    def __init__(self, k, tt, tb, roff, ages):
+        self.k, self.tt, self.tb, self.roff, self.ages = k, tt, tb, roff, ages
+        self.kappa = self.cut = math.nan
+
+    def set_birth(self, tr0, c0):
+        out = cohort_path(tr0, tr0 - c0, self.kappa, self.roff, self.k, self.tt, self.tb,
+                          self.ages)  # fmt: skip
+        surv = np.exp(out[5])
+        m = surv / _trap(self.ages, surv)
+        c, sent, _, _, psi = out[:5]
+        self.tr0, self.c0, self.path, self.m = tr0, c0, out, m
+        self.R = _trap(self.ages, m * sent)
+        self.Nc = _trap(self.ages, m * sent * c)
+        self.Nt = _trap(self.ages, m * sent * psi)
+        return self
+
+    def birth_residual(self):
+        """log(T0 implied / T0), log(c0 implied / c0): zero when self-consistent."""
+        return (math.log(self.Nt / self.R / self.tr0),
+                math.log((1.0 - self.cut) * self.Nc / self.R / self.c0))  # fmt: skip
+
+
+def _signals(k, fb, target):
+    q = k[K_QEQ] - k[K_ENQ] - fb  # the CP reads the fluid queue plus the arriving frame
+    kap, cut, _ = cp_signals(q, target, k[K_C], k, q)  # Qdelta = 0 at equilibrium
+    return kap, cut
+
+
+def equilibrium(k, tt, tb, roff, fb_guess=None):
+    """Solve for (Fb*, T0, c0) jointly: per-flow rate C/N and self-consistent births.
+
+    Returns ``(fb, Stationary)`` (Fb in frames). Raises ValueError when no equilibrium
+    exists (a clear sentence: full-scale feedback, or the rate never reaches C/N).
+    """
+    from scipy.optimize import root
+
+    target = k[K_C] / k[K_N]
+    starts = [] if fb_guess is None else [fb_guess]
+    starts += [-f * k[K_FBMAX] for f in (0.0, 0.01, 0.03, 0.1, 0.2, 0.4, 0.7)]
+    scale = max(k[K_SIGMA], 1.0)
+    best = math.inf
+    for fb0 in starts:
+        kap0, _ = _signals(k, fb0, target)
+        st = Stationary(k, tt, tb, roff, age_grid(tt, tb, target, max(kap0, 1e-6) / 3.0))
+
+        def resid(x, st=st):
+            st.kappa, st.cut = _signals(k, x[0] * scale, target)
+            st.set_birth(*np.exp(x[1:]))
+            r = st.birth_residual()
+            return [math.log(st.R / target), r[0], r[1]]
+
+        x0 = [fb0 / scale, math.log(target), math.log(target)]
+        try:
+            with np.errstate(all="ignore"):
+                sol = root(resid, x0, method="hybr", options={"xtol": 1e-12})
+                res = np.max(np.abs(resid(sol.x))) if np.all(np.isfinite(sol.x)) else np.inf
+        except (ValueError, FloatingPointError, ZeroDivisionError, OverflowError):
+            continue
+        if res < 1e-7:
+            return float(sol.x[0] * scale), st
+        best = min(best, res)
+    raise ValueError(
+        "no equilibrium: no feedback level makes the reaction points' stationary rate equal "
+        f"to the fair share C/N (best residual {best:.2g})"
+    )
+
+
+# ------------------------------------------------------------------ linear response
+def _filon_cells(ages, s, sign):
+    """Per-cell weights (left, right) of int exp(sign s a) f(a) da for piecewise-linear f."""
+    a0 = ages[:-1]
+    h = np.diff(ages)
+    s = np.asarray(s, dtype=complex)[:, None]
+    z = -sign * s * h[None, :]
+    e0 = np.exp(sign * s * a0[None, :])
+    small = np.abs(z) < 1e-4
+    zs = np.where(small, 1.0, z)
+    em = np.exp(-z)
+    il = np.where(small, h * (0.5 - z / 6.0), h * (1.0 / zs - (1.0 - em) / zs**2))
+    ir = np.where(small, h * (0.5 - z / 3.0), h * ((1.0 - em) / zs**2 - em / zs))
+    return e0 * il, e0 * ir
+
+
+def _laplace(ages, s):
+    """W[j] with W[j] @ f = int_0^inf exp(-s_j a) f(a) da (piecewise-linear f)."""
+    il, ir = _filon_cells(ages, s, -1.0)
+    w = np.zeros((il.shape[0], len(ages)), dtype=complex)
+    w[:, :-1] += il
+    w[:, 1:] += ir
+    return w
+
+
+def _cumulative_laplace(ages, f, s):
+    """E[j, i] = int_0^{a_i} exp(+s_j x) f(x) dx (piecewise-linear f)."""
+    il, ir = _filon_cells(ages, s, +1.0)
+    out = np.zeros((il.shape[0], len(ages)), dtype=complex)
+    out[:, 1:] = np.cumsum(il * f[None, :-1] + ir * f[None, 1:], axis=1)
+    return out
+
+
+def _cumtrapz(x, f):
+    out = np.zeros_like(f)
+    out[1:] = np.cumsum(0.5 * (f[1:] + f[:-1]) * np.diff(x))
+    return out
+
+
+def _sensitivities(st, eps=1e-6):
+    """d(path)/d(T0) and d(path)/d(g0) by central differences (rows c, sent, T, b, psi)."""
+    g0 = st.tr0 - st.c0
+    out = []
+    for dtr, dg in ((1.0, 0.0), (0.0, 1.0)):
+        h = eps * st.tr0
+        hi = cohort_path(st.tr0 + dtr * h, g0 + dg * h, st.kappa, st.roff, st.k, st.tt, st.tb,
+                         st.ages)  # fmt: skip
+        lo = cohort_path(st.tr0 - dtr * h, g0 - dg * h, st.kappa, st.roff, st.k, st.tt, st.tb,
+                         st.ages)  # fmt: skip
+        out.append((hi[:5] - lo[:5]) / (2.0 * h))
+    return out
+
+
+def response(st, s):
+    """(H_K(s), H_U(s)): the per-flow mean rate's response (frames/s) to the CNM
+    probability per frame and to the mean cut per CNM, at complex frequencies ``s``."""
+    s = np.atleast_1d(np.asarray(s, dtype=complex))
+    ages = st.ages
+    c, sent, _, _, psi = st.path[:5]
+    m = st.m
+    kap = st.kappa
+    surv = m / (kap * st.R)  # the survival S(a); m = m0 S with birth flux m0 = kappa R
+    d_tr, d_g = _sensitivities(st)
+    w = _laplace(ages, s)
+    e = _cumulative_laplace(ages, sent, s)
+    lam_tr = _cumtrapz(ages, d_tr[1])
+    lam_g = _cumtrapz(ages, d_g[1])
+
+    def dot(v):
+        # complex-by-real products without BLAS (its threads only contend at this size)
+        return np.einsum("ij,j->i", w, v)
+
+    def functional(phi, dphi_tr, dphi_g):
+        # coefficients of an integral int m(t-a, a) phi da on (birth flux, kappa, T0, g0)
+        c_m = dot(surv * phi)
+        c_k = -np.einsum("ij,j,ij->i", w, m * phi, e)
+        c_t = dot(m * (dphi_tr - kap * phi * lam_tr))
+        c_g = dot(m * (dphi_g - kap * phi * lam_g))
+        return c_m, c_k, c_t, c_g
+
+    f_r = functional(sent, d_tr[1], d_g[1])
+    f_c = functional(sent * c, d_tr[1] * c + sent * d_tr[0], d_g[1] * c + sent * d_g[0])
+    f_t = functional(sent * psi, d_tr[1] * psi + sent * d_tr[4], d_g[1] * psi + sent * d_g[4])
+    R, nc, nt, cut = st.R, st.Nc, st.Nt, st.cut
+    n = len(s)
+    a = np.zeros((n, 6, 6), dtype=complex)
+    b = np.zeros((n, 6, 2), dtype=complex)
+    # unknowns x = [R, Nc, Nt, M0, T0, c0] (g0 = T0 - c0); inputs [kappa, cut]
+    for row, (c_m, c_k, c_t, c_g) in enumerate((f_r, f_c, f_t)):
+        a[:, row, row] = 1.0
+        a[:, row, 3] = -c_m
+        a[:, row, 4] = -(c_t + c_g)
+        a[:, row, 5] = c_g
+        b[:, row, 0] = c_k
+    a[:, 3, 3] = 1.0  # births M0 = kappa R
+    a[:, 3, 0] = -kap
+    b[:, 3, 0] = R
+    a[:, 4, 4] = 1.0  # T0 = Nt / R
+    a[:, 4, 2] = -1.0 / R
+    a[:, 4, 0] = nt / R**2
+    a[:, 5, 5] = 1.0  # c0 = (1 - cut) Nc / R
+    a[:, 5, 1] = -(1.0 - cut) / R
+    a[:, 5, 0] = (1.0 - cut) * nc / R**2
+    b[:, 5, 1] = -nc / R
+    x = np.linalg.solve(a, b)
+    return x[:, 0, 0], x[:, 0, 1]

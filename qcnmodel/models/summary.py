@@ -1,0 +1,70 @@
+"""One summary of a loop model: which model, its margins, its critical RTT, its fixed point.
+
+:func:`summary` is what ``qcnmodel margins`` prints and what the sweeps, the check and the
+report read: the model's registry name and variant (:func:`qcnmodel.models.identify`), the
+operating point, the gain, phase and delay margins of its linearised loop with the exact delay
+(``stable`` from the Nyquist count), and the critical RTT. The critical RTT has one home,
+:func:`qcnmodel.analysis.margins.critical_rtt`, re-exported here: the critical loop delay
+minus the model's extra loop delay (``loop_delay - rtt``, e.g. the CP's sampling lag or the
+FOPDT view's zero-order hold), so it is an RTT, comparable with the ``rtt`` the model was
+built with.
+"""
+
+from __future__ import annotations
+
+from qcnmodel.analysis.margins import critical_rtt
+from qcnmodel.models import identify
+
+__all__ = ["critical_rtt", "summary"]
+
+
+def summary(model, loop=None, fixed_point: bool = True) -> dict:
+    """Margins, critical RTT and (optionally) fixed point of ``model`` as a plain dict.
+
+    Parameters
+    ----------
+    model : loop model
+        A model of :data:`qcnmodel.models.MODELS` (any object with ``rtt``, ``n_flows``,
+        ``loop()`` and ``replace()`` works; it is then named by its class, variant
+        ``"custom"``).
+    loop : DelayedLoop, optional
+        ``model.loop()`` if the caller already has it.
+    fixed_point : bool
+        Include ``model.fixed_point()`` (numbers as floats).
+
+    Returns
+    -------
+    dict
+        ``model``, ``model_variant``, ``model_class``, ``rtt_s``, ``loop_delay_s``,
+        ``n_flows``, ``phase_margin_deg``, ``gain_margin_db``, ``delay_margin_s``,
+        ``crossover_rad_s``, ``phase_crossover_rad_s``, ``critical_rtt_s``, ``stable`` and
+        ``fixed_point``.
+    """
+    name, variant = identify(model)
+    loop = model.loop() if loop is None else loop
+    m = loop.margins()
+    out = {
+        "model": name,
+        "model_variant": variant,
+        "model_class": type(model).__name__,
+        "rtt_s": float(model.rtt),
+        "loop_delay_s": float(loop.delay),
+        "n_flows": int(model.n_flows),
+        "phase_margin_deg": float(m.phase_margin_deg),
+        "gain_margin_db": float(m.gain_margin_db),
+        "delay_margin_s": float(m.delay_margin_s),
+        "crossover_rad_s": float(m.crossover_rad_s),
+        "phase_crossover_rad_s": float(m.phase_crossover_rad_s),
+        "critical_rtt_s": float(critical_rtt(model, loop=loop)),
+        "stable": bool(m.stable),
+    }
+    if fixed_point:
+        out["fixed_point"] = {k: _num(v) for k, v in model.fixed_point().items()}
+    return out
+
+
+def _num(v):
+    try:
+        return float(v)
+    except (TypeError, ValueError):
+        return v

@@ -1,0 +1,138 @@
+"""The one field validator of the parameter classes.
+
+Every parameter class of :mod:`qcnmodel.params` is a frozen dataclass that declares its
+numeric fields in a table ``name -> (parser, low, high, low_open, high_open, unit,
+description)`` and calls :func:`validate` in ``__post_init__``: each value is parsed with its
+unit parser (unit strings accepted), checked against its range (NaN is never in range) and
+written back; booleans accept ``true/false/on/off/yes/no/1/0``; choice fields must be one of
+their allowed strings. A bad value raises :class:`ValueError` whose message starts with the
+field name and states the allowed range. Nothing is clamped.
+
+:class:`Replaceable` gives the classes ``replace(**changes)`` with the same rules, rejecting
+an unknown field name with the closest valid one.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import math
+from collections.abc import Iterable, Mapping
+
+import numpy as np
+
+from qcnmodel._errors import unknown_name
+
+__all__ = [
+    "Replaceable",
+    "check_choice",
+    "check_field_names",
+    "parse_bool",
+    "range_text",
+    "validate",
+]
+
+_TRUE = ("true", "on", "yes", "1")
+_FALSE = ("false", "off", "no", "0")
+
+
+def parse_bool(value, field: str) -> bool:
+    """``value`` as a bool: bools, 0/1 and the strings true/false, on/off, yes/no, 1/0."""
+    if isinstance(value, (bool, np.bool_)):
+        return bool(value)
+    if isinstance(value, str) and value.strip().lower() in _TRUE:
+        return True
+    if isinstance(value, str) and value.strip().lower() in _FALSE:
+        return False
+    if isinstance(value, (int, np.integer)) and value in (0, 1):
+        return bool(value)
+    raise ValueError(f"{field}: expected a boolean (true/false, on/off), got {value!r}")
+
+
+def range_text(lo, hi, lo_open, hi_open, unit) -> str:
+    """An interval as text, e.g. ``"(0, inf) bit/s"`` or ``"[64, 9216] B"``."""
+    left = "(" if lo_open else "["
+    right = ")" if hi_open else "]"
+    hi_s = "inf" if hi == np.inf else f"{hi:g}"
+    return f"{left}{lo:g}, {hi_s}{right}" + (f" {unit}" if unit else "")
+
+
+def check_field_names(names: Iterable, valid: Iterable, where: str = "QCNParams") -> None:
+    """Raise ValueError for the first name not in ``valid``, suggesting the closest one."""
+    valid = set(valid)
+    for name in names:
+        if name not in valid:
+            raise unknown_name(where, "field", name, valid)
+
+
+def check_choice(field: str, value, allowed: Iterable) -> None:
+    """Raise ValueError unless ``value`` is one of ``allowed`` (listed in their order)."""
+    allowed = tuple(allowed)
+    if value not in allowed:
+        raise unknown_name(field, "value", value, allowed, sort=False)
+
+
+def validate(
+    obj,
+    numeric: Mapping,
+    bools: Iterable = (),
+    choices: Mapping | None = None,
+    integers: Iterable = (),
+    optional: Iterable = (),
+) -> None:
+    """Parse and range-check the fields of the frozen dataclass ``obj`` in place.
+
+    Parameters
+    ----------
+    obj : dataclass instance
+        Written with ``object.__setattr__`` (frozen dataclasses).
+    numeric : mapping
+        ``name -> (parser, low, high, low_open, high_open, unit, description)``.
+    bools : iterable of str
+        Boolean fields (:func:`parse_bool`).
+    choices : mapping, optional
+        ``name -> allowed strings``.
+    integers : iterable of str
+        Numeric fields that must hold whole numbers (stored as int).
+    optional : iterable of str
+        Numeric fields that may be None (left as None).
+    """
+    integers, optional = set(integers), set(optional)
+    for name, (parser, lo, hi, lo_open, hi_open, unit, desc) in numeric.items():
+        raw = getattr(obj, name)
+        if raw is None and name in optional:
+            continue
+        value = parser(raw, name)
+        if name in integers:
+            if not math.isfinite(value) or value != int(value):
+                raise ValueError(f"{name}: {desc} must be an integer, got {raw!r}")
+            value = int(value)
+        bad_lo = value <= lo if lo_open else value < lo
+        bad_hi = value >= hi if hi_open else value > hi
+        if bad_lo or bad_hi or (isinstance(value, float) and math.isnan(value)):
+            raise ValueError(
+                f"{name}: {desc} = {raw!r} is outside the allowed range "
+                f"{range_text(lo, hi, lo_open, hi_open, unit)}"
+            )
+        object.__setattr__(obj, name, value)
+    for name in bools:
+        object.__setattr__(obj, name, parse_bool(getattr(obj, name), name))
+    for name, allowed in (choices or {}).items():
+        check_choice(name, getattr(obj, name), allowed)
+
+
+class Replaceable:
+    """Mixin: ``replace(**changes)`` for a frozen parameter dataclass.
+
+    Unit strings are accepted (the class's ``__post_init__`` parses them); an unknown field
+    name raises ValueError with the closest valid name. A class may map old field names to
+    current ones in ``_ALIASES`` (``{old: new}``); they are accepted here too.
+    """
+
+    _ALIASES: dict = {}
+
+    def replace(self, **changes):
+        """Copy with fields changed (unit strings accepted; unknown names rejected)."""
+        changes = {self._ALIASES.get(k, k): v for k, v in changes.items()}
+        valid = {f.name for f in dataclasses.fields(self)}
+        check_field_names(changes, valid | set(self._ALIASES), type(self).__name__)
+        return dataclasses.replace(self, **changes)

@@ -1,0 +1,360 @@
+"""QCN parameters: a frozen, validated dataclass, named presets and TOML files.
+
+Every field is in SI units (bytes, bit/s, seconds); unit strings are accepted when constructing
+(``QCNParams(qeq="33KB", timer="25ms")``), in :meth:`QCNParams.replace` and in TOML files.
+A value outside its allowed range raises :class:`ValueError` naming the field and the range;
+nothing is clamped.
+
+Sources:
+
+* IEEE 802.1Qau through its IEEE8021-CN-MIB: the defaults, preset ``802.1qau`` (the dataclass
+  defaults), the feedback weight, the quantiser and the sampling table.
+* The seed decks' parameter sets: ``stanford-baseline`` (Stanford, "QCN: Description and
+  Benchmark Simulations"), ``netfpga-1g`` (Stanford, QCN on NetFPGA at 1 Gb/s), ``ibm-zurich``
+  (IBM Zurich, "Toward a Scalable and Robust QCN"), ``teak-003`` (Teak Technologies' ECM and
+  QCN-variant simulations), ``teak-2007`` and ``teak-2007-hai`` (Teak Technologies,
+  "Congestion Management Protocols: More QCN Simulation Results", July 2007, sets 1 and 2).
+* The decks and public implementations (ns-3-dcn, ns3-rdma) for the switchable variants
+  (quantiser, cycle halving, TR/8 rule, HAI index, timer mode, byte-counter reload, drift).
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import re
+import sys
+from dataclasses import dataclass, fields
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+from qcnmodel._errors import unknown_name
+from qcnmodel.params._validate import check_field_names, validate
+from qcnmodel.units import parse_number, parse_rate, parse_size, parse_time
+
+if sys.version_info >= (3, 11):
+    import tomllib
+else:  # pragma: no cover
+    import tomli as tomllib
+
+__all__ = ["PRESETS", "QCNParams", "load_params", "check_field_names"]
+
+#: The 802.1Qau sampling table (bytes) for a 150000 B base, indexed by qFb >> 3.
+BASE_SAMPLE_TABLE = (150000.0, 75000.0, 50000.0, 37500.0, 30000.0, 25000.0, 21500.0, 18500.0)
+
+_CHOICES = {
+    "quantiser": ("floor63", "round63", "floor64cap", "msb6", "shift"),
+    "sampling": ("table", "fixed"),
+    "cycle_halving": ("after_fr", "one_late", "hai_only", "off"),
+    "tr_div8": ("own_first", "either", "off"),
+    "hai_index": ("min_stage", "event_count"),
+    "timer_mode": ("event", "lazy"),
+    "bc_reload_on_cnm": ("always", "tr_reset_only"),
+}
+
+# name -> (parser, low, high, low_open, high_open, unit, description)
+_NUMERIC = {
+    "line_rate": (parse_rate, 0.0, np.inf, True, True, "bit/s", "RP line rate C"),
+    "frame_size": (parse_size, 64, 9216, False, False, "B", "data frame size"),
+    "qeq": (parse_size, 0.0, np.inf, True, True, "B", "CP queue set point Qeq"),
+    "w": (parse_number, 0.0, 1024.0, False, False, "", "feedback weight w"),
+    "fb_bits": (parse_number, 1, 16, False, False, "bits", "width of the quantised Fb"),
+    "sample_base": (parse_size, 0.0, np.inf, True, True, "B", "sampling table entry 0"),
+    "ps_fixed": (parse_number, 0.0, 1.0, True, False, "", "fixed sampling probability Ps"),
+    "jitter": (parse_number, 0.0, 1.0, False, True, "", "jitter half-width J of U()"),
+    "gd": (parse_number, 0.0, 1.0, True, False, "", "decrease gain Gd"),
+    "min_dec": (parse_number, 0.0, 1.0, True, False, "", "MinDecFactor (largest cut)"),
+    "min_rate": (parse_rate, 0.0, np.inf, True, True, "bit/s", "MIN_RATE"),
+    "bc_limit": (parse_size, 0.0, np.inf, True, True, "B", "byte counter BC_LIMIT"),
+    "timer": (parse_time, 0.0, np.inf, True, True, "s", "RP timer period T"),
+    "fr_th": (parse_number, 1, 1000, False, False, "", "fast recovery threshold FR_TH"),
+    "r_ai": (parse_rate, 0.0, np.inf, False, True, "bit/s", "active increase R_AI"),
+    "r_hai": (parse_rate, 0.0, np.inf, False, True, "bit/s", "hyperactive increase R_HAI"),
+    "cp_latency": (parse_time, 0.0, np.inf, False, True, "s", "CP processing latency"),
+    "drift_inc": (parse_rate, 0.0, np.inf, False, True, "bit/s", "additive drift per period"),
+    "drift_factor": (parse_number, 1.0, 2.0, False, False, "", "multiplicative drift"),
+    "drift_period": (parse_time, 0.0, np.inf, False, True, "s", "drift period (0 = off)"),
+}
+_INTEGER = {"frame_size", "fb_bits", "fr_th"}
+_BOOL = {"hai", "cnm_requires_qfb_positive"}
+
+
+@dataclass(frozen=True)
+class QCNParams:
+    """QCN congestion point and reaction point parameters (SI units).
+
+    The defaults are the IEEE8021-CN-MIB defaults (preset ``802.1qau``).
+    Unit strings are accepted for every numeric field and converted in ``__post_init__``.
+
+    Parameters
+    ----------
+    line_rate : float
+        RP line rate C in bit/s (10 Gb/s).
+    frame_size : int
+        Data frame size in bytes (1500).
+    qeq : float
+        CP set point Qeq in bytes (CpQueueSizeSetPoint, 26000).
+    w : float
+        Feedback weight (CpFeedbackWeight = 1 read as log2(w), so w = 2).
+    fb_bits : int
+        Width of the quantised feedback (6; seed 000 uses 8).
+    quantiser : str
+        Rounding rule of the quantiser: ``floor63`` (default), ``round63``, ``floor64cap``,
+        ``msb6``, ``shift``.
+    sampling : str
+        ``table`` (the 802.1Qau sampling table, variable 1..8% for 1500 B frames) or ``fixed``
+        (frame_size / ps_fixed bytes between samples).
+    sample_base : float
+        Table entry 0 in bytes (CpMinSampleBase, 150000); other entries scale with it.
+    ps_fixed : float
+        Sampling probability when ``sampling == "fixed"`` (in (0, 1]).
+    jitter : float
+        Half width J of the uniform jitter U(1-J, 1+J) (0.15, i.e. the seeds' "30%" total).
+    gd : float
+        Decrease gain Gd (2^-RpgGd = 1/128).
+    min_dec : float
+        Largest cut per CNM (RpgMinDecFac, 0.5).
+    min_rate : float
+        Rate floor in bit/s (RpgMinRate, 5 Mb/s).
+    bc_limit : float
+        Byte counter cycle in bytes (RpgByteReset, 150000).
+    timer : float
+        Timer period T in seconds (RpgTimeReset, 15 ms).
+    fr_th : int
+        Fast recovery threshold (RpgThreshold, 5).
+    r_ai, r_hai : float
+        Active and hyperactive increase steps in bit/s (5 and 50 Mb/s).
+    hai : bool
+        Hyperactive increase on (off in seeds 003/004 set 1: R_AI is added instead).
+    cp_latency : float
+        CP processing latency before a CNM leaves, in seconds (0; seed 003: 5 us).
+    cycle_halving, tr_div8, hai_index, timer_mode, bc_reload_on_cnm : str
+        Variants of the reaction point's rules (defaults: ``after_fr``, ``own_first``,
+        ``min_stage``, ``event``, ``always``).
+    cnm_requires_qfb_positive : bool
+        Suppress CNMs whose quantised feedback is 0 (as ns-3-dcn does).
+    drift_inc, drift_factor, drift_period : float
+        The IBM Zurich deck's drift proposal: every ``drift_period`` s the CR grows by
+        ``drift_inc`` bit/s or by the factor ``drift_factor``. ``drift_period = 0`` disables
+        drift.
+    """
+
+    line_rate: float = 10e9
+    frame_size: int = 1500
+    qeq: float = 26000.0
+    w: float = 2.0
+    fb_bits: int = 6
+    quantiser: str = "floor63"
+    sampling: str = "table"
+    sample_base: float = 150000.0
+    ps_fixed: float = 0.01
+    jitter: float = 0.15
+    gd: float = 1.0 / 128.0
+    min_dec: float = 0.5
+    min_rate: float = 5e6
+    bc_limit: float = 150000.0
+    timer: float = 15e-3
+    fr_th: int = 5
+    r_ai: float = 5e6
+    r_hai: float = 50e6
+    hai: bool = True
+    cp_latency: float = 0.0
+    cycle_halving: str = "after_fr"
+    tr_div8: str = "own_first"
+    hai_index: str = "min_stage"
+    timer_mode: str = "event"
+    bc_reload_on_cnm: str = "always"
+    cnm_requires_qfb_positive: bool = False
+    drift_inc: float = 0.0
+    drift_factor: float = 1.0
+    drift_period: float = 0.0
+
+    def __post_init__(self) -> None:
+        validate(self, _NUMERIC, _BOOL, _CHOICES, _INTEGER)
+        if self.min_rate >= self.line_rate:
+            raise ValueError(
+                f"min_rate: {self.min_rate:g} bit/s must be below line_rate "
+                f"({self.line_rate:g} bit/s)"
+            )
+
+    # ------------------------------------------------------------------ derived quantities
+    @property
+    def ps(self) -> float:
+        """Base sampling probability per frame: frame_size / sample_base (or ps_fixed)."""
+        if self.sampling == "fixed":
+            return self.ps_fixed
+        return min(1.0, self.frame_size / self.sample_base)
+
+    @property
+    def fb_max(self) -> float:
+        """Quantiser full scale Fbmax = Qeq (2w + 1) in bytes."""
+        return self.qeq * (2.0 * self.w + 1.0)
+
+    @property
+    def fb_full_scale(self) -> int:
+        """Largest quantised feedback, 2**fb_bits - 1 (63 for 6 bits)."""
+        return 2**self.fb_bits - 1
+
+    def sample_table(self) -> np.ndarray:
+        """The 8 intervals of the sampling table in bytes, scaled by sample_base / 150000."""
+        return np.array(BASE_SAMPLE_TABLE) * (self.sample_base / BASE_SAMPLE_TABLE[0])
+
+    # ------------------------------------------------------------------ construction helpers
+    def replace(self, **changes: Any) -> QCNParams:
+        """Return a copy with some fields changed (unit strings accepted).
+
+        Raises
+        ------
+        ValueError
+            For an unknown field name (with a suggestion) or an out-of-range value.
+        """
+        check_field_names(changes, {f.name for f in fields(self)})
+        return dataclasses.replace(self, **changes)
+
+    @classmethod
+    def preset(cls, name: str) -> QCNParams:
+        """Return the named parameter set (see :data:`PRESETS`)."""
+        key = name.strip().lower()
+        if key not in PRESETS:
+            raise unknown_name("preset", "preset", name, PRESETS, sort=False)
+        return PRESETS[key]
+
+    def to_dict(self) -> dict[str, Any]:
+        """Plain dict of the fields (SI numbers, strings, booleans)."""
+        return {f.name: getattr(self, f.name) for f in fields(self)}
+
+    def to_toml(self, path: str | Path | None = None) -> str:
+        """Serialise to TOML (a ``[qcn]`` table, SI units); write it to ``path`` if given."""
+        import tomli_w
+
+        text = "# qcnmodel QCN parameters, SI units (bytes, bit/s, s)\n" + tomli_w.dumps(
+            {"qcn": self.to_dict()}
+        )
+        if path is not None:
+            Path(path).write_text(text)
+        return text
+
+    @classmethod
+    def from_dict(cls, data: dict[str, Any], base: QCNParams | None = None) -> QCNParams:
+        """Build from a dict of field values on top of ``base`` (default: 802.1Qau)."""
+        base = base or cls()
+        return base.replace(**data)
+
+
+def _line_of(text: str, key: str) -> int | None:
+    for i, line in enumerate(text.splitlines(), start=1):
+        if re.match(rf"\s*{re.escape(key)}\s*=", line):
+            return i
+    return None
+
+
+def load_params(path: str | Path, extra_tables: tuple[str, ...] = ()) -> QCNParams:
+    """Load :class:`QCNParams` from a TOML file.
+
+    The file may hold a top-level ``preset = "NAME"`` (the base set, default ``802.1qau``) and
+    field values either at the top level or in a ``[qcn]`` table, with unit strings allowed::
+
+        preset = "stanford-baseline"
+        [qcn]
+        qeq = "33KB"
+        timer = "15ms"
+
+    Parameters
+    ----------
+    path : str or Path
+        The TOML file.
+    extra_tables : tuple of str
+        Names of other tables the caller handles itself (ignored here).
+
+    Raises
+    ------
+    ValueError
+        For a syntax error, an unknown key or an out-of-range value; the message names the
+        file, the field and its line.
+    """
+    path = Path(path)
+    text = path.read_text()
+    try:
+        data = tomllib.loads(text)
+    except tomllib.TOMLDecodeError as exc:
+        raise ValueError(f"{path}: invalid TOML: {exc}") from None
+    base = QCNParams()
+    if "preset" in data:
+        try:
+            base = QCNParams.preset(str(data.pop("preset")))
+        except ValueError as exc:
+            raise ValueError(f"{path}, line {_line_of(text, 'preset')}: {exc}") from None
+    values: dict[str, Any] = {}
+    for key, value in data.items():
+        if key == "qcn" and isinstance(value, dict):
+            values.update(value)
+        elif isinstance(value, dict):
+            if key not in extra_tables:
+                raise ValueError(
+                    f"{path}, line {_line_of(text, '[' + key) or '?'}: unknown table [{key}] "
+                    f"(allowed: [qcn]{''.join(', [' + t + ']' for t in extra_tables)})"
+                )
+        else:
+            values[key] = value
+    valid = {f.name for f in fields(QCNParams)}
+    for key in values:
+        if key not in valid:
+            try:
+                check_field_names([key], valid)
+            except ValueError as exc:
+                raise ValueError(f"{path}, line {_line_of(text, key)}: {exc}") from None
+    try:
+        return base.replace(**values)
+    except ValueError as exc:
+        field = str(exc).split(":", 1)[0]
+        raise ValueError(f"{path}, line {_line_of(text, field)}: {exc}") from None
+
+
+def _make_presets() -> dict[str, QCNParams]:
+    std = QCNParams()
+    teak_2007 = std.replace(
+        qeq=37500, gd=1 / 128, timer=500e-6, r_ai=3e6, hai=False, sampling="fixed",
+        ps_fixed=0.012, bc_limit=75000, drift_factor=1.005, drift_period=500e-6,
+    )  # fmt: skip
+    return {
+        # IEEE 802.1Qau: the IEEE8021-CN-MIB defaults.
+        "802.1qau": std,
+        # Stanford, "QCN: Description and Benchmark Simulations".
+        "stanford-baseline": std.replace(qeq=33000, min_rate=10e6),
+        # Stanford, QCN on NetFPGA at 1 Gb/s.
+        "netfpga-1g": std.replace(
+            line_rate=1e9, qeq=33000, r_ai=0.5e6, r_hai=5e6, timer=25e-3, min_rate=0.5e6
+        ),
+        # IBM Zurich, "Toward a Scalable and Robust QCN": Qeq = M/4 with M = 1.5 MB, 8-bit Fb,
+        # R_AI 12 Mb/s, Rmin 1 Mb/s, "no cycle shrinking", drift 4 Mb/s every 20 ms.
+        "ibm-zurich": std.replace(
+            qeq=375000,
+            fb_bits=8,
+            r_ai=12e6,
+            min_rate=1e6,
+            cycle_halving="off",
+            drift_inc=4e6,
+            drift_period=20e-3,
+        ),  # fmt: skip
+        # Teak Technologies' QCN-variant simulations: Qeq 24 kB, A = 12 Mb/s, 500 us timer, CP
+        # latency 5 us. The drift factor 1.005 is applied every timer period (our assumption: the
+        # deck does not say how often).
+        "teak-003": std.replace(
+            qeq=24000,
+            r_ai=12e6,
+            timer=500e-6,
+            cp_latency=5e-6,
+            drift_factor=1.005,
+            drift_period=500e-6,
+        ),  # fmt: skip
+        # Teak Technologies, "More QCN Simulation Results" (2007), set 1: fixed 1.2% sampling, HAI
+        # off, TO_THRESH 75 kB.
+        "teak-2007": teak_2007,
+        # The same deck, set 2: HAI on, variable (table) sampling.
+        "teak-2007-hai": teak_2007.replace(hai=True, sampling="table"),
+    }
+
+
+#: Named parameter sets; the keys are the preset names accepted everywhere (``--preset``).
+PRESETS: dict[str, QCNParams] = _make_presets()

@@ -1,0 +1,390 @@
+"""Compile a :class:`NetworkSpec` into a :class:`CompiledNetwork`, one concept per step.
+
+Nodes (names, switch latencies), ports (each direction of a link), routes (shortest path),
+buffers and PAUSE (partitions, output-queue limits, watermarks; the adapter output buffer of
+``mode="adapter"`` hotspots), traffic (flows, generators, VOQ limits), hotspots, and the
+flows reported for fairness. The semantics are those of :mod:`qcnmodel.sim.network`; every
+step validates its part and raises :class:`ValueError` naming the offending element.
+"""
+
+from __future__ import annotations
+
+import math
+from collections import deque
+from dataclasses import dataclass
+
+import numpy as np
+
+from qcnmodel.sim.network.compiled import GEN_CBR, GEN_UNIFORM, CompiledNetwork
+from qcnmodel.sim.network.spec import Link, NetworkSpec, Switch, UniformTraffic
+
+__all__ = ["compile_network"]
+
+NS = 1e9
+_BIG = np.iinfo(np.int64).max // 4  #: "unlimited" (bytes or ns)
+
+
+def _ns(seconds: float) -> int:
+    if math.isinf(seconds):
+        return _BIG
+    return int(round(seconds * NS))
+
+
+def _expand_adapter_hotspots(spec: NetworkSpec) -> tuple[NetworkSpec, set[str]]:
+    """Insert a pseudo-switch ``<node>.ob`` in front of every ``mode="adapter"`` hot node."""
+    obs = set()
+    for hs in spec.hotspots:
+        if hs.mode not in ("port", "adapter"):
+            raise ValueError(f"hot_mode: {hs.mode!r} is not one of port, adapter")
+        if hs.mode == "adapter":
+            obs.add(hs.node)
+    if not obs:
+        return spec, set()
+    links, switches = [], list(spec.switches)
+    for ln in spec.links:
+        for n in (ln.a, ln.b):
+            if n in obs:
+                other = ln.b if n == ln.a else ln.a
+                links.append(Link(other, n + ".ob", ln.rate, ln.delay))
+                links.append(Link(n + ".ob", n, ln.rate, 0.0))
+                break
+        else:
+            links.append(ln)
+    switches += [Switch(n + ".ob", 0.0) for n in sorted(obs)]
+    new = NetworkSpec(spec.name, spec.hosts, tuple(switches), tuple(links), spec.traffic,
+                      spec.hotspots, spec.buffers, spec.pause, spec.frame_size,
+                      spec.fair_flows, spec.measure)  # fmt: skip
+    return new, {n + ".ob" for n in obs}
+
+
+@dataclass
+class _Nodes:
+    """Hosts first, then switches: names, index, host index per node, latency (ns)."""
+
+    names: list[str]
+    idx: dict[str, int]
+    n_hosts: int
+    node_host: np.ndarray
+    latency: np.ndarray
+
+    def node(self, name: str, what: str) -> int:
+        if name not in self.idx:
+            raise ValueError(f"{what}: unknown node {name!r} (known: {', '.join(self.names)})")
+        return self.idx[name]
+
+
+def _nodes(spec: NetworkSpec) -> _Nodes:
+    names = [h.name for h in spec.hosts] + [s.name for s in spec.switches]
+    if len(set(names)) != len(names):
+        raise ValueError("network: node names must be unique")
+    n_hosts = len(spec.hosts)
+    if n_hosts < 2:
+        raise ValueError("network: at least two hosts are needed")
+    latency = np.zeros(len(names), np.int64)
+    for k, s in enumerate(spec.switches):
+        if s.latency < 0:
+            raise ValueError(f"switch {s.name}: latency must be >= 0")
+        latency[n_hosts + k] = _ns(s.latency)
+    node_host = np.full(len(names), -1, np.int64)
+    node_host[:n_hosts] = np.arange(n_hosts)
+    return _Nodes(names, {n: i for i, n in enumerate(names)}, n_hosts, node_host, latency)
+
+
+@dataclass
+class _Ports:
+    """Each direction of a link: owner (src), peer (dst), rate, propagation delay."""
+
+    src: np.ndarray
+    dst: np.ndarray
+    rate: list[float]
+    prop: list[int]
+    adj: list[list[int]]  #: ports owned by each node
+    host_port: np.ndarray  #: each host's one port
+
+    @property
+    def n(self) -> int:
+        return len(self.src)
+
+
+def _ports(spec: NetworkSpec, nodes: _Nodes) -> _Ports:
+    src, dst, rate, prop = [], [], [], []
+    for ln in spec.links:
+        a, b = nodes.node(ln.a, "link"), nodes.node(ln.b, "link")
+        if not (ln.rate > 0 and math.isfinite(ln.rate)):
+            raise ValueError(f"link {ln.a}-{ln.b}: rate must be a positive number of bit/s")
+        if ln.delay < 0:
+            raise ValueError(f"link {ln.a}-{ln.b}: delay must be >= 0")
+        for u, v in ((a, b), (b, a)):
+            src.append(u)
+            dst.append(v)
+            rate.append(float(ln.rate))
+            prop.append(_ns(ln.delay))
+    adj: list[list[int]] = [[] for _ in nodes.names]
+    for p, u in enumerate(src):
+        adj[u].append(p)
+    host_port = np.zeros(nodes.n_hosts, np.int64)
+    for h in range(nodes.n_hosts):
+        if len(adj[h]) != 1:
+            name = nodes.names[h]
+            raise ValueError(f"host {name}: must have exactly one link, has {len(adj[h])}")
+        host_port[h] = adj[h][0]
+    return _Ports(np.array(src, np.int64), np.array(dst, np.int64), rate, prop, adj, host_port)
+
+
+def _routes(nodes: _Nodes, ports: _Ports) -> np.ndarray:
+    """BFS from each destination host (hosts do not forward); ties -> lowest port index."""
+    n_nodes = len(nodes.names)
+    route = np.full((n_nodes, nodes.n_hosts), -1, np.int64)
+    for d in range(nodes.n_hosts):
+        dist = np.full(n_nodes, -1)
+        dist[d] = 0
+        dq = deque([d])
+        while dq:
+            u = dq.popleft()
+            if nodes.node_host[u] >= 0 and u != d:
+                continue  # hosts do not forward
+            for p in ports.adj[u]:
+                v = ports.dst[p]
+                if dist[v] < 0:
+                    dist[v] = dist[u] + 1
+                    dq.append(v)
+        for u in range(n_nodes):
+            if u == d or dist[u] < 0:
+                continue
+            for p in sorted(ports.adj[u]):
+                if dist[ports.dst[p]] == dist[u] - 1:
+                    route[u, d] = p
+                    break
+    return route
+
+
+def _buffers(spec: NetworkSpec, nodes: _Nodes, ports: _Ports, ob_nodes: set[str]):
+    """(partition limit, OQ limit, XOFF, XON, is-CP) per port; the adapter OB of hot nodes."""
+    b, pz = spec.buffers, spec.pause
+    n = ports.n
+    part, oq = np.full(n, -1, np.int64), np.full(n, -1, np.int64)
+    xoff, xon = np.full(n, -1, np.int64), np.full(n, -1, np.int64)
+    if not b.switch_memory > 0:
+        raise ValueError("switch_memory: must be > 0 bytes")
+    for p in range(n):
+        if nodes.node_host[ports.dst[p]] < 0:  # arrives at a switch
+            part[p] = _BIG if math.isinf(b.switch_memory) else int(b.switch_memory)
+            if pz.enabled:
+                hi = b.switch_memory - pz.rtt * ports.rate[p] / 8.0 * pz.headroom_factor
+                if math.isinf(b.switch_memory):
+                    hi = _BIG
+                if hi <= spec.frame_size:
+                    raise ValueError(
+                        f"pause: high watermark M - rtt*bw = {hi:.0f} B is not positive "
+                        f"(switch_memory {b.switch_memory:.0f} B too small for pause_rtt "
+                        f"{pz.rtt:g} s)"
+                    )
+                xoff[p] = int(hi)
+                xon[p] = max(0, int(hi - pz.hysteresis))
+        if nodes.node_host[ports.src[p]] < 0 and b.oq_limit > 0 and not math.isinf(b.oq_limit):
+            oq[p] = int(b.oq_limit)
+    port_cp = np.ones(n, np.int64)
+    for p in range(n):
+        if nodes.names[ports.src[p]] in ob_nodes:  # the adapter's OB: no CP, no OQ limit
+            port_cp[p] = 0
+            oq[p] = -1
+        if nodes.names[ports.dst[p]] in ob_nodes:
+            if nodes.node_host[ports.src[p]] >= 0:  # the hot node's own traffic: not buffered
+                part[p] = _BIG
+                xoff[p] = xon[p] = -1
+            else:  # frames from the switch fill the OB; PAUSE upstream
+                part[p] = _BIG if math.isinf(b.adapter_ob) else int(b.adapter_ob)
+                hi = b.adapter_ob - pz.rtt * ports.rate[p] / 8.0 * pz.headroom_factor
+                if hi <= spec.frame_size:
+                    raise ValueError(
+                        f"adapter_ob: OB {b.adapter_ob:.0f} B leaves no room above the PAUSE "
+                        f"headroom for pause_rtt {pz.rtt:g} s"
+                    )
+                xoff[p] = _BIG if math.isinf(hi) else int(hi)
+                xon[p] = max(0, int(hi - pz.hysteresis))
+    return part, oq, xoff, xon, port_cp
+
+
+@dataclass
+class _Traffic:
+    """Flows (one per source-destination pair with traffic) and generators."""
+
+    flow_of: np.ndarray
+    fsrc: list[int]
+    fdst: list[int]
+    offered: list[float]
+    gens: list[dict]
+    dst_list: list[int]
+
+
+def _traffic(spec: NetworkSpec, nodes: _Nodes, ports: _Ports, route: np.ndarray) -> _Traffic:
+    n_hosts = nodes.n_hosts
+    t = _Traffic(np.full((n_hosts, n_hosts), -1, np.int64), [], [], [], [], [])
+
+    def flow(s: int, d: int) -> int:
+        if t.flow_of[s, d] < 0:
+            if route[s, d] < 0:
+                raise ValueError(f"traffic: {nodes.names[d]} is unreachable from {nodes.names[s]}")
+            t.flow_of[s, d] = len(t.fsrc)
+            t.fsrc.append(s)
+            t.fdst.append(d)
+            t.offered.append(0.0)
+        return int(t.flow_of[s, d])
+
+    L = int(spec.frame_size)
+    if not 64 <= L <= 9216:
+        raise ValueError(f"frame_size: {L} B is outside the allowed range [64, 9216]")
+    for g in spec.traffic:
+        s = nodes.node(g.source, "traffic")
+        if s >= n_hosts:
+            raise ValueError(f"traffic: source {g.source!r} is not a host")
+        link_rate = ports.rate[ports.host_port[s]]
+        if not g.rate > 0:
+            raise ValueError(f"traffic {g.source}: rate must be > 0 bit/s")
+        if g.stop <= g.start:
+            raise ValueError(f"traffic {g.source}: stop must be after start")
+        rec = dict(host=s, start=_ns(g.start), stop=_ns(g.stop), on=0.0, off=0.0, flow=-1)
+        if isinstance(g, UniformTraffic):
+            if g.rate > link_rate * (1 + 1e-12):
+                raise ValueError(
+                    f"load: traffic rate {g.rate:g} bit/s at {g.source} exceeds its link rate "
+                    f"{link_rate:g} bit/s (allowed: (0, 1] of the link)"
+                )
+            ds = (
+                [nodes.node(d, "traffic") for d in g.destinations]
+                if g.destinations
+                else [h for h in range(n_hosts) if h != s]
+            )
+            rec.update(kind=GEN_UNIFORM, prob=min(1.0, g.rate / link_rate))
+            rec.update(gap=L * 8.0 * NS / link_rate, dst_start=len(t.dst_list), dst_count=len(ds))
+            for d in ds:
+                if d >= n_hosts or d == s:
+                    raise ValueError(f"traffic {g.source}: bad destination {nodes.names[d]!r}")
+                t.offered[flow(s, d)] += g.rate / len(ds)
+                t.dst_list.append(d)
+        else:
+            d = nodes.node(g.dest, "traffic")
+            if d >= n_hosts or d == s:
+                raise ValueError(f"traffic {g.source}: bad destination {g.dest!r}")
+            f = flow(s, d)
+            duty = 1.0
+            if g.on_mean > 0 or g.off_mean > 0:
+                if not (g.on_mean > 0 and g.off_mean > 0):
+                    raise ValueError(f"traffic {g.source}: on_mean and off_mean must both be > 0")
+                duty = g.on_mean / (g.on_mean + g.off_mean)
+            t.offered[f] += min(g.rate, link_rate) * duty
+            rec.update(kind=GEN_CBR, prob=1.0, gap=L * 8.0 * NS / g.rate, flow=f)
+            rec.update(dst_start=0, dst_count=0, on=g.on_mean * NS, off=g.off_mean * NS)
+        t.gens.append(rec)
+    if not t.fsrc:
+        raise ValueError("traffic: the scenario has no traffic")
+    t.gens.sort(key=lambda r: r["host"])  # stable: keeps declaration order within a host
+    return t
+
+
+def _voq_limits(spec: NetworkSpec, n_hosts: int, fsrc: list[int]) -> np.ndarray:
+    """Frames per VOQ: the adapter input buffer shared by the host's VOQs (one per flow)."""
+    voq_per_host = np.bincount(np.array(fsrc), minlength=n_hosts)
+    voq_lim = np.zeros(len(fsrc), np.int64)
+    for f in range(len(fsrc)):
+        share = spec.buffers.adapter_ib / voq_per_host[fsrc[f]]
+        voq_lim[f] = _BIG if math.isinf(share) else max(1, int(share // int(spec.frame_size)))
+    return voq_lim
+
+
+def _hotspots(spec: NetworkSpec, nodes: _Nodes, ports: _Ports, ob_nodes: set[str]):
+    """(port whose rate changes, port reported as the hot queue, rate, start ns, stop ns)."""
+    hs_port, hs_mon, hs_rate, hs_a, hs_b = [], [], [], [], []
+    src, dst, host = ports.src, ports.dst, nodes.node_host
+    for hs in spec.hotspots:
+        n = nodes.node(hs.node, "hotspot")
+        into = [p for p in range(ports.n) if dst[p] == n and host[src[p]] < 0]
+        if not into:
+            raise ValueError(f"hotspot: no switch port leads to {hs.node!r}")
+        if nodes.names[src[min(into)]] in ob_nodes:
+            ob = src[min(into)]
+            hs_mon.append(min(p for p in range(ports.n) if dst[p] == ob and host[src[p]] < 0))
+        else:
+            hs_mon.append(min(into))
+        if not hs.rate > 0:
+            raise ValueError("service_rate: hotspot service rate must be > 0 bit/s")
+        if hs.stop <= hs.start:
+            raise ValueError("hotspot_stop: must be after hotspot_start")
+        hs_port.append(min(into))
+        hs_rate.append(float(hs.rate))
+        hs_a.append(_ns(hs.start))
+        hs_b.append(_ns(hs.stop))
+    return hs_port, hs_mon, hs_rate, hs_a, hs_b
+
+
+def _fair_flows(spec: NetworkSpec, nodes: _Nodes, cn: CompiledNetwork) -> np.ndarray:
+    """The spec's fair flows, else the flows crossing a hotspot port, else every flow."""
+    if spec.fair_flows:
+        ff = []
+        for s, d in spec.fair_flows:
+            f = cn.flow_of[nodes.node(s, "fair_flows"), nodes.node(d, "fair_flows")]
+            if f < 0:
+                raise ValueError(f"fair_flows: no traffic from {s} to {d}")
+            ff.append(f)
+        return np.array(ff, np.int64)
+    if len(cn.hot_flows):
+        return cn.hot_flows.copy()
+    return np.arange(cn.n_flows, dtype=np.int64)
+
+
+def compile_network(spec: NetworkSpec) -> CompiledNetwork:
+    """Validate ``spec`` and flatten it (see :mod:`qcnmodel.sim.network` for the semantics).
+
+    Raises
+    ------
+    ValueError
+        Naming the offending element (unknown node, duplicate name, host with several links,
+        unreachable destination, bad rate...).
+    """
+    spec_in = spec
+    spec, ob_nodes = _expand_adapter_hotspots(spec)
+    nodes = _nodes(spec)
+    ports = _ports(spec, nodes)
+    route = _routes(nodes, ports)
+    part, oq, xoff, xon, port_cp = _buffers(spec, nodes, ports, ob_nodes)
+    t = _traffic(spec, nodes, ports, route)
+    gens = t.gens
+    hg_start = np.zeros(nodes.n_hosts, np.int64)
+    hg_count = np.zeros(nodes.n_hosts, np.int64)
+    for k in range(len(gens) - 1, -1, -1):
+        hg_start[gens[k]["host"]] = k
+        hg_count[gens[k]["host"]] += 1
+    hs_port, hs_mon, hs_rate, hs_a, hs_b = _hotspots(spec, nodes, ports, ob_nodes)
+    names = nodes.names
+
+    def col(key, dtype):
+        return np.array([g[key] for g in gens], dtype)
+
+    cn = CompiledNetwork(
+        spec=spec_in, node_names=names, n_hosts=nodes.n_hosts, node_latency_ns=nodes.latency,
+        node_host=nodes.node_host, port_src=ports.src, port_dst=ports.dst,
+        port_rate=np.array(ports.rate, np.float64), port_prop_ns=np.array(ports.prop, np.int64),
+        port_part_limit=part, port_oq_limit=oq, port_xoff=xoff, port_xon=xon,
+        host_node=np.arange(nodes.n_hosts, dtype=np.int64), host_port=ports.host_port,
+        route=route, flow_src=np.array(t.fsrc, np.int64), flow_dst=np.array(t.fdst, np.int64),
+        flow_of=t.flow_of, flow_voq_limit=_voq_limits(spec, nodes.n_hosts, t.fsrc),
+        flow_names=[f"{names[s]}->{names[d]}" for s, d in zip(t.fsrc, t.fdst)],
+        gen_host=col("host", np.int64), gen_kind=col("kind", np.int64),
+        gen_flow=col("flow", np.int64), gen_dst_start=col("dst_start", np.int64),
+        gen_dst_count=col("dst_count", np.int64), dst_list=np.array(t.dst_list + [0], np.int64),
+        gen_prob=col("prob", np.float64), gen_gap_ns=col("gap", np.float64),
+        gen_start_ns=col("start", np.int64), gen_stop_ns=col("stop", np.int64),
+        gen_on_ns=col("on", np.float64), gen_off_ns=col("off", np.float64),
+        host_gen_start=hg_start, host_gen_count=hg_count,
+        hs_port=np.array(hs_port, np.int64), hs_monitor=np.array(hs_mon, np.int64),
+        port_cp=port_cp, hs_rate=np.array(hs_rate, np.float64),
+        hs_start_ns=np.array(hs_a, np.int64), hs_stop_ns=np.array(hs_b, np.int64),
+        frame_size=int(spec.frame_size), hot_flows=np.zeros(0, np.int64),
+        fair_flows=np.zeros(0, np.int64), offered_bps=np.array(t.offered, np.float64),
+    )  # fmt: skip
+    hot_ports = set(hs_port) | set(hs_mon)
+    cn.hot_flows = np.array(
+        [f for f in range(cn.n_flows) if hot_ports & set(cn.path_ports(f))], np.int64
+    )
+    cn.fair_flows = _fair_flows(spec, nodes, cn)
+    return cn

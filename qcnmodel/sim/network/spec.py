@@ -1,0 +1,140 @@
+"""A network description: hosts (adapters), switches, full-duplex links, traffic generators,
+hotspots, buffers and PAUSE, as plain frozen dataclasses (see :mod:`qcnmodel.sim.network` for
+the modelling choices)."""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass, field
+
+__all__ = [
+    "Buffers",
+    "ConstantFlow",
+    "Host",
+    "Hotspot",
+    "Link",
+    "NetworkSpec",
+    "PauseConfig",
+    "Switch",
+    "UniformTraffic",
+]
+
+
+@dataclass(frozen=True)
+class Host:
+    """An end node with a QCN adapter (reaction points, VOQs)."""
+
+    name: str
+
+
+@dataclass(frozen=True)
+class Switch:
+    """A switch; ``latency`` is its processing latency in seconds (seeds 003/004: 1 us)."""
+
+    name: str
+    latency: float = 1e-6
+
+
+@dataclass(frozen=True)
+class Link:
+    """Full-duplex link between nodes ``a`` and ``b`` (rate bit/s, propagation delay s)."""
+
+    a: str
+    b: str
+    rate: float = 10e9
+    delay: float = 0.5e-6
+
+
+@dataclass(frozen=True)
+class UniformTraffic:
+    """Bernoulli arrivals per slot at ``source``, destination uniform per frame.
+
+    A slot is one frame time at the source's link rate; a frame arrives in each slot with
+    probability ``rate / link_rate`` (seeds 003/004 "Bernoulli"; the decks' "uniform
+    destination distribution"). ``destinations`` defaults to every other host.
+    """
+
+    source: str
+    rate: float
+    destinations: tuple[str, ...] | None = None
+    start: float = 0.0
+    stop: float = math.inf
+
+
+@dataclass(frozen=True)
+class ConstantFlow:
+    """Constant-rate flow ``source -> dest`` at ``rate`` bit/s.
+
+    With ``on_mean`` and ``off_mean`` > 0 the flow is an exponential on/off source
+    (Stanford baseline #5, seed 002): it sends at ``rate`` during on periods and nothing during
+    off periods.
+    """
+
+    source: str
+    dest: str
+    rate: float
+    start: float = 0.0
+    stop: float = math.inf
+    on_mean: float = 0.0
+    off_mean: float = 0.0
+
+
+@dataclass(frozen=True)
+class Hotspot:
+    """Hot node ``node`` served at ``rate`` bit/s in [start, stop).
+
+    ``mode="port"`` (default): the switch egress port towards ``node`` drains at ``rate``
+    (the decks: "the hot node drains its egress port at x%"); that port is the CP.
+    ``mode="adapter"`` (our reading of seed 000's adapter IB and OB): the node's adapter
+    output buffer OB (``Buffers.adapter_ob``) drains at ``rate`` and PAUSEs the switch port
+    when it crosses ``high = OB - pause_rtt * bw`` (XON at ``high - hysteresis``), whatever
+    ``PauseConfig.enabled`` says for the switches; the switch port towards the node, backed
+    up by PAUSE, is then the CP. Modelled as a zero-latency pseudo-switch ``<node>.ob``
+    without CP between the switch and the node.
+    """
+
+    node: str
+    rate: float
+    start: float = 0.0
+    stop: float = math.inf
+    mode: str = "port"
+
+
+@dataclass(frozen=True)
+class Buffers:
+    """Buffer sizes in bytes (``math.inf`` = unlimited; ``oq_limit`` 0 = no OQ limit)."""
+
+    switch_memory: float = 150e3
+    oq_limit: float = 0.0
+    adapter_ib: float = 1.5e6
+    adapter_ob: float = 1.5e6
+
+
+@dataclass(frozen=True)
+class PauseConfig:
+    """IEEE 802.3x PAUSE at switch inputs, with seed 000's watermarks (module docstring)."""
+
+    enabled: bool = False
+    rtt: float = 0.0
+    headroom_factor: float = 1.0
+    hysteresis: float = 10e3
+
+
+@dataclass(frozen=True)
+class NetworkSpec:
+    """Complete description of one simulated network (see module docstring)."""
+
+    name: str
+    hosts: tuple[Host, ...]
+    switches: tuple[Switch, ...]
+    links: tuple[Link, ...]
+    traffic: tuple[UniformTraffic | ConstantFlow, ...] = ()
+    hotspots: tuple[Hotspot, ...] = ()
+    buffers: Buffers = field(default_factory=Buffers)
+    pause: PauseConfig = field(default_factory=PauseConfig)
+    frame_size: int = 1500
+    #: flows (src, dst) whose Jain fairness is reported; empty = flows crossing a hotspot
+    #: port, or every flow without hotspots
+    fair_flows: tuple[tuple[str, str], ...] = ()
+    #: measurement window (s) for per-flow throughput; None = hotspot interval or whole run
+    measure: tuple[float, float] | None = None

@@ -1,0 +1,124 @@
+"""Every figure in ``figures/``, regenerated deterministically (``qcnmodel figures``).
+
+Figures come in groups; each group is a function ``draw(out_dir) -> [(path, caption), ...]``
+registered in :data:`GROUPS`. :func:`regenerate` runs the groups, then writes
+``figures/README.md`` listing every file with its caption. All figures are saved with fixed
+size, dpi and no timestamp metadata, and every simulation in them uses a fixed seed, so a
+rerun writes the same bytes.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from pathlib import Path
+
+from qcnmodel._errors import unknown_name
+
+__all__ = ["GROUPS", "register", "regenerate"]
+
+GROUPS: dict[str, Callable[[Path], list[tuple[Path, str]]]] = {}
+
+
+def register(name: str):
+    """Decorator adding a figure group under ``name``."""
+
+    def deco(func):
+        GROUPS[name] = func
+        return func
+
+    return deco
+
+
+@register("analysis")
+def _analysis(out_dir: Path) -> list[tuple[Path, str]]:
+    """Bode, Nyquist, step, nonlinear, stability map and critical RTT at the 802.1Qau set."""
+    from qcnmodel.studies import report_figures
+    from qcnmodel.studies.report import ReportConfig, compute_margins_grid
+
+    cfg = ReportConfig(packet=False)
+    return report_figures.draw_all(cfg, compute_margins_grid(cfg), out_dir)
+
+
+@register("packet")
+def _packet(out_dir: Path) -> list[tuple[Path, str]]:
+    """The report's packet-level confirmation (two RTTs around the model's critical RTT)."""
+    from qcnmodel.document import Document
+    from qcnmodel.studies.report import ReportConfig
+    from qcnmodel.studies.report_packet import add_section
+
+    doc = Document("packet")
+    add_section(doc, ReportConfig(), out_dir)
+    return [data for kind, data in doc.blocks if kind == "figure"]
+
+
+@register("validation")
+def _validation(out_dir: Path) -> list[tuple[Path, str]]:
+    """The full validation run's figures: matched pairs and the seed decks reproduced."""
+    import re
+    import tempfile
+
+    from qcnmodel.validation.report import write_report
+    from qcnmodel.validation.suite import run_validation
+
+    result = run_validation(quick=False, progress=False, decks_too=True)
+    with tempfile.TemporaryDirectory() as tmp:
+        md, _ = write_report(result, tmp, figures_dir=out_dir)
+        text = Path(md).read_text()
+    found = re.findall(r"!\[(.*?)\]\((.*?)\)", text)
+    return [(out_dir / Path(path).name, caption) for caption, path in found]
+
+
+def _optional_groups() -> None:
+    """Register groups that live in other sub-packages (validation, protocol comparisons)."""
+    import importlib
+
+    for modname in ("qcnmodel.studies.compare",):
+        try:
+            importlib.import_module(modname)
+        except ModuleNotFoundError as exc:
+            if exc.name != modname and not modname.startswith(str(exc.name)):
+                raise
+
+
+def regenerate(out_dir: str | Path = "figures", only: list[str] | None = None, progress=True):
+    """Draw the figure groups into ``out_dir`` and write its ``README.md`` index.
+
+    Parameters
+    ----------
+    out_dir : str or Path
+        Destination (default ``figures``).
+    only : list of str, optional
+        Group names to draw (default: all).
+    progress : bool
+        Progress bar on stderr.
+
+    Returns
+    -------
+    list of (Path, str)
+        Every figure written, with its caption.
+    """
+    from tqdm.auto import tqdm
+
+    _optional_groups()
+    out = Path(out_dir)
+    out.mkdir(parents=True, exist_ok=True)
+    names = list(GROUPS) if not only else list(only)
+    for name in names:
+        if name not in GROUPS:
+            raise unknown_name("only", "figure group", name, GROUPS, sort=False)
+    figures: list[tuple[Path, str]] = []
+    for name in tqdm(names, desc="figures", unit="group", disable=not progress):
+        figures += [(Path(p), c) for p, c in GROUPS[name](out)]
+    index = out / "README.md"
+    lines = ["# Figures", "", "Regenerate with `qcnmodel figures` (deterministic).", ""]
+    known = {}
+    if index.exists() and only:
+        for line in index.read_text().splitlines():
+            if line.startswith("| `"):
+                fname = line.split("`")[1]
+                known[fname] = line
+    for path, caption in figures:
+        known[path.name] = f"| `{path.name}` | {caption} |"
+    lines += ["| file | caption |", "|---|---|", *[known[k] for k in sorted(known)], ""]
+    index.write_text("\n".join(lines))
+    return figures

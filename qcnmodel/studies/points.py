@@ -1,0 +1,173 @@
+"""Point functions for :func:`qcnmodel.studies.sweep.sweep`: one analytical or simulated grid point.
+
+They are top-level functions of plain arguments so that joblib and dask can ship them to
+worker processes. Grid values arrive already parsed (SI numbers).
+"""
+
+from __future__ import annotations
+
+import math
+from typing import Any
+
+__all__ = ["analysis_point", "point_model", "simulation_point", "value_parser", "SIM_KEYS"]
+
+#: Scalars of the simulation summary kept in a sweep.
+SIM_KEYS = (
+    "hot_queue_mean_bytes",
+    "hot_queue_max_bytes",
+    "hot_port_utilisation",
+    "jain_fairness",
+    "recovery_time_s",
+    "frames_sent",
+    "frames_delivered",
+    "frames_dropped",
+    "pause_frames",
+    "cnms",
+    "events",
+)
+
+_MODEL_FIELDS = {"rtt": "time", "n_flows": "int", "capacity": "rate", "ps": "number"}
+
+
+def value_parser(name: str, scenario: str | None = None):
+    """The unit parser for a swept parameter name (``parser(value, field) -> float``)."""
+    from qcnmodel.params.qcn import _NUMERIC
+    from qcnmodel.units import parse_number, parse_rate, parse_size, parse_time
+
+    kinds = {"time": parse_time, "rate": parse_rate, "size": parse_size, "number": parse_number}
+
+    def integer(value, field):
+        x = parse_number(value, field)
+        if x != int(x) or x < 0:
+            raise ValueError(f"{field}: expected a whole number, got {value!r}")
+        return int(x)
+
+    kinds["int"] = integer
+    if name == "seed":
+        return integer
+    if scenario is not None:
+        from qcnmodel.sim.scenarios import get_scenario
+
+        for p in get_scenario(scenario).params:
+            if p.name == name:
+                if p.kind in kinds:
+                    return kinds[p.kind]
+                return lambda v, f: v
+    if name in _MODEL_FIELDS:
+        return kinds[_MODEL_FIELDS[name]]
+    if name in _NUMERIC:
+        return _NUMERIC[name][0]
+    return parse_number
+
+
+def _num(v):
+    if isinstance(v, bool) or v is None:
+        return v
+    try:
+        x = float(v)
+    except (TypeError, ValueError):
+        return None
+    return x
+
+
+def analysis_point(
+    model: str,
+    preset: str | None,
+    sets: dict[str, Any],
+    params: dict[str, Any] | None = None,
+    variant: str | None = None,
+    **point,
+) -> dict:
+    """Margins of one linearised model at one grid point.
+
+    Parameters
+    ----------
+    model : str
+        A model of :data:`qcnmodel.models.MODELS` (``fopdt``, ``qcn``, ``dcqcn``, ``ecm``).
+    preset : str or None
+        Parameter preset of the model (ignored by models whose parameters have no presets).
+    sets : dict
+        Fixed overrides (``--set``), parameter-set or model fields (``fixed_point`` is read
+        as the DCQCN model's ``fixed_point_method``).
+    params : dict, optional
+        A full parameter set as field values (e.g. a TOML file's), instead of the preset.
+    variant : str, optional
+        A named configuration of the model.
+    **point
+        The swept values (e.g. ``rtt``, ``n_flows``, ``w``, ``ps``, ``gd``, ``qeq``).
+
+    Returns
+    -------
+    dict
+        ``valid`` (False where the model has no equilibrium), and the margins and critical
+        RTT of :func:`qcnmodel.models.summary.summary`.
+    """
+    from qcnmodel.models.summary import summary
+
+    try:
+        m = point_model(model, preset, sets, params, variant, **point)
+        loop = m.loop()
+    except ValueError as exc:
+        if "equilibrium" in str(exc):
+            return {"valid": False}
+        raise
+    s = summary(m, loop, fixed_point=False)
+    keys = ("phase_margin_deg", "gain_margin_db", "delay_margin_s", "crossover_rad_s",
+            "critical_rtt_s", "stable")  # fmt: skip
+    return {"valid": True, **{k: s[k] for k in keys}}
+
+
+def point_model(
+    model: str,
+    preset: str | None,
+    sets: dict[str, Any],
+    params: dict[str, Any] | None = None,
+    variant: str | None = None,
+    **point,
+):
+    """The model of one grid point of :func:`analysis_point` (same arguments)."""
+    from qcnmodel.models import build_model, get_model
+
+    spec = get_model(model)
+    merged = {**sets, **point}
+    if "fixed_point" in merged:
+        merged["fixed_point_method"] = merged.pop("fixed_point")
+    if params is not None:
+        base = spec.params_cls(**params)
+    else:
+        base = preset if hasattr(spec.params_cls, "preset") else None
+    return build_model(model, base, variant, **merged)
+
+
+def simulation_point(
+    scenario: str,
+    protocol: str,
+    preset: str | None,
+    duration: float | None,
+    sets: dict[str, Any],
+    params: dict[str, Any] | None = None,
+    **point,
+) -> dict:
+    """Summary scalars of one packet-level run (``seed`` may be one of the swept names).
+
+    ``params`` (QCN parameter field values, e.g. a TOML file's) replaces the preset."""
+    from qcnmodel.params import QCNParams
+    from qcnmodel.sim import simulate
+
+    merged = {**sets, **point}
+    seed = int(merged.pop("seed", 0))
+    res = simulate(
+        scenario,
+        protocol=protocol,
+        params=preset if params is None else QCNParams(**params),
+        duration=duration,
+        seed=seed,
+        overrides=merged,
+        trace=False,
+    )
+    summary = res.summary()
+    out = {}
+    for key in SIM_KEYS:
+        v = _num(summary.get(key))
+        out[key] = math.nan if v is None else v
+    return out

@@ -1,0 +1,154 @@
+"""Packet-level confirmation of two operating points for the stability report.
+
+The QCN fluid model predicts a critical RTT for N flows sharing one congestion point. Here the
+reference simulator runs the same situation at half that RTT (predicted stable) and at twice
+it (predicted unstable), with two seeds each, and the hot queue is classified.
+
+Set-up: the single bottleneck of the validation suite
+(:func:`qcnmodel.validation.network.bottleneck_spec`): N greedy sources, one switch, one sink
+whose switch egress port serves at ``capacity`` (the CP), unlimited switch memory, PAUSE off;
+the link delays are set so that the CP -> RP -> CP loop delay equals the model's RTT (the
+mapping is documented in that module). Queueing delay is not part of the loop delay: the CP
+measures the queue as frames arrive.
+
+Classification of the simulated hot queue over the second half of the run (bins of 20 us):
+*steady* when it is empty in less than 5% of the bins and its standard deviation is below
+half of Qeq; otherwise *oscillating* (sustained oscillation with underflow). These are the
+report's criteria for a short confirmation, not a validation tolerance; ``qcnmodel validate``
+does the full comparison.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import numpy as np
+
+from qcnmodel import config
+from qcnmodel.params import QCNParams
+
+__all__ = ["classify_queue", "run_points", "add_section"]
+
+
+def classify_queue(q: np.ndarray, qeq: float) -> dict:
+    """Steady or oscillating, from a hot-queue trace (bytes); see the module docstring."""
+    q = np.asarray(q, float)
+    empty = float(np.mean(q < 1500))
+    std = float(np.std(q))
+    steady = empty < 0.05 and std < 0.5 * qeq
+    return {"mean": float(np.mean(q)), "std": std, "empty_fraction": empty,
+            "verdict": "steady" if steady else "oscillating"}  # fmt: skip
+
+
+def run_points(params: QCNParams, n_flows: int | None = None, capacity: float | None = None):
+    """Simulate at 0.5x and 2x the model's critical RTT; return rows and traces.
+
+    ``n_flows``, ``capacity``, the seeds, the run length, the trace bin and the RTT factors
+    default to ``studies.packet_*`` of :mod:`qcnmodel.config` (10 flows, 5 Gb/s, seeds 0 and
+    1, 0.3 s, 20 us, 0.5 and 2)."""
+    from qcnmodel.analysis.margins import critical_rtt
+    from qcnmodel.models import build_model
+    from qcnmodel.sim import simulate
+    from qcnmodel.validation.network import bottleneck_spec
+
+    cfg = config.defaults
+    n_flows = cfg["studies.packet_flows"] if n_flows is None else n_flows
+    capacity = cfg["studies.packet_capacity"] if capacity is None else capacity
+    duration = cfg["studies.packet_duration"]
+    model = build_model("qcn", params, rtt=100e-6, n_flows=n_flows, capacity=capacity)
+    crit = float(critical_rtt(model))
+    rows, traces = [], []
+    for factor in cfg["studies.packet_rtt_factors"]:
+        rtt = factor * crit
+        predicted = model.replace(rtt=rtt).loop().margins()
+        for seed in cfg["studies.packet_seeds"]:
+            res = simulate(
+                bottleneck_spec(n_flows, rtt, capacity, line_rate=params.line_rate),
+                params=params,
+                duration=duration,
+                bin_width=cfg["studies.packet_bin_width"],
+                seed=seed,
+            )
+            ds = res.dataset
+            late = ds.hot_queue_mean.where(ds.time > duration / 2, drop=True).values
+            c = classify_queue(late, params.qeq)
+            rows.append(
+                {
+                    "rtt_s": rtt,
+                    "factor": factor,
+                    "seed": seed,
+                    "predicted_stable": bool(predicted.stable),
+                    "phase_margin_deg": float(predicted.phase_margin_deg),
+                    **c,
+                    "agree": (c["verdict"] == "steady") == bool(predicted.stable),
+                }
+            )
+            traces.append((factor, seed, ds.time.values, ds.hot_queue_mean.values))
+    return crit, rows, traces
+
+
+def add_section(doc, cfg, figdir: Path, bar=None) -> None:
+    """Run the two points and add the table, a figure and the verdict to ``doc``."""
+    import matplotlib.pyplot as plt
+
+    from qcnmodel.studies.report_figures import save
+
+    crit, rows, traces = run_points(cfg.params)
+    if bar is not None:
+        bar.update(1)
+    d = config.defaults
+    seeds = d["studies.packet_seeds"]
+    doc.paragraph(
+        f"{d['studies.packet_flows']} greedy sources (`qcnmodel.validation.network`) share a "
+        f"{d['studies.packet_capacity'] / 1e9:g} Gb/s congestion point. The fluid "
+        f"model's critical RTT there is {crit * 1e6:.4g} us; the reference simulator runs at "
+        f"half and twice that RTT, seeds {', '.join(map(str, seeds))}, for "
+        f"{d['studies.packet_duration']:g} s, and "
+        "the hot queue over the second half is classified as steady (empty < 5% of the time, "
+        "standard deviation < Qeq/2) or oscillating."
+    )
+    doc.table(
+        [
+            "RTT (us)",
+            "seed",
+            "model PM (deg)",
+            "model",
+            "sim queue mean (B)",
+            "sim std (B)",
+            "sim empty",
+            "sim",
+            "agree",
+        ],
+        [
+            [
+                f"{r['rtt_s'] * 1e6:.4g}",
+                r["seed"],
+                r["phase_margin_deg"],
+                "stable" if r["predicted_stable"] else "unstable",
+                r["mean"],
+                r["std"],
+                f"{r['empty_fraction']:.1%}",
+                r["verdict"],
+                "pass" if r["agree"] else "fail",
+            ]
+            for r in rows
+        ],
+    )
+    fig, ax = plt.subplots(figsize=(9, 4))
+    for factor, seed, t, q in traces:
+        if seed == seeds[0]:
+            ax.plot(t * 1e3, q / 1e3, lw=0.8, label=f"RTT = {factor:g} x critical")
+    ax.axhline(cfg.params.qeq / 1e3, color="0.5", lw=0.8)
+    ax.set_xlabel("time (ms)")
+    ax.set_ylabel("hot queue (KB)")
+    ax.legend()
+    ax.grid(True, alpha=0.3)
+    path = save(fig, figdir / "packet_confirmation.png")
+    n_agree = sum(r["agree"] for r in rows)
+    doc.figure(
+        path,
+        f"Packet-level hot queue at half and twice the model's critical RTT "
+        f"(seed {seeds[0]}); {n_agree} of {len(rows)} runs agree with the model.",
+    )
+    if bar is not None:
+        bar.update(1)

@@ -1,0 +1,411 @@
+"""DCQCN matched pairs: the DCQCN fluid model and the packet simulator on the same parameters.
+
+**Operating point.** The CoNEXT 2016 parameters (Zhu, Ghobadi, Misra, Padhye, "ECN or Delay:
+Lessons Learnt from Analysis of DCQCN and TIMELY"; :class:`~qcnmodel.params.dcqcn.DCQCNParams`:
+40 Gb/s, 1000 B packets, Kmin 5 KB, Kmax 200 KB, pmax 1 %, tau 50 us, tau' 55 us, T 55 us,
+B 10 MB, R_AI 40 Mb/s, g 1/256), a single 40 Gb/s bottleneck fed by N sources on 40 Gb/s
+links, unlimited switch memory (no drops, as in the model), every source backlogged (it
+offers the line rate; its rate limiter decides). The simulator starts from an empty queue
+with every source at line rate (the rate limiter is created, alpha = 1, at the first CNP).
+Runs of 0.15 s, the first 50 ms dropped, 10 us bins.
+
+**Loop delay -> link delays.** tau* is the CP -> RP -> CP loop of the fluid model. With the
+mark drawn at dequeue (the simulator's default, as in the simulator released with the CoNEXT
+2016 paper), a rate change reaches the queue when its frames arrive (d + 8F/R after they
+leave the RP), the departing frame carries the mark to the receiver (8F/C + d_sink), and the
+CNP goes back along the path (d_sink + d). With d_sink = d and no switch latency:
+
+    tau* = 4 d + 8F/R + 8F/C,   d = (tau* - 8F/R - 8F/C) / 4
+
+(0.2 us of serialisation each at 40 Gb/s). Marking at enqueue would add the marked frame's
+queueing delay q/C, which the model does not have.
+
+**Model variants** (:data:`DCQCN_VARIANTS`, the default first):
+
+* ``cnp-lag+stage-memory`` (:data:`DEFAULT_VARIANT`): the CNP window's mean lag tau/2 in the
+  loop (``cnp_lag``) and the timer's stage memory (``stage_memory``: AI only after F T
+  without a mark), judged by :func:`~qcnmodel.models.dcqcn_regime.regime`. The CNP lag
+  and the regime analysis were derived before the comparison; of two derivations of the stage
+  memory (the mean age of the stage, as in the QCN model, and the exact window of F T), the
+  exact window was kept after comparing both with the simulator (the mean-age form made the
+  N = 10 periods 15-25 % too long).
+* ``cnp-lag``: the CNP lag alone, judged by ``regime``.
+* ``paper``: the paper's equations judged by ``regime`` (linear margin, limit cycle from a
+  cold start, CNP shot noise).
+* ``linear``: the paper's equations judged by the exact linearisation alone (stable iff the
+  phase margin is positive; the fixed point as the equilibrium).
+
+**Classes.** The validation's detector (:func:`~qcnmodel.validation.measure.oscillation`)
+reads both traces with the amplitude reference ``QREF = (Kmin + Kmax)/2`` (DCQCN has no set
+point: the middle of the marking ramp). The model's quantities are measured on its cold-start
+trajectory when it oscillates, and are the Gaussian CNP-noise predictions otherwise (same
+thresholds). The queue empties at least 1 % of the time at every grid point on both sides, so
+the detector's class is "underflow" throughout; two more classes are compared:
+*coherent* (ACF peak >= ACF_MIN and std >= AMPLITUDE_MIN QREF: the detector's own
+thresholds, without its underflow precedence) and *cycle through Kmax* (coherent and the queue
+above Kmax, where the marking jumps to 1, at least :data:`CLIFF_MIN` of the time). Both ways
+of reading were chosen after the simulated traces had been seen (the simulated N = 2-4 queues
+are incoherent noise; the N >= 10 queues cycle through Kmax), and the rows say so.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import functools
+import math
+
+import numpy as np
+
+from qcnmodel.models.dcqcn import DCQCNFluidModel
+from qcnmodel.models.dcqcn_regime import regime
+from qcnmodel.params.dcqcn import DCQCNParams
+from qcnmodel.validation.measure import ACF_MIN, AMPLITUDE_MIN, batch_means, oscillation
+from qcnmodel.validation.network import bottleneck_spec
+from qcnmodel.validation.pairs import Row
+
+__all__ = [
+    "CLIFF_MIN",
+    "DCQCN_VARIANTS",
+    "DEFAULT_VARIANT",
+    "FULL_GRID",
+    "QREF",
+    "QUICK_GRID",
+    "check_boundary_delay",
+    "check_boundary_n",
+    "check_equilibrium",
+    "check_oscillation",
+    "dcqcn_plan",
+    "dcqcn_spec",
+    "model_point",
+    "run_dcqcn",
+    "sim_point",
+]
+
+PARAMS = DCQCNParams()
+LINE = PARAMS.line_rate
+FRAME = int(PARAMS.packet_size)
+QREF = PARAMS.kmin + (PARAMS.kmax - PARAMS.kmin) / 2
+#: run length, settling time dropped before measuring, and trace bin (s)
+DURATION, SETTLE, BIN = 0.15, 0.05, 10e-6
+#: fraction of time above Kmax that makes a coherent oscillation a cycle through Kmax
+CLIFF_MIN = 0.01
+NS = (2, 4, 10, 20, 64)
+TAUS = (25e-6, 50e-6, 85e-6, 100e-6)
+FULL_GRID = tuple((n, t) for n in NS for t in TAUS)
+QUICK_GRID = ((2, 25e-6), (10, 50e-6))
+#: the N grid of the boundary in N, and the N of the boundaries in delay
+BOUNDARY_NS = (2, 4, 6, 8, 10, 20, 64)
+BOUNDARY_DELAY_NS = (2, 4, 10)
+BOUNDARY_SEEDS = (0, 1, 2)
+
+DEFAULT_VARIANT = "cnp-lag+stage-memory"
+#: row label -> DCQCNFluidModel options (module docstring); the first is the default
+DCQCN_VARIANTS = {
+    DEFAULT_VARIANT: {"cnp_lag": PARAMS.cnp_interval / 2, "stage_memory": True},
+    "cnp-lag": {"cnp_lag": PARAMS.cnp_interval / 2},
+    "paper": {},
+    "linear": {},
+}
+#: variants judged by the exact linearisation alone (the others by ``regime``)
+LINEAR_ONLY = ("linear",)
+#: what a variant's rows say about choices made after seeing the simulator
+_PROVENANCE = {
+    DEFAULT_VARIANT: "stage-memory form (exact F T window) chosen over the mean-age form "
+    "after seeing both against the simulator",
+}
+ALL = tuple(DCQCN_VARIANTS)
+
+
+def dcqcn_spec(n: int, tau: float, line: float = LINE, frame: int = FRAME):
+    """Bottleneck with source and sink link delays d = (tau* - 8F/R - 8F/C)/4 (module
+    docstring); every source offers the line rate."""
+    d = (tau - 2 * 8.0 * frame / line) / 4.0
+    if d < 0:
+        raise ValueError(f"tau: {tau:g} s is below the serialisation floor {16 * frame / line:g} s")
+    spec = bottleneck_spec(n, 2 * d + 8.0 * frame / line, line, line, frame_size=frame)
+    traffic = tuple(dataclasses.replace(t, rate=line) for t in spec.traffic)
+    return dataclasses.replace(spec, traffic=traffic)
+
+
+def _fmt(n, tau, extra=""):
+    s = f"N={n}, tau*={tau * 1e6:g} us, C={LINE / 1e9:g} Gb/s"
+    return s + (f", {extra}" if extra else "")
+
+
+def _classes(o: dict, above_kmax: float) -> dict:
+    o = dict(o)
+    o["coherent"] = bool(o["acf_peak"] >= ACF_MIN and o["std"] >= AMPLITUDE_MIN * QREF)
+    o["above_kmax"] = float(above_kmax)
+    o["cliff_cycle"] = bool(o["coherent"] and above_kmax >= CLIFF_MIN)
+    return o
+
+
+@functools.lru_cache(maxsize=512)
+def sim_point(n, tau, seed=0, duration=DURATION, overrides=()) -> dict:
+    """Simulate one point (cached) and measure it.
+
+    Returns
+    -------
+    dict
+        The detector's output plus ``thr`` (bit/s), ``flows`` (per-flow batch means
+        [(mean, se)], bit/s), ``flow_avg`` (mean, se), ``q_mean_se``, ``above_kmax`` and the
+        classes ``coherent``, ``cliff_cycle``. ``overrides``: DCQCN parameter fields as
+        (name, value) pairs (e.g. the simulator's ``mark_at`` and ``cnp_mode``).
+    """
+    from qcnmodel.sim.api import simulate
+
+    r = simulate(dcqcn_spec(n, tau), protocol="dcqcn", duration=duration, seed=seed,
+                 bin_width=BIN, overrides=dict(overrides))  # fmt: skip
+    ds = r.dataset
+    w = int(round(SETTLE / BIN))
+    q = ds.hot_queue_mean.values[w:]
+    o = oscillation(q, BIN, QREF)
+    ft = ds.flow_throughput.values[:, w:]
+    o["q_mean_se"] = batch_means(q)
+    o["flows"] = [batch_means(f) for f in ft]
+    o["flow_avg"] = batch_means(ft.mean(axis=0))
+    o["thr"] = float(ds.hot_port_throughput.values[w:].mean())
+    o["wall_s"] = r.wall_s
+    return _classes(o, float(np.mean(q > PARAMS.kmax)))
+
+
+@functools.lru_cache(maxsize=512)
+def model_point(variant, n, tau) -> dict:
+    """The model's prediction at one point.
+
+    Returns
+    -------
+    dict
+        ``verdict`` and the detector's quantities, the classes, ``q_fixed`` (fixed point,
+        bytes, or None), ``kind`` (:class:`~qcnmodel.models.dcqcn_regime.Regime` kind or
+        "linear"), ``escape`` and ``phase_margin_deg``.
+    """
+    m = DCQCNFluidModel(PARAMS, rtt=tau, n_flows=n, **DCQCN_VARIANTS[variant])
+    try:
+        q_fixed = m.fixed_point()["q"]
+    except ValueError:
+        q_fixed = None
+    if variant in LINEAR_ONLY:
+        try:
+            pm = m.loop().margins().phase_margin_deg
+        except ValueError:
+            pm = math.nan
+        stable = bool(pm > 0)
+        o = {"verdict": "stable" if stable else "oscillating", "kind": "linear",
+             "phase_margin_deg": pm, "q_fixed": q_fixed, "escape": False,
+             "mean": q_fixed if q_fixed is not None else math.nan, "thr": LINE}  # fmt: skip
+        o.update(acf_peak=float(not stable), std=math.nan, period_acf=math.nan, underflow=0.0)
+        o.update(coherent=not stable, above_kmax=math.nan, cliff_cycle=not stable)
+        return o
+    r = regime(m, QREF, duration=DURATION, settle=SETTLE, dt=BIN)
+    o = _classes(r.stats, r.stats["above_kmax"])
+    o.update(kind=r.kind, phase_margin_deg=r.phase_margin_deg, q_fixed=q_fixed, escape=r.escape)
+    return o
+
+
+def _model_note(variant: str, mod: dict) -> str:
+    """The model's kind, and every choice made after seeing the simulator that the row uses."""
+    parts = [f"model {mod['kind']}"]
+    if mod["kind"] == "bistable":
+        parts.append(
+            "verdict from the escape rule (noise above Kmax >= 1 % of the time), chosen after "
+            "seeing the simulator" + ("" if mod["escape"] else "; no escape here")
+        )
+    if variant in _PROVENANCE:
+        parts.append(_PROVENANCE[variant])
+    return "; ".join(parts)
+
+
+def _keyed(rows, where: str) -> list[Row]:
+    """Give each row its key (check, quantity, operating point, variant): how the known
+    disagreements of :mod:`qcnmodel.validation.findings` find it."""
+    for r in rows:
+        r.key = f"{r.check}|{r.quantity}|{where}|{r.model_variant}"
+    return rows
+
+
+def check_equilibrium(n, tau, variants=ALL, seed=0, sim_overrides=()) -> list[Row]:
+    """Time-mean hot queue and per-flow rates after SETTLE: model vs simulation."""
+    sim = sim_point(n, tau, seed, overrides=tuple(sim_overrides))
+    qs, qse = sim["q_mean_se"]
+    par = _fmt(n, tau, f"window {SETTLE:g}-{DURATION:g} s, seed {seed}")
+    res = 8.0 * FRAME / (DURATION - SETTLE)  # one frame per window, bit/s
+    am, ase = sim["flow_avg"]
+    rows = []
+    for v in variants:
+        mod = model_point(v, n, tau)
+        qm = mod["mean"]
+        tol = 3 * qse + FRAME
+        ok = math.isfinite(qm) and abs(qm - qs) <= tol
+        fixed = mod["q_fixed"]
+        note = (
+            _model_note(v, mod)
+            + ", fixed point "
+            + (f"{fixed:.0f} B" if fixed is not None else "none on the ramp")
+        )
+        rows.append(Row("dcqcn-equilibrium", "hot queue, time mean", par, v, qm, qs,
+                        qm - qs if math.isfinite(qm) else "no equilibrium", tol,
+                        f"3 x batch-means SE of the simulation ({qse:.0f} B) + one packet "
+                        f"({FRAME} B: the queue's granularity; DCQCN has no quantiser)",
+                        ok, "B", note))  # fmt: skip
+        rm = mod["thr"] / n
+        tol = (3 * ase + res) / rm
+        rows.append(Row("dcqcn-equilibrium", "per-flow rate (mean over flows)", par, v, rm, am,
+                        (rm - am) / rm, tol, "3 x batch-means SE of the flow-averaged rate + "
+                        "one frame per window (relative)", abs(rm - am) / rm <= tol,
+                        "bit/s; error relative", _model_note(v, mod)))  # fmt: skip
+        errs = [abs(m_ - rm) / rm for m_, _ in sim["flows"]]
+        i = int(np.argmax(errs))
+        tol = 3 * sim["flows"][i][1] / rm + res / rm
+        rows.append(Row("dcqcn-equilibrium", "per-flow rate (worst flow)", par, v, rm,
+                        sim["flows"][i][0], errs[i], tol, "3 x batch-means SE of the worst "
+                        "flow's mean rate + one frame per window (relative)", errs[i] <= tol,
+                        "bit/s; error relative", _model_note(v, mod)))  # fmt: skip
+    return _keyed(rows, f"N={n}|tau={tau * 1e6:g}")
+
+
+_CLASS_ROWS = (
+    ("coherent", "coherent oscillation (ACF and amplitude)",
+     "the detector's thresholds (ACF >= 0.5, std >= QREF/4), fixed before any comparison; "
+     "reading them without the underflow precedence was decided after seeing that both "
+     "sides empty the queue at every point"),
+    ("cliff_cycle", "cycle through Kmax (coherent, >= 1 % above Kmax)",
+     "class chosen after seeing the simulated traces (N = 2-4 incoherent noise, N >= 10 "
+     "cycles through Kmax); the 1 % is the detector's underflow threshold"),
+)  # fmt: skip
+
+
+def check_oscillation(n, tau, variants=ALL, seed=0, sim_overrides=()) -> list[Row]:
+    """Detector class, coherent oscillation, cycle through Kmax and the period: model vs sim."""
+    sim = sim_point(n, tau, seed, overrides=tuple(sim_overrides))
+    par = _fmt(n, tau, f"window {SETTLE:g}-{DURATION:g} s, seed {seed}")
+    sim_note = (f"sim std {sim['std']:.0f} B, ACF {sim['acf_peak']:.2f}, empty "
+                f"{sim['underflow']:.2f}, above Kmax {sim['above_kmax']:.3f}")  # fmt: skip
+    rows = []
+    for v in variants:
+        mod = model_point(v, n, tau)
+        same = (mod["verdict"] == "stable") == (sim["verdict"] == "stable")
+        rows.append(Row("dcqcn-oscillation", "stable / unstable (detector class)", par, v,
+                        mod["verdict"], sim["verdict"], "" if same else "differ", "same class",
+                        "the detector's fixed thresholds (ACF >= 0.5 and std >= QREF/4, or "
+                        "empty >= 1 % of the time); oscillating and underflow count as "
+                        "unstable", same, "", f"{_model_note(v, mod)}; {sim_note}"))  # fmt: skip
+        for key, name, reason in _CLASS_ROWS:
+            same = mod[key] == sim[key]
+            rows.append(Row("dcqcn-oscillation", name, par, v, mod[key], sim[key],
+                            "" if same else "differ", "same class", reason, same, "",
+                            f"{_model_note(v, mod)}; model ACF {mod['acf_peak']:.2f}, std "
+                            f"{mod['std']:.0f} B; {sim_note}"))  # fmt: skip
+        if mod["coherent"] and sim["coherent"] and v not in LINEAR_ONLY:
+            tm, ts = mod["period_acf"], sim["period_acf"]
+            spread = sim["period_spread"] if math.isfinite(sim["period_spread"]) else 0.0
+            tol = 2 * BIN + spread
+            rows.append(Row("dcqcn-oscillation", "oscillation period (ACF peak)", par, v, tm,
+                            ts, tm - ts, tol, "2 trace bins + the simulated cycle-to-cycle "
+                            "spread (std of full-cycle lengths between mean crossings)",
+                            abs(tm - ts) <= tol, "s", f"relative error {(tm - ts) / ts:+.1%}; "
+                            + _model_note(v, mod)))  # fmt: skip
+    return _keyed(rows, f"N={n}|tau={tau * 1e6:g}")
+
+
+def _first(flags, grid):
+    """(last value without the class, first value with it) along ``grid``."""
+    lo, hi = None, None
+    for g, f in zip(grid, flags):
+        if f:
+            hi = g
+            break
+        lo = g
+    return lo, hi
+
+
+def _marks(grid, flags):
+    return ", ".join(f"{g:g}{'U' if f else 'S'}" for g, f in zip(grid, flags))
+
+
+def _bracket(lo, hi, unit):
+    if hi is None:
+        return f"> {lo:g}{unit}"
+    return f"< {hi:g}{unit}" if lo is None else f"({lo:g}, {hi:g}]{unit}"
+
+
+def _boundary_rows(name, unit, grid, sim_flags, variants, points, par):
+    """One row per variant: the grid bracket of the first cycle through Kmax."""
+    slo, shi = _first(sim_flags, grid)
+    rows = []
+    for v in variants:
+        flags = [p["cliff_cycle"] for p in points[v]]
+        mlo, mhi = _first(flags, grid)
+        ok = (mlo, mhi) == (slo, shi)
+        escape = [g for g, p in zip(grid, points[v]) if p["kind"] == "bistable"]
+        note = (f"class: cycle through Kmax (chosen after seeing the simulated traces); sim "
+                f"{_marks(grid, sim_flags)}; model {_marks(grid, flags)}")  # fmt: skip
+        if escape:
+            note += "; escape rule (chosen after seeing the simulator) decides the model at " + (
+                ", ".join(f"{g:g}{unit}" for g in escape)
+            )
+        if v in _PROVENANCE:
+            note += "; " + _PROVENANCE[v]
+        rows.append(Row("dcqcn-boundary", name, par, v, _bracket(mlo, mhi, unit),
+                        _bracket(slo, shi, unit), "" if ok else "differ", "same grid bracket",
+                        "the grid step: both sides are evaluated on the same grid, the "
+                        "boundary must fall in the same interval", ok, "", note))  # fmt: skip
+    return rows
+
+
+def _majority(n, tau, seeds, overrides=()):
+    votes = sum(sim_point(n, tau, s, overrides=tuple(overrides))["cliff_cycle"] for s in seeds)
+    return 2 * votes > len(seeds)
+
+
+def check_boundary_n(tau, ns=BOUNDARY_NS, variants=ALL, seeds=(0,),
+                     sim_overrides=()) -> list[Row]:  # fmt: skip
+    """Smallest N (on ``ns``) with a cycle through Kmax at loop delay ``tau``: model vs sim
+    (majority over ``seeds``)."""
+    sim_flags = [_majority(n, tau, seeds, sim_overrides) for n in ns]
+    points = {v: [model_point(v, n, tau) for n in ns] for v in variants}
+    par = f"tau*={tau * 1e6:g} us, C={LINE / 1e9:g} Gb/s, {len(seeds)} seed(s), majority"
+    return _keyed(
+        _boundary_rows("stability boundary in N", "", ns, sim_flags, variants, points, par),
+        f"tau={tau * 1e6:g}",
+    )
+
+
+def check_boundary_delay(n, taus=TAUS, variants=ALL, seeds=(0,), sim_overrides=()) -> list[Row]:
+    """Smallest loop delay (on ``taus``) with a cycle through Kmax at N: model vs sim."""
+    sim_flags = [_majority(n, t, seeds, sim_overrides) for t in taus]
+    points = {v: [model_point(v, n, t) for t in taus] for v in variants}
+    us = [t * 1e6 for t in taus]
+    par = f"N={n}, C={LINE / 1e9:g} Gb/s, {len(seeds)} seed(s), majority"
+    return _keyed(_boundary_rows("stability boundary in delay", " us", us, sim_flags, variants,
+                                 points, par), f"N={n}")  # fmt: skip
+
+
+def dcqcn_plan(quick: bool, sim_overrides=()) -> list[tuple]:
+    """The DCQCN checks of the validation: (callable, args, kwargs), each returning rows.
+
+    ``quick``: N = 2 at 25 us and N = 10 at 50 us, and the boundary in N on 2, 4, 10 at
+    50 us (a few seconds); else the full grid (:data:`FULL_GRID`) and the boundaries in N (at
+    every delay) and in delay (N = 2, 4, 10) on three seeds (about a minute). Every check
+    compares all of :data:`DCQCN_VARIANTS`. ``sim_overrides``: DCQCN parameter fields for the
+    simulator, as (name, value) pairs.
+    """
+    grid = QUICK_GRID if quick else FULL_GRID
+    so = {"sim_overrides": tuple(sim_overrides)}
+    out = [(check_equilibrium, pt, dict(so)) for pt in grid]
+    out += [(check_oscillation, pt, dict(so)) for pt in grid]
+    if quick:
+        out.append((check_boundary_n, (50e-6,), {"ns": (2, 4, 10), **so}))
+    else:
+        seeds = {"seeds": BOUNDARY_SEEDS, **so}
+        out += [(check_boundary_n, (t,), dict(seeds)) for t in TAUS]
+        out += [(check_boundary_delay, (n,), dict(seeds)) for n in BOUNDARY_DELAY_NS]
+    return out
+
+
+def run_dcqcn(quick: bool = True, sim_overrides=()) -> list[Row]:
+    """All rows of :func:`dcqcn_plan`."""
+    rows = []
+    for fn, args, kw in dcqcn_plan(quick, sim_overrides):
+        rows += fn(*args, **kw)
+    return rows

@@ -1,0 +1,189 @@
+"""Known disagreements between the models and the packet simulator, with their findings.
+
+A row of :mod:`qcnmodel.validation` that fails is either a *known disagreement* -- listed
+here with the mechanism that explains it, so that the report prints the finding beside it
+and ``qcnmodel validate`` does not count it as a regression -- or a regression. The match is
+on the row's key (:attr:`Row.key`: check, kind, operating point, model variant; shell-style
+patterns). A known row that starts to pass is reported by the slow test suite so that its
+finding is looked at again. Numbers quoted are from the full run when this was written;
+every run's rows carry the current values.
+"""
+
+from __future__ import annotations
+
+import fnmatch
+
+__all__ = ["BLANKET", "DCQCN_POINTS", "FINDINGS", "KNOWN", "default_variant_of", "mark_known"]
+
+#: finding id -> the mechanism (what the report prints)
+FINDINGS: dict[str, str] = {
+    "paper": (
+        "The published cycle-averaged equations (Alizadeh et al.) end every byte-counter and "
+        "timer cycle at a constant rate and reset both counters at every *sample*; in the rules "
+        "only a CNM (a sample with Fb < 0) resets them and a cycle ends a fixed number of bytes "
+        "or seconds after it. After the start-up cut the increase stalls at p (1-p)^(F B) / "
+        "((1-p)^-B - 1): the queue stays empty (0 vs 24.5 KB simulated at N = 10), no recovery "
+        "after a hotspot, no timer-synchronised cycle at N = 100. Kept as the reference "
+        "alternative (`fidelity='paper'`); its switches add the mechanisms one at a time."
+    ),
+    "mean-field synchrony": (
+        "The packet-fidelity model is the deterministic mean field of the reaction points: "
+        "flows cut at the same moment follow one mean path and recover together. That is what "
+        "predicts the synchronised modes and their periods (N = 100 at 5 Gb/s 17.2 vs 17.7 ms "
+        "and 18.6 vs 19.2 ms; 10 Gb/s N = 30 7.55 vs 7.50 ms; N = 10 at 400 us 5.55 vs 5.25 "
+        "ms). It overestimates their coherence: in the packets, flows cut together differ in "
+        "rate, and both the CNM hazard and the byte counter's clock follow the rate, so a "
+        "cohort spreads (a Jensen effect the mean field lacks). Hence (i) the model's cycles "
+        "are larger (N = 100, 5 Gb/s: mean queue 89 vs 27 KB); (ii) at 10 Gb/s with 100 flows "
+        "the packets show a noisy quasi-cycle (ACF 0.35, std 16 KB) that the detector calls "
+        "stable, where the model's cycle empties the queue; (iii) from the idle start the model "
+        "reaches large cycles that coexist with a stable equilibrium (N = 10 at 5 Gb/s: its "
+        "trajectories oscillate from ~380 us, the linearisation's 503 us agrees with the "
+        "simulated 519-566 us); (iv) after a hotspot with 8 flows it is caught in a "
+        "synchronised deep-cut state in which every CNM arrives before the byte counter's "
+        "first expiry, so TR is never reset (122 vs 28 Mb/s simulated at the hotspot's end) "
+        "and the recovery is 4x too fast (44 vs 177 ms). A closure for the spread within a "
+        "cohort (its second moments) is the next step; the period rows at N = 100 fail a "
+        "tolerance tighter than their 3-4 % error (2 bins + the simulated cycle-to-cycle "
+        "spread)."
+    ),
+    "single flow": (
+        "One flow (N = 1): the single paced flow phase-locks with the service, so the queue the "
+        "CP samples carries almost no noise (0.34 frames measured, 0 at W = 8) and the 6-bit "
+        "quantiser acts as a relay with a dead zone (qFb = 0 below Fbmax/63). The model takes "
+        "the noise of N randomly phased flows and averages the RP's recovery staircase over "
+        "the cycle jitter; with one flow the loop follows one staircase. It is too stable: "
+        "critical RTT 566 us (linearised) and 456 us (trajectories) vs 367-400 us simulated at "
+        "5 Gb/s; W = 8: 912 vs 645 us; W = 32: 1.29 ms vs 836 us; a 40 Gb/s source into "
+        "10 Gb/s: 271 vs 209 us; the relay cycle's period 5.1 vs 9.45 ms (500 us). Validity "
+        "domain of the mean field: several flows per CP."
+    ),
+    "slow breakdown": (
+        "At large RTT (N = 10: 1 ms at W = 2, ~1.3-1.8 ms at W = 8) the simulated queue breaks "
+        "into a slow mode: period 75-100 ms, empty 75-94 % of the time, while the rate "
+        "limiters' targets collapse. Neither model has it (the packet model's cycle there has "
+        "a 12 ms period); the simulated boundary at W = 8, N = 10 (1.23-1.35 ms) is this "
+        "breakdown, beyond the model's > 1.6 ms. Mechanism not established."
+    ),
+    "linear vs detector": (
+        "The linearised critical RTT is a local statement about the equilibrium; the simulated "
+        "boundary is where a detector (ACF >= 0.5 and std >= Qeq/4, or 1 % empty) first fires "
+        "from the idle start. They part where the queue's noise drives large quasi-cycles "
+        "before the linear boundary (10 Gb/s, N = 10: ACF 0.6 and std 6 KB at 220 us; linear "
+        "316 vs 238-259 us; fixed 1 % sampling, N = 10: 505 vs 566-617 us) and where the loop "
+        "is a relay (fixed 10 % sampling: every CNM arrives before a cycle ends; linear 4 or "
+        "-98 us vs 92-100 us, while the model's trajectories give 84-100 us)."
+    ),
+    "dcqcn variants": (
+        "DCQCN configurations other than the validated one (CNP lag tau/2 + timer stage memory, "
+        "judged by the regime analysis): the paper's equations, the CNP lag alone and the "
+        "linearisation alone; their failing rows show what each mechanism adds."
+    ),
+    "dcqcn noise coherence": (
+        "DCQCN, N = 2-4: the model's small cycle / noise resonance is coherent (ACF 0.6-0.98); "
+        "the simulated queue (std ~ q*, empty 18-45 % of the time) has ACF 0.16-0.45."
+    ),
+    "dcqcn idle link": (
+        "DCQCN, N <= 4: the queue empties 18-45 % of the time and the link idles 0.4-1.1 %; the "
+        "Gaussian noise prediction assumes full utilisation. On the relaxation cycle (N >= 20) "
+        "the fluid link idles 1-3 % less than the simulated one."
+    ),
+    "dcqcn single flows": (
+        "DCQCN: single simulated flows deviate 4-11 % from the mean over 0.1 s (the CNP "
+        "lottery); the symmetric model has one flow."
+    ),
+    "dcqcn cliff cycle": (
+        "DCQCN, N >= 20 (no equilibrium on the marking ramp): the fluid relaxation cycle is "
+        "20-30 % larger in time-mean queue and 3-13 % longer than the simulated one (the "
+        "coalescing notification point sends the first CNP after a quiet spell at once: the "
+        "tau/2 lag overstates the onset lag); with the queue empty 18 % of the time (N = 4, "
+        "25 us) the simulated mean sits ~10 % below q* (the noise prediction is not clipped)."
+    ),
+    "flow spread": (
+        "Per-flow spread: N exact reaction points driven by the model's CP signals spread their "
+        "window-mean rates by a coefficient of variation of 0.39 (N = 10) and 0.22 (N = 100) "
+        "against 0.26 and 0.37 simulated (0.3-0.6 s, 3 seeds). The mean-field CP misses how the "
+        "common queue's fluctuations correlate with single flows; mechanism not established."
+    ),
+}
+
+#: findings that cover a whole variant's failing rows (its passing rows are no surprise)
+BLANKET = {"paper", "dcqcn variants"}
+
+_P = "packet"
+_N1 = "*Case(n=1, *"
+#: (key pattern, finding id): rows whose key matches are known disagreements
+KNOWN: list[tuple[str, str]] = [
+    ("*|paper", "paper"),
+    ("equilibrium|*|*Case(n=100, *capacity=5000000000.0*|" + _P, "mean-field synchrony"),
+    ("oscillation|period|*Case(n=100, *|" + _P, "mean-field synchrony"),
+    ("oscillation|class|*Case(n=10, rtt=0.0005, *|" + _P, "mean-field synchrony"),
+    ("oscillation|class|*Case(n=100, *capacity=10000000000.0*|" + _P, "mean-field synchrony"),
+    (
+        "boundary|trajectories|*Case(n=10, *capacity=5000000000.0*changes=())|" + _P,
+        "mean-field synchrony",
+    ),  # fmt: skip
+    ("boundary|*|*Case(n=100, *capacity=10000000000.0*|" + _P, "mean-field synchrony"),
+    ("boundary|trajectories|*Case(n=10, *('ps_fixed', 0.01)*|" + _P, "mean-field synchrony"),
+    ("recovery|*|*Case(n=8, *|" + _P, "mean-field synchrony"),
+    ("oscillation|period|*Case(n=1, *|" + _P, "single flow"),
+    ("boundary|*|" + _N1 + "changes=())|" + _P, "single flow"),
+    ("boundary|*|" + _N1 + "('w', *|" + _P, "single flow"),
+    ("boundary|*|" + _N1 + "('ps_fixed', 0.01)*|" + _P, "single flow"),
+    ("oscillation|period|*Case(n=10, rtt=0.001, *|" + _P, "slow breakdown"),
+    ("boundary|*|*Case(n=10, *('w', 8.0)*|" + _P, "slow breakdown"),
+    ("boundary|linear|*Case(n=10, *capacity=10000000000.0*|" + _P, "linear vs detector"),
+    ("boundary|linear|*Case(n=10, *('ps_fixed', 0.01)*|" + _P, "linear vs detector"),
+    ("boundary|linear|*('ps_fixed', 0.1)*|" + _P, "linear vs detector"),
+    ("spread|*|" + _P, "flow spread"),
+    # DCQCN (the validated configuration first; the others as a whole)
+    ("dcqcn-*|*|paper", "dcqcn variants"),
+    ("dcqcn-*|*|cnp-lag", "dcqcn variants"),
+    ("dcqcn-*|*|linear", "dcqcn variants"),
+]
+
+
+_TAUS = (25, 50, 85, 100)
+#: DCQCN, the validated configuration: quantity (prefix) -> {(N, loop delay in us): finding}
+DCQCN_POINTS: dict[str, dict[tuple[int, int], str]] = {
+    "hot queue": {(4, 25): "dcqcn cliff cycle",
+                  **{(n, t): "dcqcn cliff cycle" for n in (20, 64) for t in _TAUS}},
+    "per-flow rate (mean": {**{(2, t): "dcqcn idle link" for t in _TAUS},
+                            (4, 25): "dcqcn idle link", (4, 100): "dcqcn idle link",
+                            (20, 100): "dcqcn idle link", (64, 85): "dcqcn idle link",
+                            (64, 100): "dcqcn idle link"},
+    "per-flow rate (worst": {k: "dcqcn single flows" for k in [
+        (2, 50), (2, 85), (4, 25), (4, 50), (10, 50), (20, 25), (64, 25), (64, 50), (64, 85),
+        (64, 100)]},
+    "coherent": {k: "dcqcn noise coherence" for k in [(2, 25), (2, 50), (4, 25), (4, 50),
+                                                      (4, 85), (4, 100)]},
+    "oscillation period": {(n, t): "dcqcn cliff cycle" for n in (20, 64) for t in _TAUS},
+}  # fmt: skip
+for _q, _pts in DCQCN_POINTS.items():
+    for (_n, _t), _fid in _pts.items():
+        KNOWN.append((f"dcqcn-*|{_q}*|N={_n}|tau={_t}|*", _fid))
+
+
+def default_variant_of(model: str) -> str:
+    """The validated default configuration of ``model`` ("qcn" or "dcqcn")."""
+    if model == "dcqcn":
+        try:
+            from qcnmodel.validation.dcqcn_pairs import DEFAULT_VARIANT
+
+            return DEFAULT_VARIANT
+        except ImportError:
+            return ""
+    from qcnmodel.validation.traces import DEFAULT_VARIANT
+
+    return DEFAULT_VARIANT
+
+
+def mark_known(rows) -> None:
+    """Set ``row.finding`` for failing rows that are known disagreements (in place)."""
+    for r in rows:
+        if r.passed:
+            continue
+        for pattern, fid in KNOWN:
+            if fnmatch.fnmatchcase(r.key, pattern):
+                r.finding = fid
+                break

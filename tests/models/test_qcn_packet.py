@@ -1,0 +1,142 @@
+"""The packet-fidelity QCN model: renewal tables, CP map, equilibrium, linearisation, the
+nonlinear trajectory, and the QCNFluidModel front."""
+
+import math
+
+import numpy as np
+import pytest
+
+from qcnmodel.models import _qcn_cp as cp
+from qcnmodel.models._renewal import renewal_table
+from qcnmodel.models.qcn import QCNFluidModel
+from qcnmodel.models.qcn_packet import QCNPacketModel
+from qcnmodel.params import QCNParams
+
+P = QCNParams()
+
+
+def test_renewal_table_is_a_distribution_with_the_renewal_rate():
+    t = renewal_table(15e-3, 5, 0.15)
+    x = np.arange(t.n) * t.h
+    assert t.phi[0] == 1.0 and t.p0[0] == 1.0
+    # no expiry before (1 - J) T, all by (1 + J) T
+    assert t.p0[np.searchsorted(x, 0.84 * 15e-3)] == pytest.approx(1.0)
+    assert t.p0[np.searchsorted(x, 1.16 * 15e-3)] == pytest.approx(0.0, abs=1e-9)
+    # E[K(x)] = integral of the expiry density: 5 full cycles then half cycles
+    i = np.searchsorted(x, 0.2)
+    expected = 5 + (0.2 - 5 * 15e-3) / 7.5e-3
+    assert np.sum(t.nu[:i]) * t.h == pytest.approx(expected, abs=0.6)
+    # late, the expiry rate is the halved cycle's
+    assert np.mean(t.nu[-200:]) == pytest.approx(1 / 7.5e-3, rel=0.02)
+
+
+def test_cp_map_is_the_expectation_over_the_sampled_queue_noise():
+    # Monte Carlo of the CP's decision at a sample: Fb + Gaussian noise, CNM iff < 0, qFb
+    # by the floor quantiser, the table entry of qFb; compare with cp_signals
+    m = QCNPacketModel(P, n_flows=10, capacity=5e9)
+    k = m.param_vector()
+    rng = np.random.default_rng(1)
+    for fb in (-3.0, 0.5, 4.0):  # frames
+        q = k[cp.K_QEQ] - k[cp.K_ENQ] - fb
+        kap, cut, fb_back = cp.cp_signals(q, k[cp.K_C] / k[cp.K_N], k[cp.K_C], k, q)
+        assert fb_back == pytest.approx(fb)
+        v = -fb + k[cp.K_SIGMA] * rng.standard_normal(400_000)
+        qfb = np.minimum(np.floor(k[cp.K_FS] * np.minimum(np.maximum(v, 0), k[cp.K_FBMAX])
+                                  / k[cp.K_FBMAX]), k[cp.K_FS])  # fmt: skip
+        p = k[cp.K_TAB0 + np.minimum((qfb * 8 // (k[cp.K_FS] + 1)).astype(int), 7)]
+        cnm = (v > 0) * p
+        assert kap == pytest.approx(cnm.mean(), rel=0.01)
+        assert cut == pytest.approx((cnm * np.minimum(P.gd * qfb, P.min_dec)).mean() / kap,
+                                    rel=0.02)  # fmt: skip
+
+
+@pytest.mark.parametrize("n, cap", [(1, 5e9), (10, 5e9), (100, 10e9)])
+def test_equilibrium_is_self_consistent_at_the_fair_share(n, cap):
+    m = QCNPacketModel(P, n_flows=n, capacity=cap)
+    fp = m.fixed_point()
+    assert fp["rate_current"] == pytest.approx(cap / n, rel=1e-6)
+    assert fp["birth_rate_current"] < fp["birth_target"]  # a CNM cuts below the kept target
+    assert 0 < fp["q"] < 3 * P.qeq and 0 < fp["cut"] < P.min_dec
+    fb, st = m._equilibrium
+    assert max(abs(x) for x in st.birth_residual()) < 1e-6
+
+
+def test_linearisation_agrees_with_the_nonlinear_model_around_the_equilibrium():
+    # the loop is the exact linearisation of the same model: started at its equilibrium with a
+    # small kick, the nonlinear trajectory decays below the critical RTT and grows above it
+    base = QCNPacketModel(P, n_flows=10, capacity=5e9)
+    crit = base.loop().critical_delay()
+    assert 200e-6 < crit < 1e-3
+
+    def amplitude(rtt):
+        ds = base.replace(rtt=rtt).simulate(0.4, x0={"q": base.fixed_point()["q"] + 1500.0},
+                                            record_dt=50e-6)  # fmt: skip
+        q = ds.q.values
+        return np.ptp(q[-1000:]), np.ptp(q[: len(q) // 4])
+
+    late, early = amplitude(0.8 * crit)
+    assert late < 0.5 * early
+    late, early = amplitude(1.25 * crit)
+    assert late > early
+
+
+def test_loop_does_not_depend_on_the_rtt_beyond_its_delay():
+    a = QCNPacketModel(P, rtt=50e-6, n_flows=10, capacity=5e9)
+    b = a.replace(rtt=400e-6)
+    s = 1j * np.array([100.0, 1000.0, 5000.0])
+    assert np.allclose(a.transfer(s), b.transfer(s), rtol=1e-9)
+    assert a.loop().critical_delay() == pytest.approx(b.loop().critical_delay(), rel=1e-9)
+
+
+def test_idle_start_trajectory_respects_the_bounds():
+    m = QCNPacketModel(P, rtt=100e-6, n_flows=10, capacity=5e9)
+    ds = m.simulate(0.2, start="idle", offered=1e9, record_dt=1e-4)
+    assert np.all(ds.q.values >= 0)
+    assert np.all(ds.rate_sent.values <= 1e9 * (1 + 1e-12))
+    assert np.all(ds.rate_current.values <= P.line_rate * (1 + 1e-12))
+    assert np.all(ds.rate_current.values >= P.min_rate * (1 - 1e-12))
+    # it settles at the fair share
+    assert ds.rate_sent.values[-200:].mean() == pytest.approx(5e8, rel=0.02)
+
+
+def test_bad_arguments_name_the_field():
+    m = QCNPacketModel(P, n_flows=10)
+    with pytest.raises(ValueError, match="start"):
+        m.simulate(0.01, start="warm")
+    with pytest.raises(ValueError, match="x0: unknown key 'qq'"):
+        m.simulate(0.01, x0={"qq": 1})
+    with pytest.raises(ValueError, match="duration"):
+        m.simulate(-1)
+    with pytest.raises(ValueError, match="quantiser"):
+        QCNPacketModel(P.replace(quantiser="msb6"))
+
+
+def test_front_names_the_fidelity_and_refuses_paper_switches_at_packet_fidelity():
+    from qcnmodel.models import identify
+
+    m = QCNFluidModel(P, rtt="100us", n_flows=10)
+    assert m.fidelity == "packet" and type(m.engine).__name__ == "QCNPacketModel"
+    assert identify(m) == ("qcn", "packet")
+    paper = m.replace(fidelity="paper")
+    assert identify(paper) == ("qcn", "paper")
+    assert type(paper.engine).__name__ == "QCNAveragedModel"
+    with pytest.raises(ValueError, match="sampling_lag: a switch of the cycle-averaged"):
+        QCNFluidModel(P, sampling_lag=True)
+    with pytest.raises(ValueError, match="fidelity"):
+        QCNFluidModel(P, fidelity="exact")
+    # the paper model's switches still work there, and the front hands attributes on
+    lag = QCNFluidModel(P, fidelity="paper", reset="cnm", sampling_lag=True)
+    assert lag.sampling_lag_s > 0 and lag.extra_delay == lag.sampling_lag_s
+    assert math.isfinite(m.loop().critical_delay())
+
+
+def test_timer_synchronised_cycle_at_many_flows():
+    # many slow flows: the timer's cycles outlast the gaps between CNMs, the cut flows recover
+    # together one timer period later; the loop is unstable at every RTT and the model's own
+    # cycle has a period of about one timer period (a prediction of the renewal structure)
+    from qcnmodel.models.limit_cycle import limit_cycle
+
+    m = QCNFluidModel(P, rtt="20us", n_flows=100, capacity=5e9)
+    assert not m.loop().margins().stable
+    lc = limit_cycle(m, method="trajectory", duration=0.4)
+    assert lc.exists and P.timer < lc.period_s < 1.5 * P.timer
