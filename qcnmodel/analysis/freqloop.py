@@ -180,7 +180,11 @@ class FrequencyLoop:
                        stable=out(z == 0), critical_delay_s=out(crit))  # fmt: skip
 
     def _gain_margins(self, taus):
-        """Phase crossovers arg G - w tau = -pi (mod 2 pi): the one with the largest |G|."""
+        """Phase crossovers arg G - w tau = -pi (mod 2 pi): the one with the largest |G|.
+
+        Bracketed on the table, then refined on the exact ``G`` for all delays at once
+        (:meth:`_refine_phase`): one vectorised evaluation of ``G`` per iteration.
+        """
         w, g = self._table
         wpc = np.full(len(taus), np.nan)
         gm = np.full(len(taus), np.inf)
@@ -189,24 +193,66 @@ class FrequencyLoop:
         ph = np.unwrap(np.angle(g))
         with np.errstate(divide="ignore"):
             lm = np.log(np.abs(g))
+        rows, brackets, targets = [], [], []
         for r, tau in enumerate(taus):
             lev = np.floor((ph - w * tau + np.pi) / _TWO_PI)
             idx = np.nonzero(lev[1:] != lev[:-1])[0]
             if idx.size == 0:
                 continue
             i = idx[np.argmax(np.maximum(lm[idx], lm[idx + 1]))]
-            target = max(lev[i], lev[i + 1]) * _TWO_PI - np.pi
-
-            def f(x, tau=tau, target=target):
-                # the continuous phase: angle() put on the branch of the tabulated phase
-                a = float(np.angle(self.G(1j * x)[0]))
-                ref = float(np.interp(np.log(x), np.log(w), ph))
-                return a + _TWO_PI * np.round((ref - a) / _TWO_PI) - x * tau - target
-
-            x = brentq(f, w[i], w[i + 1], rtol=1e-12)
-            wpc[r] = x
-            gm[r] = 1.0 / abs(self.G(1j * x)[0])
+            rows.append(r)
+            brackets.append(i)
+            targets.append(max(lev[i], lev[i + 1]) * _TWO_PI - np.pi)
+        if not rows:
+            return wpc, gm
+        rows, i = np.array(rows), np.array(brackets)
+        x, gx = self._refine_phase(w[i], w[i + 1], taus[rows], np.array(targets), w, ph)
+        wpc[rows] = x
+        gm[rows] = 1.0 / np.abs(gx)
         return wpc, gm
+
+    def _refine_phase(self, lo, hi, taus, targets, w, ph, rtol=1e-12, max_iter=100):
+        """Roots of ``arg G(jx) - x tau - target`` in ``[lo, hi]``, one per delay.
+
+        The continuous phase puts ``angle()`` on the branch of the tabulated phase. A
+        vectorised Illinois (modified regula falsi) iteration, bisecting where a step leaves
+        its bracket; it stops when every bracket is below ``rtol`` relative.
+        Returns the roots and ``G`` there.
+        """
+        lw = np.log(w)
+
+        def f(x, tau, target):
+            gx = self.G(1j * x)
+            a = np.angle(gx)
+            ref = np.interp(np.log(x), lw, ph)
+            return a + _TWO_PI * np.round((ref - a) / _TWO_PI) - x * tau - target, gx
+
+        lo, hi = lo.astype(float).copy(), hi.astype(float).copy()
+        flo, _ = f(lo, taus, targets)
+        fhi, _ = f(hi, taus, targets)
+        x = np.where(np.abs(flo) < np.abs(fhi), lo, hi)
+        todo = np.nonzero((flo != 0) & (fhi != 0))[0]
+        x[flo == 0], x[fhi == 0] = lo[flo == 0], hi[fhi == 0]
+        side = np.zeros(lo.size, int)  # which end moved last (Illinois halving)
+        for _ in range(max_iter):
+            if todo.size == 0:
+                break
+            a, b, fa, fb = lo[todo], hi[todo], flo[todo], fhi[todo]
+            with np.errstate(all="ignore"):
+                xt = b - fb * (b - a) / (fb - fa)
+            bad = ~np.isfinite(xt) | (xt <= a) | (xt >= b)
+            xt = np.where(bad, 0.5 * (a + b), xt)
+            fx, _ = f(xt, taus[todo], targets[todo])
+            x[todo] = xt
+            left = np.sign(fx) == np.sign(fa)  # root in [xt, b]
+            lo[todo] = np.where(left, xt, a)
+            hi[todo] = np.where(left, b, xt)
+            flo[todo] = np.where(left, fx, np.where(side[todo] == -1, 0.5 * fa, fa))
+            fhi[todo] = np.where(left, np.where(side[todo] == 1, 0.5 * fb, fb), fx)
+            side[todo] = np.where(left, 1, -1)
+            done = (fx == 0) | (hi[todo] - lo[todo] <= rtol * hi[todo])
+            todo = todo[~done]
+        return x, self.G(1j * x)
 
     def nyquist_contour(self) -> tuple[np.ndarray, np.ndarray]:
         """Points ``s = jw`` of the tabulation grid and ``L(s)`` there (upper half)."""

@@ -57,6 +57,7 @@ class Stationary:
     def __init__(self, k, tt, tb, roff, ages):
         self.k, self.tt, self.tb, self.roff, self.ages = k, tt, tb, roff, ages
         self.kappa = self.cut = math.nan
+        self._lin = None
 
     def set_birth(self, tr0, c0):
         out = cohort_path(tr0, tr0 - c0, self.kappa, self.roff, self.k, self.tt, self.tb,
@@ -65,6 +66,7 @@ class Stationary:
         m = surv / _trap(self.ages, surv)
         c, sent, _, _, psi = out[:5]
         self.tr0, self.c0, self.path, self.m = tr0, c0, out, m
+        self._lin = None  # the linearisation's frequency-independent part, on first use
         self.R = _trap(self.ages, m * sent)
         self.Nc = _trap(self.ages, m * sent * c)
         self.Nt = _trap(self.ages, m * sent * psi)
@@ -128,10 +130,13 @@ def _filon_cells(ages, s, sign):
     h = np.diff(ages)
     s = np.asarray(s, dtype=complex)[:, None]
     z = -sign * s * h[None, :]
-    e0 = np.exp(sign * s * a0[None, :])
+    if np.all(s.real == 0):  # on the imaginary axis |exp| = 1: one exponential per node
+        e = np.exp(sign * s * ages[None, :])
+        e0, em = e[:, :-1], e[:, 1:] / e[:, :-1]
+    else:
+        e0, em = np.exp(sign * s * a0[None, :]), np.exp(-z)
     small = np.abs(z) < 1e-4
     zs = np.where(small, 1.0, z)
-    em = np.exp(-z)
     il = np.where(small, h * (0.5 - z / 6.0), h * (1.0 / zs - (1.0 - em) / zs**2))
     ir = np.where(small, h * (0.5 - z / 3.0), h * ((1.0 - em) / zs**2 - em / zs))
     return e0 * il, e0 * ir
@@ -183,11 +188,12 @@ def response(st, s):
     m = st.m
     kap = st.kappa
     surv = m / (kap * st.R)  # the survival S(a); m = m0 S with birth flux m0 = kappa R
-    d_tr, d_g = _sensitivities(st)
+    if getattr(st, "_lin", None) is None:  # independent of s: once per stationary state
+        d_tr, d_g = _sensitivities(st)
+        st._lin = (d_tr, d_g, _cumtrapz(ages, d_tr[1]), _cumtrapz(ages, d_g[1]))
+    d_tr, d_g, lam_tr, lam_g = st._lin
     w = _laplace(ages, s)
     e = _cumulative_laplace(ages, sent, s)
-    lam_tr = _cumtrapz(ages, d_tr[1])
-    lam_g = _cumtrapz(ages, d_g[1])
 
     def dot(v):
         # complex-by-real products without BLAS (its threads only contend at this size)
