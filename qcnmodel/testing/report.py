@@ -143,7 +143,7 @@ def write_report(directory, recs=None) -> tuple[Path, Path]:
         md += [f"## {i}. {verdict} `{r.check}`: {r.subject}", ""]
         if r.test:
             md += [f"Test: `{r.test}`", ""]
-        md += [r.message, "", "| quantity | value |", "|---|---|"]
+        md += ["```", r.message, "```", "", "| quantity | value |", "|---|---|"]
         md += [f"| {k} | {fmt(v)} |" for k, v in r.numbers.items()]
         md += [""] + [f"![{r.check}]({_rel(f, d)})" for f in r.figures] + [""]
         color = "#2e7d32" if r.passed else "#c62828"

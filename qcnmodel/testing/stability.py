@@ -194,6 +194,9 @@ def _stable_figure(points, traces, qeq, settle) -> str:
             ax.plot(t, q / 1e3, lw=0.7, label=label + ("" if ok else " UNSTABLE"))
         ax.axhline(qeq / 1e3, color="k", ls=":", lw=0.8)
         ax.axvline(settle, color="grey", ls="--", lw=0.8)
+        tops = [float(q[t > settle].max()) for _, t, q, _ in traces[:8] if (t > settle).any()]
+        if tops:
+            ax.set_ylim(0, 1.2 * max(tops) / 1e3)
         ax.set(xlabel="time (s)", ylabel="CP queue (KB, bin mean)", title="packets")
         ax.legend(fontsize=7)
     fig.tight_layout()
@@ -343,6 +346,9 @@ def _boundary_figure(pts, runs, crit, lo, hi, tol, qeq, t0, title) -> str:
         a2.plot(t, q / 1e3, lw=0.6, label=f"{r * 1e6:.0f} us: {v['verdict']}")
     a2.axhline(qeq / 1e3, color="k", ls=":", lw=0.8)
     a2.axvline(t0, color="grey", ls="--", lw=0.8)
+    tops = [float(q[t > t0].max()) for t, q, _ in runs.values() if (t > t0).any()]
+    if tops:  # the analysis window, not the start-up transient, sets the scale
+        a2.set_ylim(0, 1.2 * max(tops) / 1e3)
     a2.set(xlabel="time (s)", ylabel="CP queue (KB, bin mean)")
     a2.legend(fontsize=6)
     fig.suptitle(title, fontsize=9)
