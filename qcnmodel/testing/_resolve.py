@@ -45,7 +45,7 @@ def as_params(params) -> QCNParams:
     if isinstance(params, Path) or (isinstance(params, str) and params.endswith(".toml")):
         if not Path(params).is_file():
             raise ValueError(f"params: no such parameter file {str(params)!r}")
-        return load_params(params)
+        return load_params(params, extra_tables=("ranges",))
     if isinstance(params, str):
         return QCNParams.preset(params)
     raise ValueError(

@@ -122,4 +122,4 @@ def qcn_params(pytestconfig):
         p = base / p
     if not p.is_file():
         raise pytest.UsageError(f"qcn_params: no such parameter file {str(p)!r}")
-    return load_params(p)
+    return load_params(p, extra_tables=("ranges",))

@@ -190,6 +190,7 @@ def _stable_figure(points, traces, qeq, settle) -> str:
     ax.legend(fontsize=8)
     if traces:
         ax = axes[0, 1]
+        traces = sorted(traces, key=lambda tr: tr[3])  # the unstable runs first
         for label, t, q, ok in traces[:8]:
             ax.plot(t, q / 1e3, lw=0.7, label=label + ("" if ok else " UNSTABLE"))
         ax.axhline(qeq / 1e3, color="k", ls=":", lw=0.8)
