@@ -139,7 +139,7 @@ def assert_invariants(sim_result, *, network=None):
     if ds is not None and spec is None:
         skipped.append("line rate (network unknown: pass network=)")
     fails = [k for k, (ok, _) in checks.items() if not ok]
-    fig = _figure(sim_result) if ds is not None else None
+    fig = _figure(sim_result) if ds is not None and report.figures_wanted(not fails) else None
     lines = [f"{'ok  ' if ok else 'FAIL'} {k}: {text}" for k, (ok, text) in checks.items()]
     lines += [f"skipped: {s}" for s in skipped]
     msg = "\n".join(lines) + (f"\nfigure: {fig}" if fig else "")

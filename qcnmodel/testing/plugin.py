@@ -53,6 +53,7 @@ def pytest_configure(config) -> None:
             d = Path(config.invocation_params.dir) / d
         config._qcn_report_dir = d
         report.set_figure_dir(d / "figures")
+        report.keep_figures(True)
         report.clear()
 
 

@@ -147,7 +147,7 @@ def assert_stable(params, rtt, n_flows, confirm=None, *, model="qcn", capacity=N
             points.append(pt)
             if not ok_model or pt["packets"] is False:
                 fails.append(text)
-    fig = _stable_figure(points, traces, p.qeq, st)
+    fig = _stable_figure(points, traces, p.qeq, st) if report.figures_wanted(not fails) else None
     subject = (
         f"{model if isinstance(model, str) else type(model).__name__} at C = "
         f"{fmt(cap / 1e9)} Gb/s, RTT {', '.join(_us(r) for r in rtts)}, N "
@@ -164,8 +164,8 @@ def assert_stable(params, rtt, n_flows, confirm=None, *, model="qcn", capacity=N
         f"{len(fails)} of {len(points)} point(s) unstable:\n  " + "\n  ".join(fails)
         if fails
         else f"all {len(points)} point(s) stable"
-    ) + f"\nfigure: {fig}"
-    report.add("assert_stable", subject, not fails, numbers, msg, [fig])
+    ) + (f"\nfigure: {fig}" if fig else "")
+    report.add("assert_stable", subject, not fails, numbers, msg, [fig] if fig else [])
     if fails:
         raise AssertionError("assert_stable: " + msg)
 
@@ -311,17 +311,19 @@ def assert_boundary_matches(model, scenario_or_spec, tolerance=0.1, *, params=No
     points = ", ".join(f"{_us(r)} {'U' if u else 'S'}" for r, u in pts)
     name = model if isinstance(model, str) else type(model).__name__
     subject = f"{name} on {label} (N={op.n_flows}, C={fmt(op.capacity / 1e9)} Gb/s, CP {op.cp})"
-    fig = _boundary_figure(pts, runs, crit, lo, hi, tol, p.qeq, t0, subject)
+    fig = None
+    if report.figures_wanted(ok):
+        fig = _boundary_figure(pts, runs, crit, lo, hi, tol, p.qeq, t0, subject)
     msg = (
         f"model critical RTT {_us(crit)} {'within' if ok else 'OUTSIDE'} the simulated "
         f"bracket {bracket} widened by {fmt(100 * tol)} %\nsimulated points (S stable, "
         f"U oscillating): {points}\nscenario RTT {_us(op.rtt)}, phase margin there "
-        f"{fmt(float(mg.phase_margin_deg))} deg\nfigure: {fig}"
+        f"{fmt(float(mg.phase_margin_deg))} deg" + (f"\nfigure: {fig}" if fig else "")
     )
     numbers = {"model critical RTT (s)": crit, "simulated stable up to (s)": lo,
                "simulated unstable from (s)": hi, "tolerance": tol, "scenario RTT (s)": op.rtt,
                "flows": op.n_flows, "capacity (bit/s)": op.capacity}  # fmt: skip
-    report.add("assert_boundary_matches", subject, ok, numbers, msg, [fig])
+    report.add("assert_boundary_matches", subject, ok, numbers, msg, [fig] if fig else [])
     if not ok:
         raise AssertionError("assert_boundary_matches: " + msg)
 

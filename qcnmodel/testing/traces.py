@@ -155,17 +155,21 @@ def assert_trace_close(model_trace, sim_trace, quantity="queue", tolerance=0.1, 
     scale = float(np.mean(np.abs(sb)))
     allowed = tol * scale + atol
     ok = bool(err <= allowed)
-    fig = _figure(tm, ym, ts, ys, edges[:-1][sel][0], ts[sel][-1], quantity, err, allowed, metric)
+    fig = None
+    if report.figures_wanted(ok):
+        fig = _figure(tm, ym, ts, ys, edges[:-1][sel][0], ts[sel][-1], quantity, err, allowed,
+                      metric)  # fmt: skip
     rel = err / scale if scale > 0 else math.inf
+    plus = f" + {fmt(atol)}" if atol else ""
     msg = (f"{quantity} ({metric}): error {fmt(err)} = {fmt(100 * rel)} % of the simulated mean "
-           f"{fmt(scale)}, allowed {fmt(allowed)} ({fmt(100 * tol)} %" +
-           (f" + {fmt(atol)}" if atol else "") + f"); model mean {fmt(mm)}, simulated mean "
-           f"{fmt(ms)} over {int(sel.sum())} bins {fmt(edges[:-1][sel][0])}..{fmt(ts[sel][-1])} s"
-           f"\nfigure: {fig}")  # fmt: skip
+           f"{fmt(scale)}, allowed {fmt(allowed)} ({fmt(100 * tol)} %{plus}); model mean "
+           f"{fmt(mm)}, simulated mean {fmt(ms)} over {int(sel.sum())} bins "
+           f"{fmt(edges[:-1][sel][0])}..{fmt(ts[sel][-1])} s"
+           + (f"\nfigure: {fig}" if fig else ""))  # fmt: skip
     numbers = {"model mean": mm, "simulated mean": ms, f"error ({metric})": err,
                "relative error": rel, "allowed": allowed, "bins": int(sel.sum())}  # fmt: skip
     report.add("assert_trace_close", f"{quantity}, {metric} within {fmt(100 * tol)} %", ok,
-               numbers, msg, [fig])  # fmt: skip
+               numbers, msg, [fig] if fig else [])  # fmt: skip
     if not ok:
         raise AssertionError("assert_trace_close: " + msg)
 

@@ -1,0 +1,3 @@
+"""The plugin tests run inner pytest sessions (pytester)."""
+
+pytest_plugins = ["pytester"]
