@@ -57,6 +57,13 @@ def pytest_configure(config) -> None:
         report.clear()
 
 
+def pytest_unconfigure(config) -> None:
+    """Forget the report's figure directory (a later session in this process starts afresh)."""
+    if getattr(config, "_qcn_report_dir", None) is not None:
+        report.keep_figures(False)
+        report.set_figure_dir(None)
+
+
 def pytest_collection_modifyitems(config, items) -> None:
     """Skip ``qcn_slow`` tests unless ``--qcn-slow``."""
     if config.getoption("--qcn-slow"):

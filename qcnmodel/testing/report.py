@@ -75,8 +75,11 @@ def set_test(nodeid: str) -> None:
     _STATE["test"] = nodeid
 
 
-def set_figure_dir(path) -> Path:
-    """Write the figures to ``path`` (created if needed)."""
+def set_figure_dir(path) -> Path | None:
+    """Write the figures to ``path`` (created if needed); None: back to a temporary one."""
+    if path is None:
+        _STATE["dir"] = None
+        return None
     p = Path(path)
     p.mkdir(parents=True, exist_ok=True)
     _STATE["dir"] = p
