@@ -156,6 +156,7 @@ def test_custom_model_example_passes(example):
     run(example).assert_outcomes(passed=2)
 
 
+@pytest.mark.slow
 def test_custom_model_example_fails_for_a_wrong_model(example):
     # 16 x the additive increase: the equilibrium queue moves far above the simulated one
     test = example.path / "test_aimd_qcn.py"
