@@ -1,7 +1,8 @@
-"""pytest plugin of qcnmodel (entry point ``pytest11``: ``qcnmodel``).
+"""pytest plugin of qcnmodel (entry point ``pytest11`` named ``qcnmodel.testing.plugin``).
 
-Installed with qcnmodel, it is active in every pytest run (or load it explicitly with
-``-p qcnmodel.testing.plugin``). It provides:
+Installed with qcnmodel, it is active in every pytest run; without the installed entry point
+load it with ``-p qcnmodel.testing.plugin`` (the entry point has the module's name, so giving
+both registers it once; ``-p no:qcnmodel.testing.plugin`` switches it off). It provides:
 
 * fixture ``qcn_sim``: a callable ``qcn_sim(scenario, duration=None, seed=0, **options)``
   returning the :class:`~qcnmodel.sim.SimResult` of :func:`qcnmodel.simulate` (scenario name,

@@ -226,7 +226,7 @@ def _tolerance(tolerance) -> float:
 
 
 def assert_boundary_matches(model, scenario_or_spec, tolerance=0.1, *, params=None, rtts=None,
-                            duration=None, settle=SETTLE, seeds=(0,), bisect_steps=2,
+                            duration=None, settle=None, seeds=(0,), bisect_steps=2,
                             protocol="qcn", overrides=None, bin_width=BIN):  # fmt: skip
     """Assert that a model's stability boundary (critical RTT) matches the packet simulator's.
 
@@ -252,7 +252,8 @@ def assert_boundary_matches(model, scenario_or_spec, tolerance=0.1, *, params=No
         RTT grid (s; default the model's critical RTT times 0.5, 0.7, 1, 1.4, 2, 2.8).
     duration, settle : float or str, optional
         Run length (default 0.6 s after the hotspot starts, at most to its end) and settling
-        time after the hotspot start left out of the verdict (0.3 s).
+        time after the hotspot start left out of the verdict (default 0.3 s, at most half of
+        the hotspot's part of the run).
     seeds : sequence of int
         Seeds; the simulated verdict at an RTT is the majority.
     protocol, overrides, bin_width
@@ -279,7 +280,9 @@ def assert_boundary_matches(model, scenario_or_spec, tolerance=0.1, *, params=No
     start, stop = op.window
     dur = (min(stop, start + DURATION) if duration is None else
            _positive_time(duration, "duration"))  # fmt: skip
-    t0 = start + parse_time(settle, "settle")
+    # default: the pairs' 0.3 s, at most half of a shorter run (a hotspot of tens of ms)
+    t0 = start + (min(SETTLE, 0.5 * (dur - start)) if settle is None else
+                  parse_time(settle, "settle"))  # fmt: skip
     center = crit if math.isfinite(crit) and crit > 0 else op.rtt
     grid = ([center * f for f in (0.5, 0.7, 1.0, 1.4, 2.0, 2.8)] if rtts is None else
             _listed(rtts, lambda v: _positive_time(v, "rtts"), "rtts"))  # fmt: skip

@@ -1,5 +1,6 @@
-"""The pytest plugin in inner sessions (pytester), loaded explicitly so that the tests hold
-with or without the installed entry point (``-p no:qcnmodel`` blocks the entry point's copy)."""
+"""The pytest plugin in inner sessions (pytester), loaded explicitly with ``-p`` (the
+entry point's name is the module's, so this holds with or without the installed entry point;
+the inner sessions do not autoload plugins)."""
 
 import importlib
 import shutil
@@ -11,7 +12,7 @@ import pytest
 from qcnmodel import testing as qt
 
 ROOT = Path(__file__).resolve().parents[2]
-PLUGIN = ("-p", "no:qcnmodel", "-p", "qcnmodel.testing.plugin", "-p", "no:cacheprovider")
+PLUGIN = ("-p", "qcnmodel.testing.plugin", "-p", "no:cacheprovider")
 
 
 @pytest.fixture(autouse=True)
@@ -28,8 +29,8 @@ def test_entry_point_is_declared():
     import tomllib
 
     data = tomllib.loads((ROOT / "pyproject.toml").read_text())
-    target = data["project"]["entry-points"]["pytest11"]["qcnmodel"]
-    assert target == "qcnmodel.testing.plugin"
+    ((name, target),) = data["project"]["entry-points"]["pytest11"].items()
+    assert name == target == "qcnmodel.testing.plugin"
     module = importlib.import_module(target)
     assert callable(module.pytest_addoption) and hasattr(module, "qcn_sim")
 
