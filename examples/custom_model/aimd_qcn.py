@@ -22,6 +22,7 @@ replaces that by a plain additive increase of ``k * R_AI`` per cycle, the AIMD l
 from __future__ import annotations
 
 import dataclasses
+import functools
 from dataclasses import dataclass, field
 
 import numpy as np
@@ -49,26 +50,38 @@ class AIMDQCN:
     def c(self) -> float:
         return self.params.line_rate if self.capacity is None else float(self.capacity)
 
-    def _consts(self):
-        p = self.params
-        ps = p.ps_fixed
-        return p.qeq, p.w, ps, 8.0 * p.frame_size / (ps * self.c), p.qeq * (2 * p.w + 1)
+    @functools.cached_property
+    def _consts(self) -> tuple:
+        """(Qeq, w, p, Ts, Fbmax, 8 F, Gd, R_AI / (8 B)) of the equations."""
+        p, ps = self.params, self.params.ps_fixed
+        ts = 8.0 * p.frame_size / (ps * self.c)
+        return (
+            p.qeq,
+            p.w,
+            ps,
+            ts,
+            p.qeq * (2 * p.w + 1),
+            8.0 * p.frame_size,
+            p.gd,
+            p.r_ai / (8.0 * p.bc_limit),
+        )
 
     def rhs(self, x, xd) -> np.ndarray:
         """(dq/dt, dR/dt) from the state x = (q, R) and the delayed state xd."""
-        p, (qeq, w, ps, ts, fbmax) = self.params, self._consts()
+        return np.array(self._f(x[0], x[1], xd[0], xd[1]))
+
+    def _f(self, q, r, q_d, r_d):
+        qeq, w, ps, ts, fbmax, bits, gd, ai = self._consts
         n, c = self.n_flows, self.c
-        dq = (n * x[1] - c) / 8.0
-        if x[0] <= 0 and dq < 0:
+        dq = (n * r - c) / 8.0
+        if q <= 0 and dq < 0:
             dq = 0.0
-        fb = (xd[0] - qeq) + w * ts * (n * xd[1] - c) / 8.0
+        fb = (q_d - qeq) + w * ts * (n * r_d - c) / 8.0
         qfb = min(max(63.0 * fb / fbmax, 0.0), 63.0)
-        cut = ps * xd[1] / (8.0 * p.frame_size) * p.gd * qfb * x[1]
-        grow = self.k * p.r_ai * x[1] / (8.0 * p.bc_limit)
-        return np.array([dq, grow - cut])
+        return dq, self.k * ai * r - ps * r_d / bits * gd * qfb * r
 
     def fixed_point(self) -> dict:
-        p, (qeq, _, ps, _, fbmax) = self.params, self._consts()
+        p, (qeq, _, ps, _, fbmax, *_) = self.params, self._consts
         r = self.c / self.n_flows
         qfb = self.k * p.r_ai * p.frame_size / (p.gd * ps * p.bc_limit * r)
         return {"q": qeq + qfb * fbmax / 63.0, "rate": r}
@@ -82,20 +95,20 @@ class AIMDQCN:
         return DelayedLoop(num, den, self.rtt, name="AIMD-QCN")
 
     def simulate(self, duration, record_dt=50e-6, rate0=None) -> xr.Dataset:
-        """Euler integration (step rtt/20) from an empty queue, every flow at ``rate0``."""
-        dt = min(self.rtt / 20, record_dt)
+        """Euler integration (step rtt/10) from an empty queue, every flow at ``rate0``."""
+        dt = min(self.rtt / 10, record_dt)
         lag, every = max(1, round(self.rtt / dt)), max(1, round(record_dt / dt))
-        steps = int(round(duration / dt))
-        x = np.array([0.0, self.c / self.n_flows if rate0 is None else rate0])
-        hist = np.tile(x, (lag, 1))
-        out = [x.copy()]
-        for i in range(steps):
-            x = np.maximum(x + dt * self.rhs(x, hist[i % lag]), [0.0, self.params.min_rate])
-            hist[i % lag] = x
+        q, r = 0.0, self.c / self.n_flows if rate0 is None else rate0
+        hist = [(q, r)] * lag  # ring buffer of the state one RTT ago
+        out = [(q, r)]
+        for i in range(int(round(duration / dt))):
+            dq, dr = self._f(q, r, *hist[i % lag])
+            q, r = max(q + dt * dq, 0.0), max(r + dt * dr, self.params.min_rate)
+            hist[i % lag] = (q, r)
             if (i + 1) % every == 0:
-                out.append(x.copy())
-        t = np.arange(len(out)) * every * dt
+                out.append((q, r))
         arr = np.array(out)
+        t = np.arange(len(out)) * every * dt
         return xr.Dataset(
             {"q": ("time", arr[:, 0]), "rate_sent": ("time", arr[:, 1])}, coords={"time": t}
         )
