@@ -27,7 +27,8 @@ import numpy as np
 from qcnmodel.params import QCNParams, load_params
 from qcnmodel.units import parse_rate, parse_time
 
-__all__ = ["OperatingPoint", "as_model", "as_params", "as_spec", "operating_point", "with_rtt"]
+__all__ = ["OperatingPoint", "as_model", "as_params", "as_spec", "operating_point", "run_overrides",
+           "with_rtt"]  # fmt: skip
 
 
 def as_params(params) -> QCNParams:
@@ -80,6 +81,23 @@ def as_spec(scenario, overrides: dict | None = None, protocol: str = "qcn"):
         "scenario: expected a scenario name, a topology file (.toml) or a NetworkSpec, got "
         f"{type(scenario).__name__}"
     )
+
+
+def run_overrides(scenario, overrides: dict | None, protocol: str = "qcn") -> dict:
+    """The ``overrides`` that are not scenario parameters (QCNParams and protocol settings):
+    those a run of the built spec still needs."""
+    if not overrides:
+        return {}
+    from qcnmodel.sim.protocols.registry import split_overrides
+
+    sc = None
+    if isinstance(scenario, str) and not scenario.endswith(".toml"):
+        from qcnmodel.sim.scenarios import get_scenario
+
+        sc = get_scenario(scenario)
+    _, q_over, p_over = split_overrides(sc, dict(overrides), protocol)
+    return {**{"qcn." + k: v for k, v in q_over.items()},
+            **{"proto." + k: v for k, v in p_over.items()}}  # fmt: skip
 
 
 @dataclass(frozen=True)

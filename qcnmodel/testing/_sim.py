@@ -9,15 +9,24 @@ check the link rates. :func:`queue_verdict` applies the sustained-oscillation de
 
 from __future__ import annotations
 
+from collections import OrderedDict
+
 import numpy as np
 
 from qcnmodel.testing._resolve import as_spec
 
-__all__ = ["SPEC_ATTR", "cache_clear", "cache_info", "cache_key", "queue_verdict", "run"]
+__all__ = ["SPEC_ATTR", "cache_clear", "cache_info", "cache_key", "queue_trace", "queue_verdict",
+           "run"]  # fmt: skip
 
 #: attribute of a SimResult holding the NetworkSpec it ran on
 SPEC_ATTR = "_qcnmodel_network"
-_CACHE: dict = {}
+#: bytes of traces the run cache keeps (least recently used runs dropped first; the last run
+#: is always kept): a 10 ms og-hotspot run holds ~0.02 MB, a 0.6 s bottleneck at 50 us bins
+#: ~19 MB with 10 sources and ~150 MB with 100
+MAX_CACHE_BYTES = 512e6
+_CACHE: OrderedDict = OrderedDict()
+#: the CP queue traces of the assertions' own runs, (t, q, bin width): ~0.2 MB each
+_QUEUES: dict = {}
 _STATS = {"hits": 0, "misses": 0}
 
 
@@ -43,7 +52,8 @@ def cache_key(scenario, kwargs: dict):
 
 def run(scenario, **kwargs):
     """:func:`qcnmodel.simulate` of ``scenario`` (a name, a topology file or a NetworkSpec),
-    cached by all its arguments; keywords as ``qcnmodel.simulate``.
+    cached by all its arguments (up to :data:`MAX_CACHE_BYTES` of traces); keywords as
+    ``qcnmodel.simulate``.
 
     A topology file's preset and duration are its defaults, as with
     ``qcnmodel simulate --topology``. The result carries the network it ran on.
@@ -54,6 +64,7 @@ def run(scenario, **kwargs):
     hit = _CACHE.get(key)
     if hit is not None:
         _STATS["hits"] += 1
+        _CACHE.move_to_end(key)
         return hit
     _STATS["misses"] += 1
     spec, _, preset, duration = as_spec(scenario, kwargs.get("overrides"),
@@ -67,7 +78,27 @@ def run(scenario, **kwargs):
     result = simulate(target, **kw)
     setattr(result, SPEC_ATTR, spec)
     _CACHE[key] = result
+    while len(_CACHE) > 1 and sum(_nbytes(r) for r in _CACHE.values()) > MAX_CACHE_BYTES:
+        _CACHE.popitem(last=False)
     return result
+
+
+def _nbytes(result) -> int:
+    return int(result.dataset.nbytes) if result.dataset is not None else 0
+
+
+def queue_trace(spec, **kwargs) -> tuple[np.ndarray, np.ndarray, float]:
+    """``(t, q, bin width)``: the CP queue (bin means) of a run of ``spec``, cached by the
+    arguments; the run's other traces are not kept."""
+    from qcnmodel.sim.api import simulate
+
+    key = cache_key(spec, kwargs)
+    if key not in _QUEUES:
+        ds = simulate(spec, **kwargs).dataset
+        t = ds["time"].values
+        dt = float(ds.attrs.get("bin_width_s", t[1] - t[0]))
+        _QUEUES[key] = (t, ds["hot_queue_mean"].values, dt)
+    return _QUEUES[key]
 
 
 def cache_info() -> dict:
@@ -78,22 +109,20 @@ def cache_info() -> dict:
 def cache_clear() -> None:
     """Empty the run cache."""
     _CACHE.clear()
+    _QUEUES.clear()
     _STATS.update(hits=0, misses=0)
 
 
-def queue_verdict(result, t0: float, t1: float, qeq: float) -> tuple[dict, np.ndarray, np.ndarray]:
-    """The oscillation detector's answer on the CP queue (bin means) for bins ending in
+def queue_verdict(trace, t0: float, t1: float, qeq: float) -> tuple[dict, np.ndarray, np.ndarray]:
+    """The oscillation detector's answer on a :func:`queue_trace` for the bins ending in
     ``(t0, t1]``; also returns the whole trace ``(t, q)`` for figures."""
     from qcnmodel.analysis.timeseries import oscillation
 
-    ds = result.dataset
-    t = ds["time"].values
-    q = ds["hot_queue_mean"].values
+    t, q, dt = trace
     sel = (t > t0) & (t <= t1 + 1e-12)
     if sel.sum() < 8:
         raise ValueError(
             f"settle: the analysis window ({t0:g}, {t1:g}] s holds {int(sel.sum())} trace bins; "
             "at least 8 are needed (lengthen the run or shorten the settling time)"
         )
-    dt = float(ds.attrs.get("bin_width_s", t[1] - t[0]))
     return oscillation(q[sel], dt, qeq), t, q

@@ -69,8 +69,8 @@ def _packets(p, n, rtt, cap, duration, settle, seed, bw):
 
     spec = bottleneck_spec(n, rtt, cap, p.line_rate, frame_size=p.frame_size,
                            cp_latency=p.cp_latency)  # fmt: skip
-    res = _sim.run(spec, params=p, duration=duration, seed=seed, bin_width=bw)
-    return _sim.queue_verdict(res, settle, duration, p.qeq)
+    tr = _sim.queue_trace(spec, params=p, duration=duration, seed=seed, bin_width=bw)
+    return _sim.queue_verdict(tr, settle, duration, p.qeq)
 
 
 def assert_stable(params, rtt, n_flows, confirm=None, *, model="qcn", capacity=None,
@@ -267,6 +267,7 @@ def assert_boundary_matches(model, scenario_or_spec, tolerance=0.1, *, params=No
     """
     tol = _tolerance(tolerance)
     spec, label, preset, _ = _resolve.as_spec(scenario_or_spec, overrides, protocol)
+    rest = _resolve.run_overrides(scenario_or_spec, overrides, protocol)
     own = getattr(model, "params", None) if not isinstance(model, (str, type)) else None
     p = _resolve.as_params(params if params is not None else
                            (own if hasattr(own, "qeq") else preset))  # fmt: skip
@@ -292,16 +293,10 @@ def assert_boundary_matches(model, scenario_or_spec, tolerance=0.1, *, params=No
     def unstable(r: float) -> bool:
         votes = 0
         for seed in seeds:
-            res = _sim.run(
-                _resolve.with_rtt(spec, r, p),
-                protocol=protocol,
-                params=p,
-                duration=dur,
-                seed=seed,
-                overrides=overrides,
-                bin_width=bin_width,
-            )
-            v, t, q = _sim.queue_verdict(res, t0, dur, p.qeq)
+            tr = _sim.queue_trace(_resolve.with_rtt(spec, r, p), protocol=protocol, params=p,
+                                  duration=dur, seed=seed, overrides=rest,
+                                  bin_width=bin_width)  # fmt: skip
+            v, t, q = _sim.queue_verdict(tr, t0, dur, p.qeq)
             runs.setdefault(r, (t, q, v))
             votes += v["verdict"] != "stable"
         return 2 * votes > len(seeds)

@@ -232,3 +232,24 @@ def test_report_lists_every_assertion(tmp_path):
     assert "2 assertion(s), 1 passed, 1 failed" in text
     assert "PASS `assert_x`" in text and "FAIL `assert_y`" in text and "| a | 1.5 |" in text
     assert "](figures/a.png)" in text and 'src="figures/a.png"' in html.read_text()
+
+
+# ------------------------------------------------------------------------------------- cache
+def test_run_cache_is_bounded_by_bytes(monkeypatch):
+    from qcnmodel.testing import _sim
+
+    qt.cache_clear()
+    a = qt.simulate("og-hotspot", duration="2ms", seed=1)
+    assert qt.simulate("og-hotspot", duration="2ms", seed=1) is a
+    assert qt.cache_info() == {"hits": 1, "misses": 1, "size": 1}
+    monkeypatch.setattr(_sim, "MAX_CACHE_BYTES", 1)  # below one run: only the last is kept
+    qt.simulate("og-hotspot", duration="2ms", seed=2)
+    assert qt.cache_info()["size"] == 1
+    assert qt.simulate("og-hotspot", duration="2ms", seed=1) is not a
+
+
+def test_overrides_of_a_scenario_reach_the_runs_of_its_spec():
+    o = _resolve.run_overrides("og-hotspot", {"w": 4, "load": 0.5})
+    assert o == {"qcn.w": 4}  # load is a scenario parameter, already in the built spec
+    spec = _resolve.as_spec("og-hotspot", {"w": 4, "load": 0.5})[0]
+    assert qm.simulate(spec, overrides=o, duration="1ms").params.w == 4
