@@ -36,9 +36,13 @@ def _listed(value, parse, field: str) -> list:
 
 
 def _count(v) -> int:
-    if isinstance(v, bool) or not float(v).is_integer() or v < 1:
-        raise ValueError(f"n_flows: must be an integer >= 1, got {v!r}")
-    return int(v)
+    try:
+        x = float(v)
+    except (TypeError, ValueError):
+        x = math.nan
+    if isinstance(v, bool) or not x.is_integer() or x < 1 or x > 1e6:
+        raise ValueError(f"n_flows: must be an integer in [1, 1e6], got {v!r}")
+    return int(x)
 
 
 def _positive_time(v, field: str) -> float:
@@ -266,6 +270,11 @@ def assert_boundary_matches(model, scenario_or_spec, tolerance=0.1, *, params=No
         value, the bracket, every simulated point and the figure's path.
     """
     tol = _tolerance(tolerance)
+    seeds = [int(s) for s in ([seeds] if isinstance(seeds, int) else seeds)]
+    if not seeds or min(seeds) < 0:
+        raise ValueError(f"seeds: give at least one seed >= 0, got {seeds!r}")
+    if isinstance(bisect_steps, bool) or not 0 <= int(bisect_steps) <= 10:
+        raise ValueError(f"bisect_steps: must be an integer in [0, 10], got {bisect_steps!r}")
     spec, label, preset, _ = _resolve.as_spec(scenario_or_spec, overrides, protocol)
     rest = _resolve.run_overrides(scenario_or_spec, overrides, protocol)
     own = getattr(model, "params", None) if not isinstance(model, (str, type)) else None
@@ -287,7 +296,6 @@ def assert_boundary_matches(model, scenario_or_spec, tolerance=0.1, *, params=No
     center = crit if math.isfinite(crit) and crit > 0 else op.rtt
     grid = ([center * f for f in (0.5, 0.7, 1.0, 1.4, 2.0, 2.8)] if rtts is None else
             _listed(rtts, lambda v: _positive_time(v, "rtts"), "rtts"))  # fmt: skip
-    seeds = [int(s) for s in seeds]
     runs = {}
 
     def unstable(r: float) -> bool:

@@ -253,3 +253,15 @@ def test_overrides_of_a_scenario_reach_the_runs_of_its_spec():
     assert o == {"qcn.w": 4}  # load is a scenario parameter, already in the built spec
     spec = _resolve.as_spec("og-hotspot", {"w": 4, "load": 0.5})[0]
     assert qm.simulate(spec, overrides=o, duration="1ms").params.w == 4
+
+
+def test_boundary_bad_inputs_name_the_field():
+    spec = bottleneck_spec(10, 100e-6, 5e9, 10e9)
+    with pytest.raises(ValueError, match="tolerance"):
+        qt.assert_boundary_matches("qcn", spec, tolerance=1.5)
+    with pytest.raises(ValueError, match="seeds"):
+        qt.assert_boundary_matches("qcn", spec, seeds=())
+    with pytest.raises(ValueError, match="bisect_steps"):
+        qt.assert_boundary_matches("qcn", spec, bisect_steps=99)
+    with pytest.raises(ValueError, match="scenario"):
+        qt.assert_boundary_matches("qcn", 42)
