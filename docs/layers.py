@@ -13,7 +13,8 @@ Layers, bottom to top, and what each may import (besides itself and the foundati
     sim         the packet simulator (stands on params alone)
     models      the loop models, their registry and summary      (params, analysis)
     validation  the models against the simulator                 (params, analysis, models, sim)
-    studies     check, sweep, compare, report, figures            (all of the above)
+    testing     assertions and pytest plugin for users' CI        (params ... validation)
+    studies     check, sweep, compare, report, figures            (all of the above but testing)
     cli         argument parsing and printing                     (all of the above)
 
 The package's front door (``qcnmodel/__init__.py``) may name anything; importing the bare
@@ -41,6 +42,7 @@ ALLOWED = {
     "sim": {"params"},
     "models": {"params", "analysis"},
     "validation": {"params", "analysis", "models", "sim"},
+    "testing": {"params", "analysis", "models", "sim", "validation"},
     "studies": {"params", "analysis", "models", "sim", "validation"},
     "cli": {"params", "analysis", "models", "sim", "validation", "studies"},
     "front door": {"params", "analysis", "models", "sim", "validation", "studies", "cli"},
@@ -147,8 +149,8 @@ def violations() -> list[tuple[str, str]]:
 
 
 #: the drawing's stack, bottom to top (a layer stands above all that it may import)
-STACK = ("foundation", "params", "sim", "analysis", "models", "validation", "studies", "cli",
-         "front door")  # fmt: skip
+STACK = ("foundation", "params", "sim", "analysis", "models", "validation", "testing", "studies",
+         "cli", "front door")  # fmt: skip
 _COLOURS = {
     "foundation": "#e8e8e8",
     "params": "#fde8c8",
@@ -156,6 +158,7 @@ _COLOURS = {
     "sim": "#e3d9f0",
     "models": "#d5eedb",
     "validation": "#f5dada",
+    "testing": "#e0f0f0",
     "studies": "#f8f0c8",
     "cli": "#dde3e8",
     "front door": "#ffffff",

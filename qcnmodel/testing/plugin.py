@@ -1,0 +1,134 @@
+"""pytest plugin of qcnmodel (entry point ``pytest11`` named ``qcnmodel.testing.plugin``).
+
+Installed with qcnmodel, it is active in every pytest run; without the installed entry point
+load it with ``-p qcnmodel.testing.plugin`` (the entry point has the module's name, so giving
+both registers it once; ``-p no:qcnmodel.testing.plugin`` switches it off). It provides:
+
+* fixture ``qcn_sim``: a callable ``qcn_sim(scenario, duration=None, seed=0, **options)``
+  returning the :class:`~qcnmodel.sim.SimResult` of :func:`qcnmodel.simulate` (scenario name,
+  topology file or NetworkSpec; ``options`` as ``qcnmodel.simulate``: ``protocol``,
+  ``params``, ``overrides``, ``bin_width`` ...), cached by all its arguments for the session;
+* fixture ``qcn_params``: the :class:`~qcnmodel.params.QCNParams` of the TOML file named by
+  ``--qcn-params FILE`` or the ini option ``qcn_params`` (relative to the rootdir); the test
+  is skipped when neither is set;
+* marker ``qcn_slow``: such tests are skipped unless ``--qcn-slow`` is given;
+* ``--qcn-report DIR``: after the session, ``DIR/report.md`` and ``DIR/report.html`` list every
+  assertion of :mod:`qcnmodel.testing` made (pass or fail) with its numbers and figures
+  (written to ``DIR/figures``).
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from qcnmodel.testing import _sim, report
+
+__all__ = ["pytest_addoption", "pytest_configure", "qcn_params", "qcn_sim"]
+
+
+def pytest_addoption(parser) -> None:
+    """Register ``--qcn-params``, ``--qcn-slow``, ``--qcn-report`` and the ini option."""
+    group = parser.getgroup("qcnmodel", "qcnmodel validation")
+    group.addoption("--qcn-params", metavar="FILE", default=None,
+                    help="QCN parameter file (TOML) for the qcn_params fixture")  # fmt: skip
+    group.addoption("--qcn-slow", action="store_true", default=False,
+                    help="run the tests marked qcn_slow (skipped otherwise)")  # fmt: skip
+    group.addoption("--qcn-report", metavar="DIR", default=None,
+                    help="write DIR/report.md and DIR/report.html of every qcnmodel "
+                    "assertion, with figures")  # fmt: skip
+    parser.addini("qcn_params", "QCN parameter file (TOML) for the qcn_params fixture",
+                  default=None)  # fmt: skip
+
+
+def pytest_configure(config) -> None:
+    """Register the ``qcn_slow`` marker; send figures to the report directory if any."""
+    config.addinivalue_line(
+        "markers", "qcn_slow: long qcnmodel validation, run only with --qcn-slow"
+    )
+    out = config.getoption("--qcn-report")
+    if out:
+        d = Path(out)
+        if not d.is_absolute():
+            d = Path(config.invocation_params.dir) / d
+        config._qcn_report_dir = d
+        report.set_figure_dir(d / "figures")
+        report.keep_figures(True)
+        report.clear()
+
+
+def pytest_unconfigure(config) -> None:
+    """Forget the report's figure directory (a later session in this process starts afresh)."""
+    if getattr(config, "_qcn_report_dir", None) is not None:
+        report.keep_figures(False)
+        report.set_figure_dir(None)
+
+
+def pytest_collection_modifyitems(config, items) -> None:
+    """Skip ``qcn_slow`` tests unless ``--qcn-slow``."""
+    if config.getoption("--qcn-slow"):
+        return
+    skip = pytest.mark.skip(reason="qcn_slow: run with --qcn-slow")
+    for item in items:
+        if item.get_closest_marker("qcn_slow") is not None:
+            item.add_marker(skip)
+
+
+@pytest.hookimpl(tryfirst=True)
+def pytest_runtest_setup(item) -> None:
+    """Name the running test in the assertion records."""
+    report.set_test(item.nodeid)
+
+
+def pytest_sessionfinish(session) -> None:
+    """Write the report of ``--qcn-report``."""
+    d = getattr(session.config, "_qcn_report_dir", None)
+    if d is not None:
+        report.write_report(d)
+
+
+def pytest_terminal_summary(terminalreporter, config) -> None:
+    """Say where the report is."""
+    d = getattr(config, "_qcn_report_dir", None)
+    if d is not None:
+        n = len(report.records())
+        terminalreporter.write_line(f"qcnmodel report: {d / 'report.html'} ({n} assertion(s))")
+
+
+@pytest.fixture(scope="session")
+def qcn_sim():
+    """``qcn_sim(scenario, duration=None, seed=0, **options)`` -> SimResult, cached.
+
+    Same arguments as :func:`qcnmodel.simulate` (``scenario`` may also be a topology file);
+    the same arguments give the same result object for the whole session.
+    """
+
+    def run(scenario, duration=None, seed=0, **options):
+        return _sim.run(scenario, duration=duration, seed=seed, **options)
+
+    run.cache_info = _sim.cache_info
+    return run
+
+
+@pytest.fixture(scope="session")
+def qcn_params(pytestconfig):
+    """The QCNParams of ``--qcn-params FILE`` or the ini option ``qcn_params``.
+
+    Skips the test when neither is given; a missing or bad file is an error naming it.
+    """
+    from qcnmodel.params import load_params
+
+    path = pytestconfig.getoption("--qcn-params")
+    base = Path(pytestconfig.invocation_params.dir)
+    if not path:
+        path = pytestconfig.getini("qcn_params")
+        base = Path(pytestconfig.rootpath)
+    if not path:
+        pytest.skip("qcn_params: no parameter file (give --qcn-params FILE or ini qcn_params)")
+    p = Path(path)
+    if not p.is_absolute():
+        p = base / p
+    if not p.is_file():
+        raise pytest.UsageError(f"qcn_params: no such parameter file {str(p)!r}")
+    return load_params(p, extra_tables=("ranges",))

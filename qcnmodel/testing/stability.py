@@ -1,0 +1,365 @@
+"""``assert_stable`` and ``assert_boundary_matches``: stability of a loop model, confirmed
+or measured with the packet simulator.
+
+Stability of a model is its linearised closed loop with the exact delay
+(:meth:`qcnmodel.analysis.loop.DelayedLoop.margins`, Nyquist count) and its critical RTT
+(:func:`qcnmodel.analysis.margins.critical_rtt`). Stability of a packet run is the verdict of
+the sustained-oscillation detector :func:`qcnmodel.analysis.timeseries.oscillation` on the
+congestion point's queue (bin means) after a settling time: "stable", or "oscillating" /
+"underflow" (both unstable), with the detector's fixed thresholds.
+
+Defaults (from the project's own model-vs-simulator pairs, :mod:`qcnmodel.validation`): a
+single bottleneck (:func:`qcnmodel.validation.network.bottleneck_spec`, greedy sources, no
+drops) at half the line rate, runs of 0.6 s whose first 0.3 s are left out (the start from an
+empty queue takes up to ~0.2 s to settle at N = 1, RTT 500 us), 50 us bins, and a boundary
+that agrees when the model's critical RTT lies in the simulated bracket widened by 10 %.
+"""
+
+from __future__ import annotations
+
+import math
+
+from qcnmodel.testing import _resolve, _sim, report
+from qcnmodel.testing.report import fmt
+from qcnmodel.units import parse_time
+
+__all__ = ["assert_boundary_matches", "assert_stable"]
+
+DURATION, SETTLE, BIN = 0.6, 0.3, 50e-6
+
+
+def _listed(value, parse, field: str) -> list:
+    vals = [value] if isinstance(value, (str, int, float)) else list(value)
+    if not vals:
+        raise ValueError(f"{field}: give at least one value")
+    return [parse(v) for v in vals]
+
+
+def _count(v) -> int:
+    try:
+        x = float(v)
+    except (TypeError, ValueError):
+        x = math.nan
+    if isinstance(v, bool) or not x.is_integer() or x < 1 or x > 1e6:
+        raise ValueError(f"n_flows: must be an integer in [1, 1e6], got {v!r}")
+    return int(x)
+
+
+def _positive_time(v, field: str) -> float:
+    t = parse_time(v, field)
+    if not (t > 0 and math.isfinite(t)):
+        raise ValueError(f"{field}: must be in (0, inf) s, got {v!r}")
+    return t
+
+
+def _us(x: float) -> str:
+    return f"{x * 1e6:.4g} us" if math.isfinite(x) else str(x)
+
+
+def _linear(m) -> tuple[object, float, str]:
+    """(margins or None, critical RTT s, error text) of a model."""
+    from qcnmodel.analysis.margins import critical_rtt
+
+    try:
+        loop = m.loop()
+        mg = loop.margins()
+        return mg, float(critical_rtt(m, loop=loop)), ""
+    except (ValueError, RuntimeError, ArithmeticError) as exc:
+        return None, math.nan, f"{type(exc).__name__}: {exc}"
+
+
+def _packets(p, n, rtt, cap, duration, settle, seed, bw):
+    from qcnmodel.validation.network import bottleneck_spec
+
+    spec = bottleneck_spec(n, rtt, cap, p.line_rate, frame_size=p.frame_size,
+                           cp_latency=p.cp_latency)  # fmt: skip
+    tr = _sim.queue_trace(spec, params=p, duration=duration, seed=seed, bin_width=bw)
+    return _sim.queue_verdict(tr, settle, duration, p.qeq)
+
+
+def assert_stable(params, rtt, n_flows, confirm=None, *, model="qcn", capacity=None,
+                  duration=DURATION, settle=SETTLE, seed=0, bin_width=BIN):  # fmt: skip
+    """Assert that a parameter set gives a stable loop at every RTT and number of flows.
+
+    Parameters
+    ----------
+    params : QCNParams, str or path
+        The parameter set: an object, a preset name or a TOML parameter file.
+    rtt : float, str or sequence
+        Loop delay(s) CP -> RP -> CP (s; unit strings such as ``"300us"`` accepted).
+    n_flows : int or sequence of int
+        Number(s) of flows sharing the congestion point.
+    confirm : {None, "packets"}
+        ``"packets"`` also runs the packet simulator on a single bottleneck at every point
+        and requires the oscillation detector to call the CP queue stable.
+    model : str, class or LoopModel
+        The loop model (default the registry's ``"qcn"``, its validated variant); a model
+        object keeps its own parameters.
+    capacity : float or str, optional
+        Service rate of the congestion point (bit/s; default half the line rate).
+    duration, settle : float or str
+        Length of each packet run and the settling time left out of the verdict (s).
+    seed : int
+        Seed of the packet runs.
+    bin_width : float or str
+        Trace bin width of the packet runs (s).
+
+    Raises
+    ------
+    AssertionError
+        A point is unstable (model or packets). The message lists every failing point with
+        its phase margin, critical RTT and, for packets, the queue's standard deviation and
+        autocorrelation peak, and the path of a figure of the margins and queue traces.
+    ValueError
+        A bad argument (naming it).
+    """
+    if confirm not in (None, "packets"):
+        raise ValueError(f"confirm: must be None or 'packets', got {confirm!r}")
+    p = _resolve.as_params(params)
+    rtts = _listed(rtt, lambda v: _positive_time(v, "rtt"), "rtt")
+    ns = _listed(n_flows, _count, "n_flows")
+    cap = _resolve.capacity_of(capacity, p.line_rate)
+    dur, st = _positive_time(duration, "duration"), parse_time(settle, "settle")
+    bw = _positive_time(bin_width, "bin_width")
+    points, fails, traces = [], [], []
+    for n in ns:
+        for r in rtts:
+            m = _resolve.as_model(model, p, rtt=r, n_flows=n, capacity=cap)
+            mg, crit, err = _linear(m)
+            pm = float(mg.phase_margin_deg) if mg is not None else math.nan
+            ok_model = mg is not None and bool(mg.stable)
+            pt = dict(rtt=r, n=n, pm=pm, crit=crit, model=ok_model, packets=None)
+            text = f"RTT {_us(r)}, N={n}: "
+            text += (
+                (
+                    f"model {'stable' if ok_model else 'UNSTABLE'} (phase margin {fmt(pm)} deg, "
+                    f"critical RTT {_us(crit)})"
+                )
+                if mg is not None
+                else f"model failed ({err})"
+            )
+            if confirm == "packets":
+                v, t, q = _packets(p, n, r, cap, dur, st, seed, bw)
+                pt["packets"] = v["verdict"] == "stable"
+                traces.append((f"RTT {_us(r)}, N={n}", t, q, pt["packets"]))
+                text += (
+                    f"; packets {v['verdict']} (queue std {fmt(v['std'])} B, limit "
+                    f"{fmt(0.25 * p.qeq)} B; ACF peak {fmt(v['acf_peak'])}, limit 0.5; "
+                    f"empty {fmt(100 * v['underflow'])} % of the time, limit 1 %)"
+                )
+            pt["text"] = text
+            points.append(pt)
+            if not ok_model or pt["packets"] is False:
+                fails.append(text)
+    fig = _stable_figure(points, traces, p.qeq, st) if report.figures_wanted(not fails) else None
+    subject = (
+        f"{model if isinstance(model, str) else type(model).__name__} at C = "
+        f"{fmt(cap / 1e9)} Gb/s, RTT {', '.join(_us(r) for r in rtts)}, N "
+        f"{', '.join(map(str, ns))}" + (", confirmed with packets" if confirm else "")
+    )
+    numbers = {}
+    for pt in points:
+        key = f"RTT {_us(pt['rtt'])}, N={pt['n']}"
+        numbers[key + ": phase margin (deg)"] = pt["pm"]
+        numbers[key + ": critical RTT (s)"] = pt["crit"]
+        if pt["packets"] is not None:
+            numbers[key + ": packets stable"] = pt["packets"]
+    msg = (
+        f"{len(fails)} of {len(points)} point(s) unstable:\n  " + "\n  ".join(fails)
+        if fails
+        else f"all {len(points)} point(s) stable"
+    ) + (f"\nfigure: {fig}" if fig else "")
+    report.add("assert_stable", subject, not fails, numbers, msg, [fig] if fig else [])
+    if fails:
+        raise AssertionError("assert_stable: " + msg)
+
+
+def _stable_figure(points, traces, qeq, settle) -> str:
+    import matplotlib
+
+    matplotlib.use("Agg", force=False)
+    import matplotlib.pyplot as plt
+
+    ncol = 2 if traces else 1
+    fig, axes = plt.subplots(1, ncol, figsize=(5.5 * ncol, 3.6), squeeze=False)
+    ax = axes[0, 0]
+    for n in sorted({pt["n"] for pt in points}):
+        pts = [pt for pt in points if pt["n"] == n]
+        x = [pt["rtt"] * 1e6 for pt in pts]
+        ax.plot(x, [pt["pm"] for pt in pts], "-", label=f"N={n}")
+        for xi, pt in zip(x, pts):
+            ax.plot(xi, pt["pm"], "o" if pt["model"] else "x", color="k")
+    ax.axhline(0, color="r", lw=0.8)
+    ax.set(xlabel="RTT (us)", ylabel="phase margin (deg)", title="model (o stable, x unstable)")
+    ax.legend(fontsize=8)
+    if traces:
+        ax = axes[0, 1]
+        traces = sorted(traces, key=lambda tr: tr[3])  # the unstable runs first
+        for label, t, q, ok in traces[:8]:
+            ax.plot(t, q / 1e3, lw=0.7, label=label + ("" if ok else " UNSTABLE"))
+        ax.axhline(qeq / 1e3, color="k", ls=":", lw=0.8)
+        ax.axvline(settle, color="grey", ls="--", lw=0.8)
+        tops = [float(q[t > settle].max()) for _, t, q, _ in traces[:8] if (t > settle).any()]
+        if tops:
+            ax.set_ylim(0, 1.2 * max(tops) / 1e3)
+        ax.set(xlabel="time (s)", ylabel="CP queue (KB, bin mean)", title="packets")
+        ax.legend(fontsize=7)
+    fig.tight_layout()
+    return report.save_figure(fig, "assert_stable")
+
+
+def _agrees(value: float, lo: float, hi: float, first: float, tol: float) -> bool:
+    """The model's critical RTT against the simulated bracket [lo, hi], widened by ``tol``."""
+    if not math.isfinite(value):
+        return not math.isfinite(hi)
+    if not math.isfinite(hi):
+        return value >= (1 - tol) * lo
+    if lo <= 0:
+        return value <= (1 + tol) * first
+    return (1 - tol) * lo <= value <= (1 + tol) * hi
+
+
+def _tolerance(tolerance) -> float:
+    if isinstance(tolerance, str) and tolerance.strip().endswith("%"):
+        tol = float(tolerance.strip()[:-1]) / 100
+    else:
+        tol = float(tolerance)
+    if not (0 <= tol < 1):
+        raise ValueError(f"tolerance: must be in [0, 1) (a fraction, or '10%'), got {tolerance!r}")
+    return tol
+
+
+def assert_boundary_matches(model, scenario_or_spec, tolerance=0.1, *, params=None, rtts=None,
+                            duration=None, settle=None, seeds=(0,), bisect_steps=2,
+                            protocol="qcn", overrides=None, bin_width=BIN):  # fmt: skip
+    """Assert that a model's stability boundary (critical RTT) matches the packet simulator's.
+
+    The model is built at the network's operating point (the flows through the first
+    hotspot's port, its service rate, their mean loop delay); its linearised critical RTT is
+    compared with the RTT at which the simulated CP queue starts to oscillate, found by
+    scanning ``rtts`` upwards (every link delay of the network scaled to give each RTT),
+    then ``bisect_steps`` geometric bisections.
+
+    Parameters
+    ----------
+    model : str, class or LoopModel
+        A registry name, a model class, or a model object (built-in or your own class with
+        ``loop()`` and ``replace(rtt=..., n_flows=..., capacity=...)``).
+    scenario_or_spec : str, path or NetworkSpec
+        A scenario name, a topology file or a network.
+    tolerance : float or str
+        Relative widening of the simulated bracket ``[lo, hi]``: the model's critical RTT must
+        lie in ``[(1 - tol) lo, (1 + tol) hi]`` (default 0.1: the project's own pairs).
+    params : QCNParams, str or path, optional
+        Parameters (default: the model object's, else the scenario's preset).
+    rtts : sequence, optional
+        RTT grid (s; default the model's critical RTT times 0.5, 0.7, 1, 1.4, 2, 2.8).
+    duration, settle : float or str, optional
+        Run length (default 0.6 s after the hotspot starts, at most to its end) and settling
+        time after the hotspot start left out of the verdict (default 0.3 s, at most half of
+        the hotspot's part of the run).
+    seeds : sequence of int
+        Seeds; the simulated verdict at an RTT is the majority.
+    protocol, overrides, bin_width
+        As :func:`qcnmodel.simulate`.
+
+    Raises
+    ------
+    AssertionError
+        The critical RTT lies outside the widened bracket; the message gives the model's
+        value, the bracket, every simulated point and the figure's path.
+    """
+    tol = _tolerance(tolerance)
+    seeds = [int(s) for s in ([seeds] if isinstance(seeds, int) else seeds)]
+    if not seeds or min(seeds) < 0:
+        raise ValueError(f"seeds: give at least one seed >= 0, got {seeds!r}")
+    if isinstance(bisect_steps, bool) or not 0 <= int(bisect_steps) <= 10:
+        raise ValueError(f"bisect_steps: must be an integer in [0, 10], got {bisect_steps!r}")
+    spec, label, preset, _ = _resolve.as_spec(scenario_or_spec, overrides, protocol)
+    rest = _resolve.run_overrides(scenario_or_spec, overrides, protocol)
+    own = getattr(model, "params", None) if not isinstance(model, (str, type)) else None
+    p = _resolve.as_params(params if params is not None else
+                           (own if hasattr(own, "qeq") else preset))  # fmt: skip
+    op = _resolve.operating_point(spec, p)
+    if p.line_rate != op.line_rate or p.frame_size != spec.frame_size:
+        p = p.replace(line_rate=op.line_rate, frame_size=spec.frame_size)
+    m = _resolve.as_model(model, p, rtt=op.rtt, n_flows=op.n_flows, capacity=op.capacity)
+    mg, crit, err = _linear(m)
+    if mg is None:
+        raise AssertionError(f"assert_boundary_matches: the model has no loop here ({err})")
+    start, stop = op.window
+    dur = (min(stop, start + DURATION) if duration is None else
+           _positive_time(duration, "duration"))  # fmt: skip
+    # default: the pairs' 0.3 s, at most half of a shorter run (a hotspot of tens of ms)
+    t0 = start + (min(SETTLE, 0.5 * (dur - start)) if settle is None else
+                  parse_time(settle, "settle"))  # fmt: skip
+    center = crit if math.isfinite(crit) and crit > 0 else op.rtt
+    grid = ([center * f for f in (0.5, 0.7, 1.0, 1.4, 2.0, 2.8)] if rtts is None else
+            _listed(rtts, lambda v: _positive_time(v, "rtts"), "rtts"))  # fmt: skip
+    runs = {}
+
+    def unstable(r: float) -> bool:
+        votes = 0
+        for seed in seeds:
+            tr = _sim.queue_trace(_resolve.with_rtt(spec, r, p), protocol=protocol, params=p,
+                                  duration=dur, seed=seed, overrides=rest,
+                                  bin_width=bin_width)  # fmt: skip
+            v, t, q = _sim.queue_verdict(tr, t0, dur, p.qeq)
+            runs.setdefault(r, (t, q, v))
+            votes += v["verdict"] != "stable"
+        return 2 * votes > len(seeds)
+
+    from qcnmodel.validation.measure import scan_boundary
+
+    lo, hi, pts = scan_boundary(unstable, sorted(grid), int(bisect_steps))
+    ok = _agrees(crit, lo, hi, min(grid), tol)
+    bracket = f"[{_us(lo)}, {_us(hi)}]"
+    points = ", ".join(f"{_us(r)} {'U' if u else 'S'}" for r, u in pts)
+    name = model if isinstance(model, str) else type(model).__name__
+    subject = f"{name} on {label} (N={op.n_flows}, C={fmt(op.capacity / 1e9)} Gb/s, CP {op.cp})"
+    fig = None
+    if report.figures_wanted(ok):
+        fig = _boundary_figure(pts, runs, crit, lo, hi, tol, p.qeq, t0, subject)
+    msg = (
+        f"model critical RTT {_us(crit)} {'within' if ok else 'OUTSIDE'} the simulated "
+        f"bracket {bracket} widened by {fmt(100 * tol)} %\nsimulated points (S stable, "
+        f"U oscillating): {points}\nscenario RTT {_us(op.rtt)}, phase margin there "
+        f"{fmt(float(mg.phase_margin_deg))} deg" + (f"\nfigure: {fig}" if fig else "")
+    )
+    numbers = {"model critical RTT (s)": crit, "simulated stable up to (s)": lo,
+               "simulated unstable from (s)": hi, "tolerance": tol, "scenario RTT (s)": op.rtt,
+               "flows": op.n_flows, "capacity (bit/s)": op.capacity}  # fmt: skip
+    report.add("assert_boundary_matches", subject, ok, numbers, msg, [fig] if fig else [])
+    if not ok:
+        raise AssertionError("assert_boundary_matches: " + msg)
+
+
+def _boundary_figure(pts, runs, crit, lo, hi, tol, qeq, t0, title) -> str:
+    import matplotlib
+
+    matplotlib.use("Agg", force=False)
+    import matplotlib.pyplot as plt
+
+    fig, (a1, a2) = plt.subplots(1, 2, figsize=(11, 3.6))
+    for r, u in pts:
+        a1.plot(r * 1e6, 1 if u else 0, "x" if u else "o", color="r" if u else "g")
+    if math.isfinite(crit):
+        a1.axvline(crit * 1e6, color="k", label="model critical RTT")
+    hi_f = hi if math.isfinite(hi) else max(r for r, _ in pts)
+    a1.axvspan((1 - tol) * lo * 1e6, (1 + tol) * hi_f * 1e6, color="b", alpha=0.1,
+               label="simulated bracket +- tolerance")  # fmt: skip
+    a1.set(xlabel="RTT (us)", yticks=[0, 1], yticklabels=["stable", "oscillating"])
+    a1.legend(fontsize=7)
+    for r in sorted(runs):
+        t, q, v = runs[r]
+        a2.plot(t, q / 1e3, lw=0.6, label=f"{r * 1e6:.0f} us: {v['verdict']}")
+    a2.axhline(qeq / 1e3, color="k", ls=":", lw=0.8)
+    a2.axvline(t0, color="grey", ls="--", lw=0.8)
+    tops = [float(q[t > t0].max()) for t, q, _ in runs.values() if (t > t0).any()]
+    if tops:  # the analysis window, not the start-up transient, sets the scale
+        a2.set_ylim(0, 1.2 * max(tops) / 1e3)
+    a2.set(xlabel="time (s)", ylabel="CP queue (KB, bin mean)")
+    a2.legend(fontsize=6)
+    fig.suptitle(title, fontsize=9)
+    fig.tight_layout()
+    return report.save_figure(fig, "assert_boundary_matches")

@@ -1,0 +1,167 @@
+"""The pytest plugin in inner sessions (pytester), loaded explicitly with ``-p`` (the
+entry point's name is the module's, so this holds with or without the installed entry point;
+the inner sessions do not autoload plugins)."""
+
+import importlib
+import shutil
+import time
+from pathlib import Path
+
+import pytest
+
+from qcnmodel import testing as qt
+
+ROOT = Path(__file__).resolve().parents[2]
+PLUGIN = ("-p", "qcnmodel.testing.plugin", "-p", "no:cacheprovider")
+
+
+@pytest.fixture(autouse=True)
+def _no_autoload(monkeypatch):
+    # the inner sessions load only this plugin (the others cost seconds per session)
+    monkeypatch.setenv("PYTEST_DISABLE_PLUGIN_AUTOLOAD", "1")
+
+
+def run(pytester, *args):
+    return pytester.runpytest_inprocess(*PLUGIN, *args)
+
+
+def test_entry_point_is_declared():
+    import tomllib
+
+    data = tomllib.loads((ROOT / "pyproject.toml").read_text())
+    ((name, target),) = data["project"]["entry-points"]["pytest11"].items()
+    assert name == target == "qcnmodel.testing.plugin"
+    module = importlib.import_module(target)
+    assert callable(module.pytest_addoption) and hasattr(module, "qcn_sim")
+
+
+def test_qcn_sim_is_simulate_cached_by_its_arguments(pytester):
+    pytester.makepyfile(
+        """
+        import qcnmodel as qm
+
+        def test_cached(qcn_sim):
+            a = qcn_sim("og-hotspot", duration="10ms", seed=1)
+            assert qcn_sim("og-hotspot", duration="10ms", seed=1) is a
+            assert qcn_sim("og-hotspot", duration="10ms", seed=2) is not a
+            b = qm.simulate("og-hotspot", duration="10ms", seed=1)
+            assert a.counters == b.counters and a.summary()["cnms"] == b.summary()["cnms"]
+            assert a.dataset.identical(b.dataset)
+        """
+    )
+    run(pytester).assert_outcomes(passed=1)
+
+
+def test_a_plugin_test_on_a_10ms_run_is_fast_warm(pytester):
+    pytester.makepyfile(
+        """
+        import time
+        from qcnmodel.testing import assert_invariants
+
+        def test_run(qcn_sim):
+            t0 = time.perf_counter()
+            assert_invariants(qcn_sim("og-hotspot", duration="10ms", seed=3))
+            assert time.perf_counter() - t0 < 2.0  # the issue's budget for a warm test
+        """
+    )
+    run(pytester).assert_outcomes(passed=1)  # warm-up: kernel loaded, modules imported
+    qt.cache_clear()  # the next session simulates again
+    t0 = time.perf_counter()
+    run(pytester).assert_outcomes(passed=1)
+    assert time.perf_counter() - t0 < 5.0  # the whole inner session
+
+
+def test_qcn_params_from_the_command_line_and_the_ini_file(pytester):
+    shutil.copy(ROOT / "examples" / "netfpga-1g.toml", pytester.path / "mine.toml")
+    pytester.makepyfile(
+        """
+        def test_params(qcn_params):
+            assert qcn_params.line_rate == 1e9  # the netfpga-1g preset's 1 Gb/s
+        """
+    )
+    run(pytester, "--qcn-params", "mine.toml").assert_outcomes(passed=1)
+    run(pytester).assert_outcomes(skipped=1)  # no file named: skipped, not failed
+    pytester.makeini("[pytest]\nqcn_params = mine.toml\n")
+    run(pytester).assert_outcomes(passed=1)
+    result = run(pytester, "--qcn-params", "nope.toml")
+    assert "no such parameter file" in result.stdout.str() + result.stderr.str()
+    assert result.ret != 0
+
+
+def test_qcn_slow_marker(pytester):
+    pytester.makepyfile(
+        """
+        import pytest
+
+        @pytest.mark.qcn_slow
+        def test_long():
+            pass
+
+        def test_short():
+            pass
+        """
+    )
+    run(pytester, "--strict-markers").assert_outcomes(passed=1, skipped=1)
+    run(pytester, "--strict-markers", "--qcn-slow").assert_outcomes(passed=2)
+
+
+def test_report_lists_passing_and_failing_assertions(pytester):
+    pytester.makepyfile(
+        """
+        import numpy as np
+        from qcnmodel.testing import assert_trace_close
+
+        T = np.arange(1, 101) * 1e-3
+
+        def test_close():
+            assert_trace_close((T, T * 0 + 100.0), (T, T * 0 + 101.0), tolerance=0.05)
+
+        def test_far():
+            assert_trace_close((T, T * 0 + 100.0), (T, T * 0 + 150.0), tolerance=0.05)
+        """
+    )
+    result = run(pytester, "--qcn-report", "out")
+    result.assert_outcomes(passed=1, failed=1)
+    result.stdout.fnmatch_lines(["*qcnmodel report: *report.html (2 assertion(s))*"])
+    md = (pytester.path / "out" / "report.md").read_text()
+    assert "2 assertion(s), 1 passed, 1 failed" in md
+    assert "PASS `assert_trace_close`" in md and "FAIL `assert_trace_close`" in md
+    assert "test_report_lists_passing_and_failing_assertions.py::test_far" in md
+    figures = sorted((pytester.path / "out" / "figures").glob("*.png"))
+    html = (pytester.path / "out" / "report.html").read_text()
+    assert len(figures) == 2 and 'src="figures/' in html
+
+
+def test_readme_three_line_test(pytester):
+    shutil.copy(ROOT / "examples" / "802.1qau.toml", pytester.path / "my-params.toml")
+    pytester.makepyfile(
+        """
+        from qcnmodel.testing import assert_stable
+
+        def test_my_parameters(qcn_params):
+            assert_stable(qcn_params, rtt=["50us", "200us"], n_flows=[1, 10], confirm="packets")
+        """
+    )
+    run(pytester, "--qcn-params", "my-params.toml").assert_outcomes(passed=1)
+
+
+@pytest.fixture
+def example(pytester):
+    for f in (ROOT / "examples" / "custom_model").glob("*.py"):
+        shutil.copy(f, pytester.path / f.name)
+    pytester.syspathinsert()
+    return pytester
+
+
+def test_custom_model_example_passes(example):
+    run(example).assert_outcomes(passed=2)
+
+
+@pytest.mark.slow
+def test_custom_model_example_fails_for_a_wrong_model(example):
+    # 16 x the additive increase: the equilibrium queue moves far above the simulated one
+    test = example.path / "test_aimd_qcn.py"
+    test.write_text(test.read_text().replace("k=1.0", "k=16.0"))
+    result = run(example, "-k", "equilibrium")
+    result.assert_outcomes(failed=1, deselected=1)
+    result.stdout.fnmatch_lines(["*assert_trace_close: queue (mean): error*", "*figure: *.png"])
