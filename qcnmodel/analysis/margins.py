@@ -1,26 +1,24 @@
 """Stability margins of loops with an exact transport delay.
 
-The open loop is ``L(s) = G(s) * exp(-s*tau)`` with ``G = num/den`` rational
-(see :class:`qcnmodel.analysis.loop.DelayedLoop`).  Everything here is computed from the
-exact expression; nothing is read off a frequency grid and no Pade
-approximant is used.
+The open loop is ``L(s) = G(s) * exp(-s*tau)`` with ``G = num/den`` rational (see
+:class:`qcnmodel.analysis.loop.DelayedLoop`). Everything here is computed from the exact
+expression; nothing is read off a frequency grid and no Pade approximant is used.
 
 Conventions
 -----------
-* Gain crossovers ``w_i`` solve ``|G(jw)| = 1`` (brentq on ``log|G(jw)|``).
-  ``|L| = |G|``, so they do not depend on the delay.
-* The phase margin at crossover ``i`` is ``PM_i(tau) = PM0_i - w_i*tau``, where
-  ``PM0_i = arg G(jw_i) + 180 deg`` is wrapped to ``[-180, 180)`` (python-control's
-  convention).  It is *not* re-wrapped in ``tau``: it decreases linearly with
-  the delay, and a value below zero (even below -180 deg) means the delay is
-  beyond the critical one.  This makes ``critical_delay_s = delay +
-  delay_margin_s`` the delay at which the loop first loses stability.
-* When there are several crossovers the reported one minimises the delay
-  margin ``PM_i/w_i`` among those where ``|G|`` falls through 1 (only there can
-  extra delay push roots into the right half plane); that choice does not
-  depend on ``tau``.  With several crossovers the closed loop can have
-  stability *windows* in the delay (unstable, stable, unstable ...); ``stable``
-  is exact, while PM and delay margin refer to the selected crossover only.
+* Gain crossovers ``w_i`` solve ``|G(jw)| = 1`` (brentq on ``log|G(jw)|``). ``|L| = |G|``,
+  so they do not depend on the delay.
+* The phase margin at crossover ``i`` is ``PM_i(tau) = PM0_i - w_i*tau``, where ``PM0_i =
+  arg G(jw_i) + 180 deg`` is wrapped to ``[-180, 180)`` (python-control's convention). It is
+  *not* re-wrapped in ``tau``: it decreases linearly with the delay, and a value below zero
+  (even below -180 deg) means the delay is beyond the critical one. This makes
+  ``critical_delay_s = delay + delay_margin_s`` the delay at which the loop first loses
+  stability.
+* When there are several crossovers the reported one minimises the delay margin
+  ``PM_i/w_i`` among those where ``|G|`` falls through 1 (only there can extra delay push
+  roots into the right half plane); that choice does not depend on ``tau``. With several
+  crossovers the closed loop can have stability *windows* in the delay (unstable, stable,
+  unstable ...); ``stable`` is exact, while PM and delay margin refer to the selected one.
 * Phase crossovers ``w_pc`` solve ``arg G(jw) - w*tau = -180 deg (mod 360)``
   (safeguarded Newton on the exact, continuous phase).  With a delay there are
   infinitely many; the gain margin is the smallest ``1/|L(jw_pc)|`` over them
