@@ -19,24 +19,21 @@ Conventions
   roots into the right half plane); that choice does not depend on ``tau``. With several
   crossovers the closed loop can have stability *windows* in the delay (unstable, stable,
   unstable ...); ``stable`` is exact, while PM and delay margin refer to the selected one.
-* Phase crossovers ``w_pc`` solve ``arg G(jw) - w*tau = -180 deg (mod 360)``
-  (safeguarded Newton on the exact, continuous phase).  With a delay there are
-  infinitely many; the gain margin is the smallest ``1/|L(jw_pc)|`` over them
-  (the most critical one; python-control instead reports the one closest to
-  0 dB, which is the same for the usual single-crossing loops).
+* Phase crossovers ``w_pc`` solve ``arg G(jw) - w*tau = -180 deg (mod 360)`` (safeguarded
+  Newton on the exact, continuous phase). With a delay there are infinitely many; the gain
+  margin is the smallest ``1/|L(jw_pc)|`` over them (the most critical one; python-control
+  reports the one closest to 0 dB, the same for the usual single-crossing loops).
 * ``stable``: closed-loop stability of ``1 + L(s) = 0`` with the exact delay.
-  :func:`nyquist_count` counts encirclements of -1 along the Nyquist contour
-  (upper half, doubled by symmetry).  Poles of ``L`` at ``s = 0``
-  (integrators) are avoided by a quarter circle ``s = eps*exp(j*theta)``,
-  ``theta`` from 0 to 90 deg, of radius ``eps`` = 1e-4 x the smallest corner
-  frequency, i.e. the contour indents to the right of the origin, so origin
-  poles are not counted in ``P``.  Other poles on the imaginary axis are not
-  supported.  :func:`margins_over_delay` uses the equivalent delay-sweep form
-  of the argument principle: closed-loop roots cross the imaginary axis only at
-  ``tau_ik = (PM0_i mod 360 + 360 k)/w_i``, two at a time, moving into the right
-  half plane iff ``|G|`` decreases through 1 at ``w_i``; starting from the
-  delay-free closed loop this gives the number of unstable roots at every
-  ``tau``.  The tests check the two against each other.
+  :func:`nyquist_count` counts encirclements of -1 along the Nyquist contour (upper half,
+  doubled by symmetry). Poles of ``L`` at ``s = 0`` (integrators) are avoided by a quarter
+  circle ``s = eps*exp(j*theta)``, ``theta`` from 0 to 90 deg, of radius ``eps`` = 1e-4 x the
+  smallest corner frequency: the contour indents to the right of the origin, so origin poles
+  are not counted in ``P``. Other poles on the imaginary axis are not supported.
+  :func:`margins_over_delay` uses the equivalent delay-sweep form of the argument principle:
+  closed-loop roots cross the imaginary axis only at ``tau_ik = (PM0_i mod 360 + 360 k)/w_i``,
+  two at a time, moving into the right half plane iff ``|G|`` decreases through 1 at
+  ``w_i``; starting from the delay-free closed loop this gives the number of unstable roots
+  at every ``tau``. The tests check the two against each other.
 
 ``G`` must be strictly proper when the delay is positive (otherwise the
 closed loop is of neutral type and the tail of the contour is not bounded).
