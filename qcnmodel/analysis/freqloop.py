@@ -206,18 +206,21 @@ class FrequencyLoop:
         if not rows:
             return wpc, gm
         rows, i = np.array(rows), np.array(brackets)
-        x, gx = self._refine_phase(w[i], w[i + 1], taus[rows], np.array(targets), w, ph)
+        t, tg = taus[rows], np.array(targets)
+        ends = (ph[i] - w[i] * t - tg, ph[i + 1] - w[i + 1] * t - tg)  # exact at the nodes
+        x, gx = self._refine_phase(w[i], w[i + 1], ends, t, tg, w, ph)
         wpc[rows] = x
         gm[rows] = 1.0 / np.abs(gx)
         return wpc, gm
 
-    def _refine_phase(self, lo, hi, taus, targets, w, ph, rtol=1e-12, max_iter=100):
+    def _refine_phase(self, lo, hi, ends, taus, targets, w, ph, rtol=1e-12, max_iter=100):
         """Roots of ``arg G(jx) - x tau - target`` in ``[lo, hi]``, one per delay.
 
-        The continuous phase puts ``angle()`` on the branch of the tabulated phase. A
-        vectorised Illinois (modified regula falsi) iteration, bisecting where a step leaves
-        its bracket; it stops when every bracket is below ``rtol`` relative.
-        Returns the roots and ``G`` there.
+        ``ends`` holds the function's values at ``lo`` and ``hi`` (table nodes, where the
+        tabulated phase is exact). The continuous phase puts ``angle()`` on the branch of the
+        tabulated phase. A vectorised Illinois (modified regula falsi) iteration, bisecting
+        where a step leaves its bracket; it stops when every bracket is below ``rtol``
+        relative or the function vanishes. Returns the roots and ``G`` there.
         """
         lw = np.log(w)
 
@@ -228,8 +231,7 @@ class FrequencyLoop:
             return a + _TWO_PI * np.round((ref - a) / _TWO_PI) - x * tau - target, gx
 
         lo, hi = lo.astype(float).copy(), hi.astype(float).copy()
-        flo, _ = f(lo, taus, targets)
-        fhi, _ = f(hi, taus, targets)
+        flo, fhi = (np.array(e, float) for e in ends)
         x = np.where(np.abs(flo) < np.abs(fhi), lo, hi)
         todo = np.nonzero((flo != 0) & (fhi != 0))[0]
         x[flo == 0], x[fhi == 0] = lo[flo == 0], hi[fhi == 0]

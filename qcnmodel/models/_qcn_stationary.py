@@ -137,23 +137,37 @@ def _filon_cells(ages, s, sign):
         e0, em = np.exp(sign * s * a0[None, :]), np.exp(-z)
     small = np.abs(z) < 1e-4
     zs = np.where(small, 1.0, z)
-    il = np.where(small, h * (0.5 - z / 6.0), h * (1.0 / zs - (1.0 - em) / zs**2))
-    ir = np.where(small, h * (0.5 - z / 3.0), h * ((1.0 - em) / zs**2 - em / zs))
+    inv = 1.0 / zs
+    d = (1.0 - em) * inv * inv
+    il, ir = h * (inv - d), h * (d - em * inv)
+    if np.any(small):  # series near z = 0, where the closed form cancels
+        hz = np.broadcast_to(h, z.shape)[small]
+        il[small] = hz * (0.5 - z[small] / 6.0)
+        ir[small] = hz * (0.5 - z[small] / 3.0)
     return e0 * il, e0 * ir
 
 
-def _laplace(ages, s):
+def _cells_both(ages, s):
+    """Cells of exp(-s a) and of exp(+s a); on the imaginary axis the second are the
+    complex conjugates of the first (real integrands), so one evaluation serves both."""
+    minus = _filon_cells(ages, s, -1.0)
+    if np.all(np.asarray(s).real == 0):
+        return minus, (np.conj(minus[0]), np.conj(minus[1]))
+    return minus, _filon_cells(ages, s, +1.0)
+
+
+def _laplace(ages, s, cells=None):
     """W[j] with W[j] @ f = int_0^inf exp(-s_j a) f(a) da (piecewise-linear f)."""
-    il, ir = _filon_cells(ages, s, -1.0)
+    il, ir = _filon_cells(ages, s, -1.0) if cells is None else cells
     w = np.zeros((il.shape[0], len(ages)), dtype=complex)
     w[:, :-1] += il
     w[:, 1:] += ir
     return w
 
 
-def _cumulative_laplace(ages, f, s):
+def _cumulative_laplace(ages, f, s, cells=None):
     """E[j, i] = int_0^{a_i} exp(+s_j x) f(x) dx (piecewise-linear f)."""
-    il, ir = _filon_cells(ages, s, +1.0)
+    il, ir = _filon_cells(ages, s, +1.0) if cells is None else cells
     out = np.zeros((il.shape[0], len(ages)), dtype=complex)
     out[:, 1:] = np.cumsum(il * f[None, :-1] + ir * f[None, 1:], axis=1)
     return out
@@ -192,8 +206,9 @@ def response(st, s):
         d_tr, d_g = _sensitivities(st)
         st._lin = (d_tr, d_g, _cumtrapz(ages, d_tr[1]), _cumtrapz(ages, d_g[1]))
     d_tr, d_g, lam_tr, lam_g = st._lin
-    w = _laplace(ages, s)
-    e = _cumulative_laplace(ages, sent, s)
+    minus, plus = _cells_both(ages, s)
+    w = _laplace(ages, s, minus)
+    e = _cumulative_laplace(ages, sent, s, plus)
 
     def dot(v):
         # complex-by-real products without BLAS (its threads only contend at this size)
