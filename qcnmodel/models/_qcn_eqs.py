@@ -48,7 +48,7 @@ def precompute(p):
 QUANT_NONE, QUANT_SMOOTH, QUANT_FLOOR = 0, 1, 2
 
 
-@nb.njit(cache=True)
+@nb.njit(cache=True, inline="always")
 def cycle_rate(p, length):
     """p / ((1-p)^(-length) - 1): rate factor of a cycle of `length` packets with no sample.
 
@@ -61,7 +61,7 @@ def cycle_rate(p, length):
     return p * math.exp(y) / -math.expm1(y)
 
 
-@nb.njit(cache=True)
+@nb.njit(cache=True, inline="always")
 def reset_indicator(fb, width):
     """Smoothed 1{Fb < 0}: 1 / (1 + exp(Fb / width)) (Fb, width in packets)."""
     z = fb / width
@@ -70,7 +70,7 @@ def reset_indicator(fb, width):
     return 1.0 / (1.0 + math.exp(z))
 
 
-@nb.njit(cache=True)
+@nb.njit(cache=True, inline="always")
 def capacity_at(t, p):
     """CP service rate (packets/s) at time t (hotspot window [t_on, t_off) -> C_hot)."""
     if p[P_TON] <= t < p[P_TOFF]:
@@ -78,7 +78,7 @@ def capacity_at(t, p):
     return p[P_C]
 
 
-@nb.njit(cache=True)
+@nb.njit(cache=True, inline="always")
 def cp_signals(qd, rcd, cap, p):
     """Feedback seen by the RP: (indicator Fb<0, quantised magnitude u, sampling prob)."""
     fb = -(qd - p[P_QEQ] + p[P_W] / (p[P_PS] * cap) * (p[P_N] * rcd - cap))
@@ -108,13 +108,13 @@ def cp_signals(qd, rcd, cap, p):
     return ind, u, ps, k
 
 
-@nb.njit(cache=True)
+@nb.njit(cache=True, inline="always")
 def rate_derivatives(rc, rt, rcd, ind, u, ps, k, p):
     """(dRc/dt, dRt/dt) of one flow given the CP signals it receives (see cp_signals)."""
     return rate_derivatives_age(rc, rt, rcd, ind, u, ps, k, p, -1.0)
 
 
-@nb.njit(cache=True)
+@nb.njit(cache=True, inline="always")
 def stage_l1p(l1p, rcd, age):
     """log(1 - p) of the stage factors (1-p)^(F L): the reset probability itself, or with the
     stage memory (``age`` > 0) the effective 1 / (R_C(t-tau) age), equal to it at equilibrium."""
@@ -124,7 +124,7 @@ def stage_l1p(l1p, rcd, age):
     return math.log1p(-pe)
 
 
-@nb.njit(cache=True)
+@nb.njit(cache=True, inline="always")
 def rate_derivatives_age(rc, rt, rcd, ind, u, ps, k, p, age):
     """:func:`rate_derivatives` with the stage memory: ``age`` (s) = mean time since the last
     CNM (``age <= 0``: no memory, the stage factors use the reset probability)."""
