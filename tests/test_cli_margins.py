@@ -33,7 +33,7 @@ def test_json_has_the_promised_keys(model, capsys):
 def test_rtt_beyond_critical_is_unstable(capsys):
     main(["margins", "--model", "qcn", "--flows", "10", "--json"])
     crit = json.loads(capsys.readouterr().out)["critical_rtt_s"]
-    main(["margins", "--model", "qcn", "--flows", "10", "--rtt", str(1.5 * crit), "--json"])
+    main(["margins", "--model", "qcn", "--flows", "10", "--rtt", f"{1.5 * crit}s", "--json"])
     out = json.loads(capsys.readouterr().out)
     assert out["phase_margin_deg"] < 0 and out["stable"] is False
 

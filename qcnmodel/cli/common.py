@@ -136,9 +136,7 @@ def _limit(key: str):
     return config.defaults[key]
 
 
-def cli_time(value, field: str) -> float:
-    """A time typed on the command line: a number with a unit (``5us``), finite, >= 0 and at
-    most ``cli.max_time`` seconds. A bare number is refused (``5`` would be five seconds)."""
+def _unit_time(value, field: str) -> float:
     from qcnmodel.units import parse_number, parse_time
 
     text = str(value).strip()
@@ -151,19 +149,27 @@ def cli_time(value, field: str) -> float:
     x = parse_time(text, field)
     if x < 0:
         raise ValueError(f"{field}: must be >= 0 s, got {text!r}")
+    return x
+
+
+def cli_time(value, field: str) -> float:
+    """A time typed on the command line: a number with a unit (``5us``), finite, >= 0 and at
+    most ``cli.max_time`` seconds. A bare number is refused (``5`` would be five seconds)."""
+    x = _unit_time(value, field)
     top = _limit("cli.max_time")
     if x > top:
         raise ValueError(
-            f"{field}: {text!r} is above the largest time accepted, {top:g} s "
+            f"{field}: {value!r} is above the largest time accepted, {top:g} s "
             "(qcnmodel.config.defaults['cli.max_time'])"
         )
     return x
 
 
 def rtt_value(value, field: str = "rtt") -> float:
-    """A loop delay: :func:`cli_time`, at most ``cli.max_rtt`` seconds (the frequency grids of
-    the analysis scale with the delay, so the bound also bounds their memory)."""
-    x = cli_time(value, field)
+    """A loop delay: a time with a unit, >= 0 and at most ``cli.max_rtt`` seconds (the
+    frequency grids of the analysis scale with the delay, so the bound also bounds their
+    memory)."""
+    x = _unit_time(value, field)
     top = _limit("cli.max_rtt")
     if x > top:
         raise ValueError(

@@ -94,8 +94,8 @@ def run(args) -> int:
     from qcnmodel.cli.common import check_out
     from qcnmodel.studies.report import write_report
 
-    check_out(args.out, directory=True)
     cfg = report_config(args)
+    check_out(args.out, directory=True)
     paths = write_report(args.out, cfg, progress=not args.quiet)
     print(f"wrote {paths['html']}")
     print(f"wrote {paths['markdown']}")

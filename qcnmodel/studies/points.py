@@ -171,3 +171,15 @@ def simulation_point(
         v = _num(summary.get(key))
         out[key] = math.nan if v is None else v
     return out
+
+
+def _warm_simulator() -> None:
+    """Load the simulator and its compiled kernel in a new sweep worker (a 0.1 ms run of a
+    2-node og-hotspot), so that its first point does not pay for it."""
+    from qcnmodel.sim import simulate
+
+    simulate("og-hotspot", duration=1e-4, bin_width=1e-4, overrides={"n_nodes": 2}, trace=False)
+
+
+#: called once in each new sweep worker (:func:`qcnmodel.studies.sweep.sweep`)
+simulation_point.warm_up = _warm_simulator

@@ -75,7 +75,10 @@ def _warm(func) -> int:
     importlib.import_module(func.__module__)
     warm = getattr(func, "warm_up", None)
     if callable(warm):
-        warm()
+        try:
+            warm()
+        except Exception:  # noqa: BLE001 - a warm-up is an optimisation; the points still run
+            pass
     return os.getpid()
 
 
@@ -326,22 +329,23 @@ def _lock(directory: Path):
 
 
 def _read_log(log_path: Path, points) -> dict[int, dict[str, Any]]:
-    """The finished points of a checkpoint log. A last line cut by an interruption is dropped
-    (and the log made to end with a newline, so the next record starts on its own line);
-    any other line that is not a record is an error naming the file and the line."""
+    """The finished points of a checkpoint log. A last line cut by an interruption (no
+    newline after it, not JSON) is removed from the file, so the next record starts on its
+    own line; any other line that is not a record is an error naming the file and the line."""
     results: dict[int, dict[str, Any]] = {}
     if not log_path.exists():
         return results
     text = log_path.read_text()
     lines = text.split("\n")
+    cut = False
     for number, line in enumerate(lines, start=1):
         if not line.strip():
             continue
-        last = number == len(lines)  # no newline after it: written when the run stopped
         try:
             rec = json.loads(line)
         except json.JSONDecodeError:
-            if last:
+            if number == len(lines):  # no newline after it: written when the run stopped
+                cut = True
                 continue
             raise ValueError(_bad_line(log_path, number, "not JSON")) from None
         ok = isinstance(rec, dict) and isinstance(rec.get("i"), int)
@@ -351,7 +355,11 @@ def _read_log(log_path: Path, points) -> dict[int, dict[str, Any]]:
         i = rec["i"]
         if 0 <= i < len(points) and rec["key"] == _key(points[i]):
             results[i] = rec["out"]
-    if text and not text.endswith("\n"):
+    if cut:
+        with open(log_path, "r+b") as f:
+            data = f.read()
+            f.truncate(data.rfind(b"\n") + 1)
+    elif text and not text.endswith("\n"):
         with open(log_path, "a") as f:
             f.write("\n")
     return results
