@@ -35,8 +35,10 @@ def _err(capsys) -> str:
         (["margins", "--rate", "1e300"], ["rate", "unit"]),
         (["margins", "--rate", "1e300Gbps"], ["rate", "cli.max_rate"]),
         (["margins", "--rtt", "1e20s"], ["rtt", "cli.max_rtt"]),
-        (["simulate", "--scenario", "og-hotspot", "--duration", "1e20s"],
-         ["duration", "cli.max_time"]),  # fmt: skip
+        (
+            ["simulate", "--scenario", "og-hotspot", "--duration", "1e20s"],
+            ["duration", "cli.max_time"],
+        ),  # fmt: skip
         (["margins", "--rtt", "1e6s"], ["rtt", "cli.max_rtt"]),
         (["margins", "--rtt", "5"], ["rtt", "give a unit, e.g. 5us"]),
         (["margins", "--rtt", "2us..1ms"], ["rtt", "one value"]),
@@ -265,3 +267,16 @@ def test_valid_edge_cases_work(capsys, tmp_path):
     assert main(["sweep", "--model", "qcn", "--rtt", "10us", "--flows", "1..2:2",
                  "--out", str(out), "--quiet"]) == 0  # fmt: skip
     capsys.readouterr()
+
+
+def test_the_margins_docstring_examples_run(capsys):
+    import shlex
+
+    import qcnmodel.cli.margins as margins
+
+    lines = [ln.strip() for ln in margins.__doc__.splitlines()]
+    examples = [ln for ln in lines if ln.startswith("qcnmodel margins")]
+    assert len(examples) >= 3
+    for ex in examples:
+        assert main(shlex.split(ex)[1:]) == 0, ex
+        _err(capsys)

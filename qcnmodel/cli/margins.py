@@ -4,7 +4,7 @@ Examples::
 
     qcnmodel margins --model qcn --rtt 500us --flows 10
     qcnmodel margins --model fopdt --variant zoh --preset netfpga-1g --rtt 100us --json
-    qcnmodel margins --model dcqcn --flows 20 --rtt 85us --fixed-point taylor --json
+    qcnmodel margins --model dcqcn --flows 10 --rtt 85us --fixed-point taylor --json
 
 ``--set key=value`` changes a parameter-set field (``qeq=33KB``, ``gd=1/64``) or, for a name
 that is not a parameter field or when prefixed with ``model.``, a model option
