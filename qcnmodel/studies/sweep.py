@@ -67,19 +67,23 @@ class _Call:
         return [self.one(item) for item in chunk]
 
 
-def _warm(func) -> int:
-    """Run in each new worker as soon as it starts: import the point function's module (and
-    with it the compiled kernel's cache) while the first chunks are being handed out."""
-    import importlib
-
-    importlib.import_module(func.__module__)
+def _warm(func, fixed: dict) -> None:
+    """Load what the points need (the point function's ``warm_up(**fixed)``, e.g. the compiled
+    simulator) once, in this process, before the workers are forked from it: they start with
+    it loaded instead of importing and loading it again each."""
     warm = getattr(func, "warm_up", None)
     if callable(warm):
         try:
-            warm()
+            warm(**fixed)
         except Exception:  # noqa: BLE001 - a warm-up is an optimisation; the points still run
             pass
-    return os.getpid()
+
+
+def _ignore_sigint() -> None:
+    """Worker initialiser: Ctrl-C is handled once, by the parent (exit 130, one line)."""
+    import signal
+
+    signal.signal(signal.SIGINT, signal.SIG_IGN)
 
 
 def free_cores() -> int:
@@ -135,7 +139,9 @@ def sweep(
         Keyword arguments passed to every call (recorded in the attributes).
     n_jobs : int
         Processes (1 = in-process, -1 = the cores actually free): this process and
-        ``n_jobs - 1`` warm loky workers, fed chunks of points. Ignored with ``scheduler``.
+        ``n_jobs - 1`` workers forked from it after a warm-up (the point function's
+        ``warm_up(**fixed)``, if any), so they start with the compiled code loaded; all take
+        chunks of points. Ignored with ``scheduler``.
     scheduler : str or distributed.Client, optional
         A dask.distributed scheduler address or client; the points run on that cluster, in
         chunks as locally.
@@ -209,7 +215,7 @@ def sweep(
 def _execute(call, todo, n_jobs, scheduler):
     """Yield ``(index, result)`` for every point of ``todo``, computed in chunks: in this
     process (``n_jobs == 1``), on a dask.distributed cluster (``scheduler``), or on this
-    process plus ``n_jobs - 1`` warm loky workers (reused across sweeps of one session)."""
+    process plus ``n_jobs - 1`` workers forked from it once it is warm."""
     if not todo:
         return
     if scheduler is not None:
@@ -236,19 +242,32 @@ def _execute_dask(call, todo, scheduler):
             client.close()
 
 
+def _executor(call, workers: int):
+    """A pool of ``workers`` processes forked from this (warmed) process, so each starts
+    with every module and compiled function already loaded; loky where fork is missing."""
+    import multiprocessing as mp
+
+    if "fork" not in mp.get_all_start_methods():  # pragma: no cover - not POSIX
+        from joblib.externals.loky import get_reusable_executor
+
+        return get_reusable_executor(max_workers=workers, reuse=True), False
+    from concurrent.futures import ProcessPoolExecutor
+
+    _warm(call.func, call.fixed)
+    pool = ProcessPoolExecutor(workers, mp_context=mp.get_context("fork"),
+                               initializer=_ignore_sigint)  # fmt: skip
+    return pool, True
+
+
 def _execute_local(call, todo, n_jobs):
-    """This process takes chunks too, so the workers' start-up (imports, compiled cache)
-    overlaps with useful work; each worker keeps two chunks queued so it never waits."""
+    """This process takes chunks too (from the end of the queue), so nothing waits for the
+    workers to start; each worker keeps two chunks queued."""
     from collections import deque
     from concurrent.futures import FIRST_COMPLETED, wait
 
-    from joblib.externals.loky import get_reusable_executor
-
     workers = n_jobs - 1
-    executor = get_reusable_executor(max_workers=workers, reuse=True)
-    for _ in range(workers):
-        executor.submit(_warm, call.func)
     queue = deque(_chunks(todo, chunk_size(len(todo), n_jobs)))
+    executor, owned = _executor(call, workers)
     pending: set = set()
     try:
         while queue or pending:
@@ -266,6 +285,12 @@ def _execute_local(call, todo, n_jobs):
     finally:
         for fut in pending:
             fut.cancel()
+        if owned:
+            procs = list((getattr(executor, "_processes", None) or {}).values())
+            executor.shutdown(wait=not pending, cancel_futures=True)
+            if pending:  # interrupted or failed: do not wait for the running points
+                for proc in procs:
+                    proc.terminate()
 
 
 def _open_checkpoint(directory: Path, func, grid, fixed, points):
