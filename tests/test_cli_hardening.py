@@ -153,17 +153,31 @@ def test_ctrl_c_exits_130_with_one_line(monkeypatch, capsys):
     assert "Traceback" not in err and err.strip() == "qcnmodel: interrupted"
 
 
+#: a child with the default SIGINT handler (a background shell starts children ignoring it)
+_INT_CHILD = ("import signal, sys; signal.signal(signal.SIGINT, signal.default_int_handler); "
+              "from qcnmodel.cli import main; sys.exit(main())")  # fmt: skip
+
+
 @pytest.mark.slow
-def test_ctrl_c_on_a_real_run_exits_130(tmp_path):
+@pytest.mark.parametrize("jobs", ["1", "2"])
+def test_ctrl_c_on_a_real_sweep_exits_130_and_keeps_the_points(tmp_path, jobs):
     env = {**os.environ, "PYTHONPATH": str(ROOT)}
-    argv = [sys.executable, "-m", "qcnmodel", "simulate", "--scenario", "og-hotspot",
-            "--duration", "100s", "--quiet"]  # fmt: skip
-    proc = subprocess.Popen(argv, env=env, stderr=subprocess.PIPE, text=True)
-    time.sleep(8)
-    proc.send_signal(signal.SIGINT)
+    out = tmp_path / "s.nc"
+    args = ["sweep", "--scenario", "og-hotspot", "--grid", "seed=0..7:8", "--duration", "1s",
+            "--jobs", jobs, "--out", str(out), "--quiet"]  # fmt: skip
+    proc = subprocess.Popen([sys.executable, "-c", _INT_CHILD, *args], env=env,
+                            stderr=subprocess.PIPE, text=True, start_new_session=True)  # fmt: skip
+    log = Path(str(out) + ".partial") / "points.jsonl"
+    deadline = time.monotonic() + 120
+    while time.monotonic() < deadline and not (log.exists() and log.read_text().strip()):
+        time.sleep(0.2)
+    os.killpg(proc.pid, signal.SIGINT)  # as a terminal does: the whole process group
     _, err = proc.communicate(timeout=60)
     assert proc.returncode == 130
-    assert "Traceback" not in err and err.strip().splitlines()[-1] == "qcnmodel: interrupted"
+    assert "Traceback" not in err and err.strip() == "qcnmodel: interrupted"
+    kept = len(log.read_text().splitlines())
+    assert 1 <= kept < 8  # finished points are kept
+    assert main(args) == 0  # the rerun finishes the rest
 
 
 def _poly(a, b):
