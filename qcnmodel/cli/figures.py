@@ -19,10 +19,10 @@ def register(subparsers) -> None:
 
 def run(args) -> int:
     """Run ``qcnmodel figures``."""
-    from qcnmodel.cli.common import check_out
+    from qcnmodel.cli.common import check_out, progress_on
     from qcnmodel.studies.figures import regenerate
 
     check_out(args.out, directory=True)
-    figs = regenerate(args.out, only=args.only, progress=not args.quiet)
+    figs = regenerate(args.out, only=args.only, progress=progress_on(args))
     print(f"wrote {len(figs)} figures and {args.out}/README.md")
     return 0

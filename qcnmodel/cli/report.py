@@ -91,12 +91,12 @@ def report_config(args):
 
 def run(args) -> int:
     """Run ``qcnmodel report``."""
-    from qcnmodel.cli.common import check_out
+    from qcnmodel.cli.common import check_out, progress_on
     from qcnmodel.studies.report import write_report
 
     cfg = report_config(args)
     check_out(args.out, directory=True)
-    paths = write_report(args.out, cfg, progress=not args.quiet)
+    paths = write_report(args.out, cfg, progress=progress_on(args))
     print(f"wrote {paths['html']}")
     print(f"wrote {paths['markdown']}")
     print(f"wrote {paths['margins']} and {len(paths['figures'])} figures")

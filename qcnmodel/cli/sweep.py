@@ -102,7 +102,7 @@ def _grid(args) -> dict:
 
 def run(args) -> int:
     """Run ``qcnmodel sweep``."""
-    from qcnmodel.cli.common import check_out, jobs_value, parse_set, qcn_params
+    from qcnmodel.cli.common import check_out, jobs_value, parse_set, progress_on, qcn_params
     from qcnmodel.studies.points import analysis_point, simulation_point
     from qcnmodel.studies.sweep import save_dataset, sweep
 
@@ -157,7 +157,7 @@ def run(args) -> int:
         n_jobs=n_jobs,
         scheduler=args.scheduler,
         checkpoint=checkpoint,
-        progress=not args.quiet,
+        progress=progress_on(args),
         attrs=attrs,
     )
     save_dataset(ds, out)

@@ -39,12 +39,12 @@ def run(args) -> int:
     """Run the suite; exit 0 unless a comparison regressed (a failing row that is not a known
     disagreement of :mod:`qcnmodel.validation.findings`), 1 then."""
     from qcnmodel._io import to_jsonable
-    from qcnmodel.cli.common import check_out, jobs_value
+    from qcnmodel.cli.common import check_out, jobs_value, progress_on
     from qcnmodel.validation.report import write_report
     from qcnmodel.validation.suite import run_validation
 
     check_out(args.out, directory=True)
-    res = run_validation(quick=args.quick, progress=not args.quiet, decks_too=not args.no_decks,
+    res = run_validation(quick=args.quick, progress=progress_on(args), decks_too=not args.no_decks,
                          protocol_observations=True if args.observations else None,
                          jobs=jobs_value(args.jobs))  # fmt: skip
     md, html = write_report(res, args.out, args.figures)
