@@ -112,8 +112,13 @@ def add_range_options(parser, rtt_help: str, flows_help: str) -> None:
 
 def add_progress_options(parser) -> None:
     """Add ``--quiet`` (and its alias ``--no-progress``): no progress bar on stderr."""
-    parser.add_argument("--quiet", "--no-progress", dest="quiet", action="store_true",
-                        help="no progress bar (alias --no-progress; by default a bar is shown on a terminal)")  # fmt: skip
+    parser.add_argument(
+        "--quiet",
+        "--no-progress",
+        dest="quiet",
+        action="store_true",
+        help="no progress bar (alias --no-progress; by default a bar is shown on a terminal)",
+    )
 
 
 def add_jobs_option(parser, what: str = "worker processes") -> None:
