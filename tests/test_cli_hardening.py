@@ -294,3 +294,10 @@ def test_the_margins_docstring_examples_run(capsys):
     for ex in examples:
         assert main(shlex.split(ex)[1:]) == 0, ex
         _err(capsys)
+
+
+def test_a_run_shorter_than_the_default_bin_works(capsys):
+    argv = ["simulate", "--scenario", "og-hotspot", "--set", "n_nodes=2", "--duration", "100us",
+            "--json", "--quiet"]  # fmt: skip
+    assert main(argv) == 0
+    assert json.loads(capsys.readouterr().out)["duration_s"] == pytest.approx(100e-6)

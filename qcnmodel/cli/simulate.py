@@ -61,7 +61,8 @@ def register(subparsers) -> None:
     p.add_argument("--duration", default=None, help="simulated time with a unit, e.g. 1s, 200ms")
     p.add_argument("--seed", default="0", help="random seed, 0 .. 2^63-1 (default 0)")
     add_set_option(p, "override a scenario, protocol or QCN parameter (repeatable)")
-    p.add_argument("--bin", default="1ms", help="trace bin width with a unit (default 1ms)")
+    p.add_argument("--bin", default=None, help="trace bin width with a unit (default 1ms, "
+                   "or a tenth of a --duration shorter than that)")  # fmt: skip
     p.add_argument("--decimate", default="1", help="merge every N >= 1 bins in the output")
     p.add_argument("--window", default=None, help="keep bins in T0:T1, times with units")
     add_out_option(p, None, "write traces to FILE: .nc (netCDF) or .csv")
@@ -121,6 +122,16 @@ def _window(text):
     return t0, t1
 
 
+def _bin(text, duration):
+    """``--bin``, or the default (``sim.bin_width``; a tenth of a shorter ``--duration``)."""
+    from qcnmodel import config
+
+    if text is not None:
+        return cli_time(text, "bin")
+    default = config.defaults["sim.bin_width"]
+    return duration / 10 if duration is not None and 0 < duration < default else default
+
+
 def run(args) -> int:
     """Run one simulation and report it."""
     from qcnmodel._io import atomic_path
@@ -130,7 +141,7 @@ def run(args) -> int:
         check_out(args.out, OUT_SUFFIXES)
     overrides = parse_set(args.set)
     duration = cli_time(args.duration, "duration") if args.duration is not None else None
-    bin_width = cli_time(args.bin, "bin")
+    bin_width = _bin(args.bin, duration)
     seed = seed_value(args.seed)
     decimation = positive_int(args.decimate, "decimate")
     window = _window(args.window)
