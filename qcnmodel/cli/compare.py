@@ -41,7 +41,8 @@ def register(subparsers) -> None:
     p.add_argument("--seed", default="0", help="random seed, 0 .. 2^63-1 (default 0)")
     add_params_options(p, "QCN parameter preset (default: the scenario's)")
     add_set_option(p, "scenario, protocol or QCN parameter; applies to every protocol accepting it")
-    p.add_argument("--bin", default="1ms", help="trace bin width with a unit (default 1ms)")
+    p.add_argument("--bin", default=None, help="trace bin width with a unit (default 1ms, "
+                   "or a tenth of a --duration shorter than that)")  # fmt: skip
     add_out_option(p, "compare-out", "output directory (default compare-out)")
     p.add_argument("--json", action="store_true", help="print one JSON object on stdout")
     add_progress_options(p)
@@ -51,6 +52,7 @@ def register(subparsers) -> None:
 
 def run(args) -> int:
     """Run the comparison, write figures and table, print the table."""
+    from qcnmodel.cli.simulate import _bin
     from qcnmodel.studies.compare import compare, summary_markdown, write
 
     check_out(args.out, directory=True)
@@ -58,7 +60,7 @@ def run(args) -> int:
     cmp = compare(
         args.scenario, args.protocols, duration=duration, seed=seed_value(args.seed),
         overrides=parse_set(args.set), params=qcn_params(args),
-        bin_width=cli_time(args.bin, "bin"), progress=not args.json and progress_on(args),
+        bin_width=_bin(args.bin, duration), progress=not args.json and progress_on(args),
     )  # fmt: skip
     files = write(cmp, args.out)
     if args.json:
