@@ -66,6 +66,7 @@ def _err(capsys) -> str:
         (["sweep", "--model", "qcn", "--grid", "seed=0,1"], ["seed", "simulator"]),
         (["sweep", "--model", "qcn", "--grid", "rtt=10us", "--out", "x.parquet"], ["out"]),
         (["sweep", "--model", "qcn", "--grid", "rtt=10us", "--jobs", "0"], ["jobs"]),
+        (["margins", "--jobs", "many"], ["jobs", "whole number"]),
     ],
 )
 def test_bad_input_exits_2_naming_the_field(argv, needles, capsys, tmp_path, monkeypatch):

@@ -67,6 +67,15 @@ def _join_negative_values(argv: list[str]) -> list[str]:
     return out
 
 
+def _check_shared(args) -> None:
+    """Check the shared flags every sub-command takes, even where they change nothing, so
+    that no value is accepted silently."""
+    if getattr(args, "jobs", None) is not None:
+        from qcnmodel.cli.common import jobs_value
+
+        jobs_value(args.jobs)
+
+
 def _os_message(exc: OSError) -> str:
     what = exc.strerror or str(exc)
     return f"{exc.filename}: {what}" if exc.filename else what
@@ -83,6 +92,7 @@ def main(argv: list[str] | None = None) -> int:
             return 2
         name = args.command
         try:
+            _check_shared(args)
             return int(args.func(args) or 0)
         except (ValueError, OverflowError) as exc:
             print(f"qcnmodel {name}: error: {exc}", file=sys.stderr)

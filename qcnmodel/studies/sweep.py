@@ -218,6 +218,7 @@ def _execute(call, todo, n_jobs, scheduler):
     process plus ``n_jobs - 1`` workers forked from it once it is warm."""
     if not todo:
         return
+    n_jobs = min(n_jobs, len(todo))  # no process without a point to run
     if scheduler is not None:
         yield from _execute_dask(call, todo, scheduler)
     elif n_jobs == 1:
