@@ -67,6 +67,7 @@ def _err(capsys) -> str:
         (["sweep", "--model", "qcn", "--grid", "rtt=10us", "--out", "x.parquet"], ["out"]),
         (["sweep", "--model", "qcn", "--grid", "rtt=10us", "--jobs", "0"], ["jobs"]),
         (["margins", "--jobs", "many"], ["jobs", "whole number"]),
+        (["sweep", "--model", "qcn", "--rtt", "5..10us:3"], ["rtt", "give a unit"]),
     ],
 )
 def test_bad_input_exits_2_naming_the_field(argv, needles, capsys, tmp_path, monkeypatch):

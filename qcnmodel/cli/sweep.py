@@ -81,6 +81,12 @@ def _grid(args) -> dict:
 
     specs = list(args.grid)
     if args.rtt is not None:
+        from qcnmodel.cli.common import rtt_value
+
+        # the flag follows the command line's rule: every time with a unit
+        body = str(args.rtt).split(":", 1)[0]
+        for piece in body.replace("..", ",").split(","):
+            rtt_value(piece, "rtt")
         specs.append(f"rtt={args.rtt}")
     if args.flows is not None:
         specs.append(f"n_flows={args.flows}")
