@@ -85,6 +85,17 @@ _SHIPPED: dict = {
     "studies.packet_duration": 0.3,
     "studies.packet_bin_width": 20e-6,
     "studies.packet_rtt_factors": (0.5, 2.0),
+    # qcnmodel sweep: most grid points of one sweep (refused up front, before the grid is
+    # built), and points per parallel task (None: about four tasks per worker)
+    "studies.max_sweep_points": 1_000_000,
+    "studies.sweep_chunk": None,
+    # -- cli: limits on values typed on the command line -----------------------------------
+    # largest time (s, durations, windows), loop delay (s: the analysis' frequency grids grow
+    # with it), rate (bit/s) and flow count accepted on the command line
+    "cli.max_time": 1e4,
+    "cli.max_rtt": 1.0,
+    "cli.max_rate": 1e13,
+    "cli.max_flows": 100_000,
 }
 
 #: The current defaults (a plain dict; edit it to change a default for this session).

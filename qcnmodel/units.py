@@ -200,6 +200,8 @@ def parse_number(value, field: str | None = None) -> float:
         if "/" in s:
             return _finite(float(Fraction(s.replace(" ", ""))), field, value)
         return _finite(float(s), field, value)
+    except OverflowError:
+        raise ValueError(f"{_label(field)}value {value!r} is not a finite number") from None
     except (ValueError, ZeroDivisionError):
         raise ValueError(
             f"{_label(field)}cannot parse {value!r} as a number "

@@ -96,12 +96,13 @@ def test_analytical_sweep_critical_rtt_subtracts_the_sampling_lag(tmp_path):
     from qcnmodel.models.qcn import QCNFluidModel
 
     out = tmp_path / "lag.nc"
-    argv = ["sweep", "--model", "qcn", "--grid", "rtt=100us", "--grid", "n_flows=10",
-            "--set", "model.sampling_lag=true", "--out", str(out), "--quiet"]  # fmt: skip
+    argv = ["sweep", "--model", "qcn", "--variant", "paper", "--grid", "rtt=100us",
+            "--grid", "n_flows=10", "--set", "model.sampling_lag=true", "--out", str(out),
+            "--quiet"]  # fmt: skip
     assert main(argv) == 0
     ds = xr.open_dataset(out, engine="h5netcdf")
-    model = QCNFluidModel(rtt=100e-6, n_flows=10, sampling_lag=True)
+    model = QCNFluidModel(rtt=100e-6, n_flows=10, fidelity="paper", sampling_lag=True)
     search = critical_rtt(lambda r: model.replace(rtt=r).loop(), rtt_min=1e-6, rtt_max=1e-2)
     assert float(ds["critical_rtt_s"].squeeze()) == pytest.approx(search, rel=1e-8)
-    assert ds.attrs["model_variant"] == "base+sampling_lag=True"
+    assert ds.attrs["model_variant"] == "paper+sampling_lag=True"
     ds.close()

@@ -100,3 +100,89 @@ def test_parse_grid_spec():
         parse_grid_spec("rtt=0..1ms:3:log", parse_time)
     with pytest.raises(ValueError, match="grid"):
         sweep(poly, {"a": []})
+
+
+def where(a, pause=0.0):
+    """A point that says which process (and dask worker, if any) ran it, and whether that
+    process had the parent's warm state (a module only the parent loaded)."""
+    import os
+    import sys
+    import time
+
+    time.sleep(pause)
+    try:
+        from distributed import get_worker
+
+        worker = get_worker().address
+    except (ImportError, ValueError):
+        worker = ""
+    return {"pid": os.getpid(), "worker": worker, "y": a * 2, "warm": "_sweep_warm" in sys.modules}
+
+
+def _warm_parent(**fixed):
+    import sys
+    import types
+
+    sys.modules["_sweep_warm"] = types.ModuleType("_sweep_warm")
+
+
+where.warm_up = _warm_parent
+
+
+def test_chunk_size_follows_the_config(monkeypatch):
+    from qcnmodel import config
+    from qcnmodel.studies.sweep import chunk_size
+
+    # about four tasks per worker by default
+    assert chunk_size(8, 2) == 1 and chunk_size(80, 2) == 10 and chunk_size(3, 4) == 1
+    monkeypatch.setitem(config.defaults, "studies.sweep_chunk", 5)
+    assert chunk_size(80, 2) == 5
+
+
+def test_local_chunks_run_whole_on_one_process_and_workers_start_warm(monkeypatch):
+    import os
+    import sys
+
+    from qcnmodel import config
+
+    monkeypatch.setitem(config.defaults, "studies.sweep_chunk", 2)
+    monkeypatch.delitem(sys.modules, "_sweep_warm", raising=False)
+    grid = {"a": list(range(8))}
+    ds = sweep(where, grid, fixed={"pause": 0.3}, n_jobs=2)
+    np.testing.assert_array_equal(ds["y"].values, np.arange(8) * 2)
+    pids = ds["pid"].values.astype(int)
+    for k in range(0, 8, 2):  # a chunk of two points never splits across processes
+        assert pids[k] == pids[k + 1]
+    # the parent warmed up once, before the worker was forked: every point saw it warm,
+    # the worker's included (it never imported or warmed up by itself)
+    assert ds["warm"].values.all()
+    assert len(set(pids)) <= 2 and os.getpid() in set(pids)
+    sys.modules.pop("_sweep_warm", None)
+
+
+def test_jobs_minus_one_is_the_free_cores(monkeypatch):
+    import os
+
+    from qcnmodel.studies import sweep as mod
+
+    monkeypatch.setattr(os, "sched_getaffinity", lambda pid: {0, 1, 2, 3})
+    monkeypatch.setattr(os, "getloadavg", lambda: (2.2, 0, 0))
+    assert mod.free_cores() == 3  # 4 cores, 2 busy besides this process
+    monkeypatch.setattr(os, "getloadavg", lambda: (9.0, 0, 0))
+    assert mod.free_cores() == 1
+    monkeypatch.setattr(os, "getloadavg", lambda: (0.0, 0, 0))
+    assert mod.free_cores() == 4
+
+
+def test_dask_two_workers_run_chunks(monkeypatch):
+    distributed = pytest.importorskip("distributed")
+    from qcnmodel import config
+
+    monkeypatch.setitem(config.defaults, "studies.sweep_chunk", 3)
+    with distributed.LocalCluster(
+        n_workers=2, threads_per_worker=1, processes=False, dashboard_address=None
+    ) as cluster:
+        ds = sweep(where, {"a": list(range(6))}, scheduler=cluster.scheduler_address)
+    np.testing.assert_array_equal(ds["y"].values, np.arange(6) * 2)
+    w = ds["worker"].values.tolist()
+    assert all(w) and w[0] == w[1] == w[2] and w[3] == w[4] == w[5]  # one chunk, one worker

@@ -4,14 +4,22 @@ Each sub-command lives in its own module ``qcnmodel.cli.<name>`` exposing
 ``register(subparsers)`` (which adds its parser(s) and sets ``func``) and ``run(args) -> int``.
 Heavy imports happen inside ``run`` so that ``qcnmodel --help`` stays fast.
 
+Every sub-command speaks one vocabulary (:mod:`qcnmodel.cli.common`): ``--preset`` /
+``--params FILE``, ``--set KEY=VALUE``, ``--model {fopdt,qcn,dcqcn,ecm}`` and ``--variant``
+where a model is chosen, ``--rtt`` and ``--flows`` (a value or ``lo..hi``), ``--quiet``
+(alias ``--no-progress``), ``--jobs N`` (``-1``: the free cores) and ``--out`` (format by
+suffix, checked before any work, written atomically). Times and rates need a unit.
+
 Exit status: 0 success; 1 a negative verdict (e.g. ``check`` finds the loop unstable);
-2 bad input (the message names the field and the allowed range).
+2 bad input (the message names the field and the allowed range); 130 interrupted (Ctrl-C),
+with one line on stderr and no traceback.
 """
 
 from __future__ import annotations
 
 import argparse
 import importlib
+import re
 import sys
 
 from qcnmodel import __version__
@@ -49,21 +57,59 @@ def build_parser() -> argparse.ArgumentParser:
     return parser
 
 
+_NEGATIVE = re.compile(r"^-(\d|\.\d)")
+
+
+def _join_negative_values(argv: list[str]) -> list[str]:
+    """``["--rtt", "-5us"]`` -> ``["--rtt=-5us"]``: argparse takes ``-5us`` for an option and
+    answers "expected one argument"; joined, the value reaches its check, which names the
+    field and the allowed range. A token starting with ``-`` and a digit is never an option."""
+    out: list[str] = []
+    for tok in argv:
+        if out and _NEGATIVE.match(tok) and out[-1].startswith("--") and "=" not in out[-1]:
+            out[-1] = f"{out[-1]}={tok}"
+        else:
+            out.append(tok)
+    return out
+
+
+def _check_shared(args) -> None:
+    """Check the shared flags every sub-command takes, even where they change nothing, so
+    that no value is accepted silently."""
+    if getattr(args, "jobs", None) is not None:
+        from qcnmodel.cli.common import jobs_value
+
+        jobs_value(args.jobs)
+
+
+def _os_message(exc: OSError) -> str:
+    what = exc.strerror or str(exc)
+    return f"{exc.filename}: {what}" if exc.filename else what
+
+
 def main(argv: list[str] | None = None) -> int:
-    """Entry point of the ``qcnmodel`` console script."""
-    parser = build_parser()
-    args = parser.parse_args(argv)
-    if not getattr(args, "func", None):
-        parser.print_help()
-        return 2
+    """Entry point of the ``qcnmodel`` console script (exit status: module docstring)."""
+    argv = _join_negative_values(list(sys.argv[1:] if argv is None else argv))
     try:
-        return int(args.func(args) or 0)
-    except ValueError as exc:
-        print(f"qcnmodel {args.command}: error: {exc}", file=sys.stderr)
-        return 2
-    except FileNotFoundError as exc:
-        print(f"qcnmodel {args.command}: error: {exc}", file=sys.stderr)
-        return 2
+        parser = build_parser()
+        args = parser.parse_args(argv)
+        if not getattr(args, "func", None):
+            parser.print_help()
+            return 2
+        name = args.command
+        try:
+            _check_shared(args)
+            return int(args.func(args) or 0)
+        except (ValueError, OverflowError) as exc:
+            print(f"qcnmodel {name}: error: {exc}", file=sys.stderr)
+            return 2
+        except OSError as exc:
+            print(f"qcnmodel {name}: error: {_os_message(exc)}", file=sys.stderr)
+            return 2
+    except KeyboardInterrupt:
+        sys.stderr.write("\nqcnmodel: interrupted\n")
+        sys.stderr.flush()
+        return 130
 
 
 if __name__ == "__main__":  # pragma: no cover

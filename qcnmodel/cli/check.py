@@ -16,6 +16,16 @@ from __future__ import annotations
 import argparse
 import sys
 
+from qcnmodel.cli.common import (
+    add_jobs_option,
+    add_model_options,
+    add_out_option,
+    add_params_options,
+    add_progress_options,
+    add_range_options,
+    add_set_option,
+)
+
 RANGE_KEYS = {"rtt", "flows", "pm_threshold"}
 
 
@@ -27,84 +37,139 @@ def register(subparsers) -> None:
         description=__doc__,
         formatter_class=argparse.RawDescriptionHelpFormatter,
     )
-    p.add_argument("params_file", metavar="PARAMS.toml", help="parameter file (see examples/)")
-    p.add_argument("--rtt-range", default=None, help="RTT range lo..hi (default 2us..1ms)")
-    p.add_argument("--flows", default=None, help="flow-count range lo..hi (default 1..100)")
+    p.add_argument(
+        "params_file",
+        metavar="PARAMS.toml",
+        nargs="?",
+        default=None,
+        help="parameter file (see examples/); or --params FILE / --preset NAME",
+    )
+    add_params_options(p, "parameter preset instead of a file (e.g. 802.1qau)")
+    add_range_options(p, "RTT range lo..hi or one value, with units (default 2us..1ms)",
+                      "flow-count range lo..hi or one value (default 1..100)")  # fmt: skip
     p.add_argument("--pm-threshold", default=None, help="phase margin (deg) for 'stable' (30)")
-    p.add_argument("--model", choices=("qcn", "fopdt"), default="qcn", help="linearised model")
-    p.add_argument("--variant", default=None, help="named configuration of the --model")
+    add_model_options(p)
+    add_set_option(p, "override a parameter-set field (repeatable)")
     p.add_argument("--no-recommend", action="store_true", help="skip the W/Ps/Gd search")
+    add_progress_options(p)
+    add_jobs_option(p, "unused (the check runs in one process; accepted for a uniform CLI)")
+    add_out_option(p, None, "also write the JSON result to this file (.json)")
     p.add_argument("--json", action="store_true", help="print one JSON object")
     p.set_defaults(func=run)
 
 
-def _ranges(args):
-
-    from pathlib import Path
-
+def parse_ranges(rtt_text, flows_text, pm_text=None, table=None, path=None, text=None):
+    """:class:`~qcnmodel.studies.check.CheckRanges` from command-line values, else the
+    ``[ranges]`` table of a parameter file (``table``, its ``path`` and ``text`` for line
+    numbers), else the defaults. ``rtt`` and ``flows`` are one value or ``lo..hi``."""
     from qcnmodel._errors import unknown_name
-    from qcnmodel.params.qcn import _line_of, tomllib
-    from qcnmodel.studies.check import CheckRanges, parse_range
-    from qcnmodel.units import parse_number, parse_time
+    from qcnmodel.cli.common import flows_value, rtt_value, split_range
+    from qcnmodel.studies.check import CheckRanges
+    from qcnmodel.units import parse_number
 
-    path = Path(args.params_file)
-    text = path.read_text()
-    table = tomllib.loads(text).get("ranges", {})
+    table = table or {}
     for key in table:
         if key not in RANGE_KEYS:
-            raise unknown_name(f"{path}, line {_line_of(text, key)}", "[ranges] field", key,
+            raise unknown_name(f"{path}, line {_line(text, key)}", "[ranges] field", key,
                                RANGE_KEYS)  # fmt: skip
 
     def pick(cli_value, key):
         if cli_value is not None:
             return cli_value, None
         if key in table:
-            return table[key], _line_of(text, key)
+            return table[key], _line(text, key)
         return None, None
 
-    def where(line):
-        return f"{path}, line {line}: " if line else ""
+    def both(value, parse, field):
+        ends = split_range(value) or (str(value), str(value))
+        lo, hi = parse(ends[0], field), parse(ends[1], field)
+        if not lo <= hi:  # named as CheckRanges names it
+            raise ValueError(f"{field}-range: need 0 < lo <= hi, got {value!r}")
+        return lo, hi
 
     given = {}
-    rtt_text, line = pick(args.rtt_range, "rtt")
-    try:
-        if rtt_text is not None:
-            given["rtt"] = parse_range(rtt_text, parse_time, "rtt-range")
-    except ValueError as exc:
-        raise ValueError(where(line) + str(exc)) from None
-    flows_text, line = pick(args.flows, "flows")
-    try:
-        if flows_text is not None:
-            lo, hi = parse_range(str(flows_text), parse_number, "flows", integer=True)
-            given["flows"] = (int(lo), int(hi))
-    except ValueError as exc:
-        raise ValueError(where(line) + str(exc)) from None
-    pm_text, line = pick(args.pm_threshold, "pm_threshold")
-    try:
-        if pm_text is not None:
-            given["pm_threshold"] = parse_number(pm_text, "pm-threshold")
-        return CheckRanges(**given)
-    except ValueError as exc:
-        raise ValueError(where(line) + str(exc)) from None
+    for key, cli_value, parse in (("rtt", rtt_text, rtt_value), ("flows", flows_text, flows_value),
+                                  ("pm_threshold", pm_text, None)):  # fmt: skip
+        value, line = pick(cli_value, key)
+        if value is None:
+            continue
+        try:
+            if parse is None:
+                given[key] = parse_number(value, "pm-threshold")
+            else:
+                given[key] = both(value, parse, key)
+        except ValueError as exc:
+            where = f"{path}, line {line}: " if line else ""
+            raise ValueError(where + str(exc)) from None
+    return CheckRanges(**given)
+
+
+def _line(text, key):
+    from qcnmodel.params.qcn import _line_of
+
+    return _line_of(text, key) if text else None
+
+
+def file_ranges(args):
+    """The ``[ranges]`` table of ``args``' parameter file, with the file's path and text."""
+    from pathlib import Path
+
+    from qcnmodel.params.qcn import tomllib
+
+    name = _file(args)
+    if not name:
+        return {}, None, None
+    path = Path(name)
+    text = path.read_text()
+    return tomllib.loads(text).get("ranges", {}), path, text
+
+
+def _file(args):
+    return getattr(args, "params_file", None) or getattr(args, "params", None)
+
+
+def _ranges(args):
+    table, path, text = file_ranges(args)
+    return parse_ranges(args.rtt, args.flows, args.pm_threshold, table, path, text)
+
+
+def _params(args):
+    from qcnmodel.cli.common import load_params_file, parse_set
+    from qcnmodel.params import QCNParams
+
+    if args.params_file and args.params:
+        raise ValueError("params: give the file once (PARAMS.toml or --params FILE)")
+    if args.params_file and args.preset:
+        raise ValueError("preset: give a parameter file or a preset, not both")
+    name = _file(args)
+    params = load_params_file(name) if name else QCNParams.preset(args.preset or "802.1qau")
+    sets = parse_set(args.set)
+    return params.replace(**sets) if sets else params
 
 
 def run(args) -> int:
     """Run ``qcnmodel check``; exit 0 stable, 1 unstable/marginal, 2 bad input."""
-    from qcnmodel.cli.common import print_json
-    from qcnmodel.params import load_params
+    from qcnmodel.cli.common import check_out, print_json
     from qcnmodel.studies.check import check_params
 
-    params = load_params(args.params_file, extra_tables=("ranges",))
+    if args.out:
+        check_out(args.out, (".json",))
+    params = _params(args)
     ranges = _ranges(args)
+    label = _file(args) or f"preset {args.preset or '802.1qau'}"
     result = check_params(params, ranges, model=args.model, recommend=not args.no_recommend,
                           variant=args.variant)  # fmt: skip
     if args.json:
-        out = {"file": args.params_file, "valid": True, "model": args.model,
+        out = {"file": label, "valid": True, "model": args.model,
                "rtt_range_s": list(ranges.rtt), "flows_range": list(ranges.flows)}  # fmt: skip
         out.update(result.to_dict())
+        _write_json(args.out, out)
         print_json(out)
         return result.exit_code
-    print(f"{args.params_file}: valid")
+    if args.out:
+        _write_json(args.out, {"file": label, "valid": True, "model": args.model,
+                               **result.to_dict()})  # fmt: skip
+    print(f"{label}: valid")
     print(
         f"ranges: RTT {ranges.rtt[0] * 1e6:g} us .. {ranges.rtt[1] * 1e6:g} us, "
         f"N {ranges.flows[0]} .. {ranges.flows[1]} ({args.model} model, exact delay)"
@@ -135,3 +200,14 @@ def run(args) -> int:
             )
     sys.stdout.flush()
     return result.exit_code
+
+
+def _write_json(path, obj) -> None:
+    if not path:
+        return
+    import json
+
+    from qcnmodel._io import atomic_path, to_jsonable
+
+    with atomic_path(path) as tmp:
+        tmp.write_text(json.dumps(to_jsonable(obj), indent=2) + "\n")

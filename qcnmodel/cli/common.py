@@ -1,15 +1,58 @@
-"""Helpers shared by the sub-commands: ``--set key=value`` parsing and JSON output (through
-the package's one JSON cleaner, :func:`qcnmodel._io.to_jsonable`)."""
+"""The vocabulary shared by the sub-commands, and the checks of their common flags.
+
+Every sub-command takes the same flag for the same thing:
+
+* ``--preset NAME`` / ``--params FILE`` (a QCN parameter TOML), ``--set KEY=VALUE``;
+* ``--model {fopdt,qcn,dcqcn,ecm}`` and ``--variant`` wherever a linearised model is chosen;
+* ``--rtt`` and ``--flows``: one value (``500us``, ``10``) or a range ``lo..hi``
+  (``--rtt-range`` stays as a deprecated alias of ``--rtt``);
+* ``--quiet`` (alias ``--no-progress``), ``--jobs N`` (``-1``: the cores actually free);
+* ``--out``: the format follows the suffix, checked before any work; files are written
+  atomically (:func:`qcnmodel._io.atomic_path`).
+
+Times and rates typed on the command line need a unit (``5us``, ``10Gbps``): a bare number
+is refused, since ``--rtt 5`` would otherwise mean five seconds. Values beyond the limits of
+:data:`qcnmodel.config.defaults` (``cli.*``) are refused with the limit named.
+"""
 
 from __future__ import annotations
 
 import json
+import os
 import sys
+from pathlib import Path
 from typing import Any
 
 from qcnmodel._io import to_jsonable
 
-__all__ = ["add_params_options", "parse_set", "print_json", "qcn_params"]
+__all__ = [
+    "MODEL_CHOICES",
+    "add_jobs_option",
+    "add_model_options",
+    "add_out_option",
+    "add_params_options",
+    "add_progress_options",
+    "add_range_options",
+    "add_set_option",
+    "check_out",
+    "cli_rate",
+    "cli_time",
+    "flows_value",
+    "free_cores",
+    "jobs_value",
+    "load_params_file",
+    "parse_set",
+    "positive_int",
+    "print_json",
+    "progress_on",
+    "qcn_params",
+    "rtt_value",
+    "seed_value",
+    "split_range",
+]
+
+#: The linearised models, the same choices in every sub-command that picks one.
+MODEL_CHOICES = ("fopdt", "qcn", "dcqcn", "ecm")
 
 
 def parse_set(items: list[str] | None) -> dict[str, str]:
@@ -26,10 +69,13 @@ def parse_set(items: list[str] | None) -> dict[str, str]:
     return out
 
 
-def add_params_options(parser, preset_help: str) -> None:
+# -- adding the shared flags -----------------------------------------------------------------
+
+
+def add_params_options(parser, preset_help: str, default: str | None = None) -> None:
     """Add ``--preset NAME`` and ``--params FILE`` (a QCN parameter TOML), exclusive."""
     group = parser.add_mutually_exclusive_group()
-    group.add_argument("--preset", default=None, help=preset_help)
+    group.add_argument("--preset", default=default, help=preset_help)
     group.add_argument(
         "--params",
         default=None,
@@ -38,14 +84,250 @@ def add_params_options(parser, preset_help: str) -> None:
     )
 
 
+def add_set_option(parser, help_text: str = "override a parameter (repeatable)") -> None:
+    """Add ``--set KEY=VALUE`` (repeatable)."""
+    parser.add_argument("--set", action="append", default=[], metavar="KEY=VALUE", help=help_text)
+
+
+def add_model_options(parser, default: str | None = "qcn", group=None) -> None:
+    """Add ``--model`` (choices :data:`MODEL_CHOICES`) and ``--variant``."""
+    (group or parser).add_argument(
+        "--model",
+        choices=MODEL_CHOICES,
+        default=default,
+        help=f"linearised model: {', '.join(MODEL_CHOICES)}"
+        + (f" (default {default})" if default else ""),
+    )
+    parser.add_argument("--variant", default=None, help="named configuration of the --model")
+
+
+def add_range_options(parser, rtt_help: str, flows_help: str) -> None:
+    """Add ``--rtt`` (and its deprecated alias ``--rtt-range``) and ``--flows``, each one
+    value or a range ``lo..hi``. A leading minus is read as a value (``--rtt -5us`` is
+    refused by the value check, not by the parser)."""
+    parser.add_argument("--rtt", "--rtt-range", dest="rtt", default=None, metavar="RTT",
+                        help=rtt_help)  # fmt: skip
+    parser.add_argument("--flows", default=None, metavar="N", help=flows_help)
+
+
+def add_progress_options(parser) -> None:
+    """Add ``--quiet`` (and its alias ``--no-progress``): no progress bar on stderr."""
+    parser.add_argument(
+        "--quiet",
+        "--no-progress",
+        dest="quiet",
+        action="store_true",
+        help="no progress bar (alias --no-progress; by default a bar is shown on a terminal)",
+    )
+
+
+def add_jobs_option(parser, what: str = "worker processes") -> None:
+    """Add ``--jobs N`` (``-1``: the cores actually free)."""
+    parser.add_argument("--jobs", default="1", metavar="N",
+                        help=f"{what} (default 1; -1 = the cores actually free)")  # fmt: skip
+
+
+def add_out_option(parser, default, what: str) -> None:
+    """Add ``--out PATH``."""
+    parser.add_argument("--out", default=default, metavar="PATH", help=what)
+
+
+# -- checking the shared values --------------------------------------------------------------
+
+
+def _limit(key: str):
+    from qcnmodel import config
+
+    return config.defaults[key]
+
+
+def _unit_time(value, field: str) -> float:
+    from qcnmodel.units import parse_number, parse_time
+
+    text = str(value).strip()
+    try:
+        parse_number(text, field)
+    except ValueError:
+        pass
+    else:
+        raise ValueError(f"{field}: {text!r} has no unit; give a unit, e.g. {text}us or {text}ms")
+    x = parse_time(text, field)
+    if x < 0:
+        raise ValueError(f"{field}: must be >= 0 s, got {text!r}")
+    return x
+
+
+def cli_time(value, field: str) -> float:
+    """A time typed on the command line: a number with a unit (``5us``), finite, >= 0 and at
+    most ``cli.max_time`` seconds. A bare number is refused (``5`` would be five seconds)."""
+    x = _unit_time(value, field)
+    top = _limit("cli.max_time")
+    if x > top:
+        raise ValueError(
+            f"{field}: {value!r} is above the largest time accepted, {top:g} s "
+            "(qcnmodel.config.defaults['cli.max_time'])"
+        )
+    return x
+
+
+def rtt_value(value, field: str = "rtt") -> float:
+    """A loop delay: a time with a unit, >= 0 and at most ``cli.max_rtt`` seconds (the
+    frequency grids of the analysis scale with the delay, so the bound also bounds their
+    memory)."""
+    x = _unit_time(value, field)
+    top = _limit("cli.max_rtt")
+    if x > top:
+        raise ValueError(
+            f"{field}: {value!r} is above the largest loop delay analysed, {top:g} s "
+            "(qcnmodel.config.defaults['cli.max_rtt'])"
+        )
+    return x
+
+
+def cli_rate(value, field: str) -> float:
+    """A rate typed on the command line: a number with a unit (``10Gbps``), > 0 and at most
+    ``cli.max_rate`` bit/s. A bare number is refused."""
+    from qcnmodel.units import parse_number, parse_rate
+
+    text = str(value).strip()
+    try:
+        parse_number(text, field)
+    except ValueError:
+        pass
+    else:
+        raise ValueError(f"{field}: {text!r} has no unit; give a unit, e.g. {text}Gbps")
+    x = parse_rate(text, field)
+    top = _limit("cli.max_rate")
+    if not (0 < x <= top):
+        raise ValueError(
+            f"{field}: must be in (0, {top:g}] bit/s, got {text!r} "
+            "(qcnmodel.config.defaults['cli.max_rate'])"
+        )
+    return x
+
+
+def flows_value(value, field: str = "flows") -> int:
+    """A flow count: a whole number in [1, ``cli.max_flows``]."""
+    from qcnmodel.units import parse_number
+
+    top = _limit("cli.max_flows")
+    n = parse_number(value, field)
+    if not (1 <= n <= top) or n != int(n):
+        raise ValueError(f"{field}: expected a whole number in [1, {top}], got {value!r}")
+    return int(n)
+
+
+def seed_value(value, field: str = "seed") -> int:
+    """A random seed: a whole number in [0, 2**63 - 1] (the kernel's 64-bit signed seed)."""
+    try:
+        n = int(str(value).strip())
+    except ValueError:
+        raise ValueError(
+            f"{field}: expected a whole number in [0, 2^63-1], got {value!r}"
+        ) from None
+    if not (0 <= n <= 2**63 - 1):
+        raise ValueError(f"{field}: expected a whole number in [0, 2^63-1], got {value!r}")
+    return n
+
+
+def positive_int(value, field: str) -> int:
+    """A whole number >= 1."""
+    try:
+        n = int(str(value).strip())
+    except ValueError:
+        raise ValueError(f"{field}: expected a whole number >= 1, got {value!r}") from None
+    if n < 1:
+        raise ValueError(f"{field}: expected a whole number >= 1, got {value!r}")
+    return n
+
+
+def split_range(value) -> tuple[str, str] | None:
+    """``("lo", "hi")`` of a ``lo..hi`` text, or None for a single value."""
+    text = str(value)
+    if ".." not in text:
+        return None
+    lo, hi = text.split("..", 1)
+    return lo.strip(), hi.strip()
+
+
+def free_cores() -> int:
+    """The cores not busy (:func:`qcnmodel.studies.sweep.free_cores`)."""
+    from qcnmodel.studies.sweep import free_cores as free
+
+    return free()
+
+
+def jobs_value(value, field: str = "jobs") -> int:
+    """``--jobs``: a whole number >= 1, or -1 for :func:`free_cores`."""
+    try:
+        n = int(str(value).strip())
+    except ValueError:
+        raise ValueError(f"{field}: expected a whole number >= 1 or -1, got {value!r}") from None
+    if n == -1:
+        return free_cores()
+    if n < 1:
+        raise ValueError(f"{field}: expected a whole number >= 1 or -1, got {value!r}")
+    return n
+
+
+def check_out(path, suffixes=None, field: str = "out", directory: bool = False) -> Path:
+    """Check an output path before any work: the suffix (``suffixes``, when given), the folder
+    (it must exist and be writable) and the target (not an existing directory, unless
+    ``directory``; then not an existing file)."""
+    from qcnmodel._errors import unknown_name
+
+    p = Path(path)
+    if suffixes is not None and p.suffix not in suffixes:
+        raise unknown_name(field, "file type", p.suffix or "(none)", suffixes, sort=False)
+    parent = p.parent if str(p.parent) else Path(".")
+    if not parent.is_dir():
+        raise ValueError(f"{field}: folder {str(parent)!r} does not exist")
+    if not os.access(parent, os.W_OK | os.X_OK):
+        raise ValueError(f"{field}: folder {str(parent)!r} is not writable")
+    if directory:
+        if p.exists() and not p.is_dir():
+            raise ValueError(f"{field}: {str(p)!r} exists and is not a directory")
+        if p.is_dir() and not os.access(p, os.W_OK | os.X_OK):
+            raise ValueError(f"{field}: directory {str(p)!r} is not writable")
+    elif p.is_dir() and p.suffix != ".zarr":
+        raise ValueError(f"{field}: {str(p)!r} is an existing directory; give a file name")
+    return p
+
+
+def progress_on(args, default_tty: bool = True) -> bool:
+    """Progress bar wanted: not ``--quiet``, and (``default_tty``) stderr is a terminal or
+    ``--progress`` was given."""
+    if getattr(args, "quiet", False):
+        return False
+    if getattr(args, "progress", False):
+        return True
+    return sys.stderr.isatty() if default_tty else True
+
+
 def qcn_params(args):
     """The QCN parameters the arguments name: ``--params FILE`` loaded, else ``--preset``
     (a name, or None for the default)."""
     if getattr(args, "params", None):
-        from qcnmodel.params import load_params
-
-        return load_params(args.params, extra_tables=("ranges",))
+        return load_params_file(args.params)
     return args.preset
+
+
+def load_params_file(path):
+    """Load a QCN parameter TOML (with its ``[ranges]`` table allowed); a directory, a missing
+    file or a file that is not UTF-8 text is a ValueError naming ``params`` and the path."""
+    from qcnmodel.params import load_params
+
+    p = Path(path)
+    if p.is_dir():
+        raise ValueError(f"params: {str(path)!r} is a directory; give a TOML parameter file "
+                         "(see examples/)")  # fmt: skip
+    if not p.exists():
+        raise ValueError(f"params: file {str(path)!r} not found")
+    try:
+        return load_params(p, extra_tables=("ranges",))
+    except UnicodeDecodeError as exc:
+        raise ValueError(f"params: {str(path)!r} is not UTF-8 text ({exc.reason} at byte "
+                         f"{exc.start})") from None  # fmt: skip
 
 
 def print_json(obj: Any) -> None:

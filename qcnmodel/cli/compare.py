@@ -11,9 +11,20 @@ parameters from a TOML file (the format ``qcnmodel check`` reads) instead of a p
 
 from __future__ import annotations
 
-import sys
-
-from qcnmodel.cli.common import add_params_options, parse_set, print_json, qcn_params
+from qcnmodel.cli.common import (
+    add_jobs_option,
+    add_out_option,
+    add_params_options,
+    add_progress_options,
+    add_set_option,
+    check_out,
+    cli_time,
+    parse_set,
+    print_json,
+    progress_on,
+    qcn_params,
+    seed_value,
+)
 
 
 def register(subparsers) -> None:
@@ -25,27 +36,31 @@ def register(subparsers) -> None:
     )
     p.add_argument("--scenario", required=True, help="scenario name (see `qcnmodel scenarios`)")
     p.add_argument("--protocols", required=True, help="comma-separated names, e.g. qcn,ecm,dcqcn")
-    p.add_argument("--duration", default=None, help="simulated time (default: the scenario's)")
-    p.add_argument("--seed", type=int, default=0)
+    p.add_argument("--duration", default=None, help="simulated time with a unit (default: "
+                   "the scenario's)")  # fmt: skip
+    p.add_argument("--seed", default="0", help="random seed, 0 .. 2^63-1 (default 0)")
     add_params_options(p, "QCN parameter preset (default: the scenario's)")
-    p.add_argument(
-        "--set", action="append", default=[], metavar="KEY=VALUE",
-        help="scenario, protocol or QCN parameter; applies to every protocol accepting it",
-    )  # fmt: skip
-    p.add_argument("--bin", default="1ms", help="trace bin width (default 1ms)")
-    p.add_argument("--out", default="compare-out", help="output directory (default compare-out)")
+    add_set_option(p, "scenario, protocol or QCN parameter; applies to every protocol accepting it")
+    p.add_argument("--bin", default=None, help="trace bin width with a unit (default 1ms, "
+                   "or a tenth of a --duration shorter than that)")  # fmt: skip
+    add_out_option(p, "compare-out", "output directory (default compare-out)")
     p.add_argument("--json", action="store_true", help="print one JSON object on stdout")
+    add_progress_options(p)
+    add_jobs_option(p, "unused (the protocols run in turn; accepted for a uniform CLI)")
     p.set_defaults(func=run)
 
 
 def run(args) -> int:
     """Run the comparison, write figures and table, print the table."""
+    from qcnmodel.cli.simulate import _bin
     from qcnmodel.studies.compare import compare, summary_markdown, write
 
+    check_out(args.out, directory=True)
+    duration = cli_time(args.duration, "duration") if args.duration is not None else None
     cmp = compare(
-        args.scenario, args.protocols, duration=args.duration, seed=args.seed,
-        overrides=parse_set(args.set), params=qcn_params(args), bin_width=args.bin,
-        progress=not args.json and sys.stderr.isatty(),
+        args.scenario, args.protocols, duration=duration, seed=seed_value(args.seed),
+        overrides=parse_set(args.set), params=qcn_params(args),
+        bin_width=_bin(args.bin, duration), progress=not args.json and progress_on(args),
     )  # fmt: skip
     files = write(cmp, args.out)
     if args.json:

@@ -2,22 +2,27 @@
 
 from __future__ import annotations
 
+from qcnmodel.cli.common import add_jobs_option, add_out_option, add_progress_options
+
 
 def register(subparsers) -> None:
     """Add the ``figures`` sub-command."""
     p = subparsers.add_parser(
         "figures", help="regenerate the figures/ directory", description=__doc__
     )
-    p.add_argument("--out", default="figures", help="output directory (default figures/)")
+    add_out_option(p, "figures", "output directory (default figures/)")
     p.add_argument("--only", action="append", metavar="GROUP", help="draw only these groups")
-    p.add_argument("--quiet", action="store_true", help="no progress bar")
+    add_progress_options(p)
+    add_jobs_option(p, "unused (the figures are drawn in turn; accepted for a uniform CLI)")
     p.set_defaults(func=run)
 
 
 def run(args) -> int:
     """Run ``qcnmodel figures``."""
+    from qcnmodel.cli.common import check_out, progress_on
     from qcnmodel.studies.figures import regenerate
 
-    figs = regenerate(args.out, only=args.only, progress=not args.quiet)
+    check_out(args.out, directory=True)
+    figs = regenerate(args.out, only=args.only, progress=progress_on(args))
     print(f"wrote {len(figs)} figures and {args.out}/README.md")
     return 0

@@ -4,7 +4,7 @@ Examples::
 
     qcnmodel margins --model qcn --rtt 500us --flows 10
     qcnmodel margins --model fopdt --variant zoh --preset netfpga-1g --rtt 100us --json
-    qcnmodel margins --model dcqcn --flows 20 --rtt 85us --fixed-point taylor --json
+    qcnmodel margins --model dcqcn --flows 10 --rtt 85us --fixed-point taylor --json
 
 ``--set key=value`` changes a parameter-set field (``qeq=33KB``, ``gd=1/64``) or, for a name
 that is not a parameter field or when prefixed with ``model.``, a model option
@@ -16,10 +16,28 @@ output names the model and its variant (``model``, ``model_variant``).
 from __future__ import annotations
 
 import argparse
+import json
 
-from qcnmodel.cli.common import parse_set, print_json
+from qcnmodel.cli.common import (
+    MODEL_CHOICES,
+    add_jobs_option,
+    add_model_options,
+    add_out_option,
+    add_params_options,
+    add_progress_options,
+    add_range_options,
+    add_set_option,
+    check_out,
+    cli_rate,
+    flows_value,
+    parse_set,
+    print_json,
+    qcn_params,
+    rtt_value,
+    split_range,
+)
 
-MODELS = ("fopdt", "qcn", "dcqcn", "ecm")
+MODELS = MODEL_CHOICES
 
 
 def register(subparsers) -> None:
@@ -30,19 +48,13 @@ def register(subparsers) -> None:
         description=__doc__,
         formatter_class=argparse.RawDescriptionHelpFormatter,
     )
-    p.add_argument("--model", choices=MODELS, default="qcn", help="which model (default qcn)")
-    p.add_argument("--variant", default=None, help="named configuration of the model")
-    p.add_argument(
-        "--preset",
-        default=None,
-        help="parameter preset (QCN: default 802.1qau; ECM: seed004 or seed000)",
-    )
-    p.add_argument("--params", default=None, help="TOML parameter file (see examples/)")
-    p.add_argument("--rtt", default=None, help="loop delay, e.g. 500us")
-    p.add_argument("--flows", default=None, help="number of flows N")
+    add_model_options(p)
+    add_params_options(p, "parameter preset (QCN: default 802.1qau; ECM: seed004 or seed000)")
+    add_range_options(p, "loop delay with a unit, e.g. 500us (one value)",
+                      "number of flows N (one value)")  # fmt: skip
     p.add_argument("--w", default=None, help="feedback weight W")
     p.add_argument("--ps", default=None, help="sampling probability Ps in (0, 1], e.g. 0.01 or 1%%")
-    p.add_argument("--rate", default=None, help="bottleneck capacity C, e.g. 10Gbps")
+    p.add_argument("--rate", default=None, help="bottleneck capacity C with a unit, e.g. 10Gbps")
     p.add_argument(
         "--fixed-point", choices=("exact", "taylor"), default=None, help="DCQCN fixed point"
     )
@@ -52,26 +64,27 @@ def register(subparsers) -> None:
         default=None,
         help="DCQCN open loop: exact symbolic linearisation or the paper's (default exact)",
     )
-    p.add_argument("--set", action="append", metavar="KEY=VALUE", help="override a field")
+    add_set_option(p, "override a field (repeatable)")
+    add_progress_options(p)
+    add_jobs_option(p, "unused (one point; accepted for a uniform command line)")
+    add_out_option(p, None, "also write the JSON result to this file (.json)")
     p.add_argument("--json", action="store_true", help="print one JSON object")
     p.set_defaults(func=run)
 
 
-def _flows(value) -> int:
-    try:
-        n = float(value)
-    except (TypeError, ValueError):
-        raise ValueError(f"flows: expected a whole number >= 1, got {value!r}") from None
-    if n != int(n) or n < 1:
-        raise ValueError(f"flows: expected a whole number >= 1, got {value!r}")
-    return int(n)
+def _one(value, field: str, parse):
+    if value is not None and split_range(value) is not None:
+        raise ValueError(
+            f"{field}: margins analyses one operating point; give one value (for a range over "
+            f"{field} use `qcnmodel check --{field} lo..hi` or `qcnmodel sweep`)"
+        )
+    return None if value is None else parse(value, field)
 
 
 def build_model(args):
     """The model described by the parsed arguments (:func:`qcnmodel.models.build_model`)."""
     from qcnmodel.models import build_model as build
-    from qcnmodel.params import load_params
-    from qcnmodel.units import parse_number, parse_rate, parse_time
+    from qcnmodel.units import parse_number
 
     settings: dict = parse_set(args.set)
     if args.model == "dcqcn":
@@ -86,19 +99,18 @@ def build_model(args):
     if args.params and args.model == "ecm":
         raise ValueError("params: QCN parameter files do not apply to --model ecm")
     flags = {
-        "rtt": (args.rtt, parse_time),
-        "n_flows": (args.flows, lambda v, _: _flows(v)),
-        "w": (args.w, parse_number),
-        "ps": (args.ps, parse_number),
-        "capacity": (args.rate, parse_rate),
+        "rtt": _one(args.rtt, "rtt", rtt_value),
+        "n_flows": _one(args.flows, "flows", flows_value),
+        "w": None if args.w is None else parse_number(args.w, "w"),
+        "ps": None if args.ps is None else parse_number(args.ps, "ps"),
+        "capacity": None if args.rate is None else cli_rate(args.rate, "rate"),
     }
-    for key, (value, parse) in flags.items():
+    for key, value in flags.items():
         if value is not None:
-            settings[key] = parse(value, {"n_flows": "flows", "capacity": "rate"}.get(key, key))
-    if args.params:
-        params = load_params(args.params, extra_tables=("ranges",))
-    else:
-        params = args.preset or (None if args.model == "dcqcn" else _DEFAULT_PRESET[args.model])
+            settings[key] = value
+    params = qcn_params(args)
+    if params is None:
+        params = None if args.model == "dcqcn" else _DEFAULT_PRESET[args.model]
     return build(args.model, params, args.variant, **settings)
 
 
@@ -110,8 +122,15 @@ def run(args) -> int:
     """Run ``qcnmodel margins``."""
     from qcnmodel.models.summary import summary
 
+    if args.out:
+        check_out(args.out, (".json",))
     model = build_model(args)
     out = summary(model)
+    if args.out:
+        from qcnmodel._io import atomic_path, to_jsonable
+
+        with atomic_path(args.out) as tmp:
+            tmp.write_text(json.dumps(to_jsonable(out), indent=2) + "\n")
     if args.json:
         print_json(out)
         return 0

@@ -2,11 +2,24 @@
 
 With no arguments it analyses the IEEE 802.1Qau defaults and writes ``report/report.html``
 (self-contained), ``report/report.md``, ``report/figures/*.png`` and ``report/margins.nc``.
+
+Ranges come from ``--rtt lo..hi`` / ``--flows lo..hi``, else from the ``[ranges]`` table of
+the ``--params`` file (as ``qcnmodel check`` reads it), else the defaults.
 """
 
 from __future__ import annotations
 
 import argparse
+
+from qcnmodel.cli.common import (
+    add_jobs_option,
+    add_model_options,
+    add_out_option,
+    add_params_options,
+    add_progress_options,
+    add_range_options,
+    add_set_option,
+)
 
 
 def register(subparsers) -> None:
@@ -17,28 +30,73 @@ def register(subparsers) -> None:
         description=__doc__,
         formatter_class=argparse.RawDescriptionHelpFormatter,
     )
-    p.add_argument("--out", default="report", help="output directory (default ./report)")
-    p.add_argument("--preset", default="802.1qau", help="parameter preset (default 802.1qau)")
-    p.add_argument("--params", default=None, help="TOML parameter file instead of a preset")
+    add_out_option(p, "report", "output directory (default ./report)")
+    add_params_options(p, "parameter preset (default 802.1qau)")
+    add_model_options(p)
+    add_range_options(p, "RTT range lo..hi with units (default 2us..1ms)",
+                      "flow-count range lo..hi (default 1..100)")  # fmt: skip
+    add_set_option(p, "override a parameter-set field (repeatable)")
     p.add_argument("--no-packet", action="store_true",
                    help="skip the packet-level confirmation runs")  # fmt: skip
-    p.add_argument("--quiet", action="store_true", help="no progress bar")
+    add_progress_options(p)
+    add_jobs_option(p, "unused (accepted for a uniform command line)")
     p.set_defaults(func=run)
+
+
+def report_config(args):
+    """The :class:`~qcnmodel.studies.report.ReportConfig` the arguments describe: the
+    parameter set, and the RTT and flow ranges (flags, else the file's ``[ranges]``)."""
+    from qcnmodel import config
+    from qcnmodel.cli.check import file_ranges, parse_ranges
+    from qcnmodel.cli.common import load_params_file, parse_set
+    from qcnmodel.params import QCNParams
+    from qcnmodel.studies.report import ReportConfig
+
+    if args.model != "qcn":
+        raise ValueError(f"model: the report analyses the QCN loop; got {args.model!r} "
+                         "(allowed: qcn; other models: `qcnmodel margins` or `sweep`)")  # fmt: skip
+    if args.variant is not None:
+        raise ValueError(
+            "variant: the report uses the validated QCN model; use `qcnmodel check --variant` "
+            "or `margins --variant` for another configuration"
+        )
+    if args.params:
+        params, name = load_params_file(args.params), args.params
+    else:
+        name = args.preset or "802.1qau"
+        params = QCNParams.preset(name)
+    sets = parse_set(args.set)
+    if sets:
+        params = params.replace(**sets)
+    table, path, text = file_ranges(argparse.Namespace(params_file=None, params=args.params))
+    table = {k: v for k, v in table.items() if k != "pm_threshold"}
+    ranges = parse_ranges(args.rtt, args.flows, None, table, path, text)
+    kw = {}
+    if args.rtt is not None or "rtt" in table:
+        kw["rtt_min"], kw["rtt_max"] = ranges.rtt
+        if ranges.rtt[0] == ranges.rtt[1]:
+            raise ValueError("rtt: the report needs a range lo..hi with lo < hi")
+    if args.flows is not None or "flows" in table:
+        lo, hi = ranges.flows
+        inside = {n for n in config.defaults["studies.report_flows"] if lo <= n <= hi}
+        kw["flows"] = tuple(sorted(inside | {lo, hi}))
+        kw["point_flows"] = tuple(
+            sorted({min(max(n, lo), hi) for n in config.defaults["studies.report_point_flows"]})
+        )
+    if "rtt_min" in kw:
+        pts = config.defaults["studies.report_point_rtts"]
+        kw["point_rtts"] = tuple(sorted({min(max(r, kw["rtt_min"]), kw["rtt_max"]) for r in pts}))
+    return ReportConfig(params=params, preset=name, packet=not args.no_packet, **kw)
 
 
 def run(args) -> int:
     """Run ``qcnmodel report``."""
-    from qcnmodel.params import QCNParams, load_params
-    from qcnmodel.studies.report import ReportConfig, write_report
+    from qcnmodel.cli.common import check_out, progress_on
+    from qcnmodel.studies.report import write_report
 
-    if args.params:
-        params = load_params(args.params, extra_tables=("ranges",))
-        name = args.params
-    else:
-        params = QCNParams.preset(args.preset)
-        name = args.preset
-    cfg = ReportConfig(params=params, preset=name, packet=not args.no_packet)
-    paths = write_report(args.out, cfg, progress=not args.quiet)
+    cfg = report_config(args)
+    check_out(args.out, directory=True)
+    paths = write_report(args.out, cfg, progress=progress_on(args))
     print(f"wrote {paths['html']}")
     print(f"wrote {paths['markdown']}")
     print(f"wrote {paths['margins']} and {len(paths['figures'])} figures")

@@ -7,7 +7,9 @@ protocols of :mod:`qcnmodel.sim.protocols` (none, qcn, ecm, ecm-q, qcn-h, qcn-p,
 qcn-sp, qcn-pp, qcn-sonar, qcn-plus, dcqcn); ``--set`` overrides a scenario parameter, a
 parameter of the protocol or a QCN parameter (unit strings accepted; an unknown key is an
 error naming it and listing the allowed keys, exit status 2). ``--out`` writes the
-traces (``.nc`` netCDF, ``.csv`` CSV). With ``--json`` stdout carries exactly one JSON object.
+traces (``.nc`` netCDF, ``.csv`` CSV; any other suffix is refused before the run), atomically.
+Times need a unit (``--duration 1s``, ``--bin 100us``). With ``--json`` stdout carries
+exactly one JSON object.
 
 ``--topology FILE`` runs a TOML network (:mod:`qcnmodel.sim.topology`) with the file's
 ``preset`` and ``duration`` unless given; ``--set`` then overrides QCN parameters only.
@@ -17,9 +19,24 @@ reads) instead of a preset.
 
 from __future__ import annotations
 
-import sys
+from qcnmodel.cli.common import (
+    add_jobs_option,
+    add_out_option,
+    add_params_options,
+    add_progress_options,
+    add_set_option,
+    check_out,
+    cli_time,
+    parse_set,
+    positive_int,
+    print_json,
+    progress_on,
+    qcn_params,
+    seed_value,
+)
 
-from qcnmodel.cli.common import add_params_options, parse_set, print_json, qcn_params
+#: output formats of ``simulate --out``, by suffix
+OUT_SUFFIXES = (".nc", ".csv")
 
 
 def register(subparsers) -> None:
@@ -41,24 +58,20 @@ def register(subparsers) -> None:
         "qcn-hp, qcn-sp, qcn-pp, qcn-sonar, qcn-plus, dcqcn (default qcn)",
     )  # fmt: skip
     add_params_options(p, "QCN parameter preset (default: the scenario's)")
-    p.add_argument("--duration", default=None, help="simulated time, e.g. 1s, 200ms")
-    p.add_argument("--seed", type=int, default=0)
-    p.add_argument(
-        "--set",
-        action="append",
-        default=[],
-        metavar="KEY=VALUE",
-        help="override a scenario, protocol or QCN parameter (repeatable)",
-    )
-    p.add_argument("--bin", default="1ms", help="trace bin width (default 1ms)")
-    p.add_argument("--decimate", type=int, default=1, help="merge every N bins in the output")
-    p.add_argument("--window", default=None, help="keep bins in T0:T1 (seconds or units)")
-    p.add_argument("--out", default=None, help="write traces to FILE (.nc or .csv)")
+    p.add_argument("--duration", default=None, help="simulated time with a unit, e.g. 1s, 200ms")
+    p.add_argument("--seed", default="0", help="random seed, 0 .. 2^63-1 (default 0)")
+    add_set_option(p, "override a scenario, protocol or QCN parameter (repeatable)")
+    p.add_argument("--bin", default=None, help="trace bin width with a unit (default 1ms, "
+                   "or a tenth of a --duration shorter than that)")  # fmt: skip
+    p.add_argument("--decimate", default="1", help="merge every N >= 1 bins in the output")
+    p.add_argument("--window", default=None, help="keep bins in T0:T1, times with units")
+    add_out_option(p, None, "write traces to FILE: .nc (netCDF) or .csv")
     p.add_argument("--json", action="store_true", help="print one JSON object on stdout")
     p.add_argument(
         "--progress", action="store_true", help="progress bar on stderr (default: on a terminal)"
     )
-    p.add_argument("--no-progress", action="store_true", help="no progress bar")
+    add_progress_options(p)
+    add_jobs_option(p, "unused (one run; accepted for a uniform command line)")
     p.set_defaults(func=run)
     q = subparsers.add_parser(
         "scenarios",
@@ -99,22 +112,40 @@ def run_scenarios(args) -> int:
 def _window(text):
     if not text:
         return None
-    from qcnmodel.units import parse_time
-
+    if ":" not in text:
+        raise ValueError(f"window: expected T0:T1 (either may be empty), got {text!r}")
     a, _, b = text.partition(":")
-    return (
-        parse_time(a, "window") if a.strip() else None,
-        parse_time(b, "window") if b.strip() else None,
-    )
+    t0 = cli_time(a, "window") if a.strip() else None
+    t1 = cli_time(b, "window") if b.strip() else None
+    if t0 is not None and t1 is not None and not t0 < t1:
+        raise ValueError(f"window: need T0 < T1, got {text!r}")
+    return t0, t1
+
+
+def _bin(text, duration):
+    """``--bin``, or the default (``sim.bin_width``; a tenth of a shorter ``--duration``)."""
+    from qcnmodel import config
+
+    if text is not None:
+        return cli_time(text, "bin")
+    default = config.defaults["sim.bin_width"]
+    return duration / 10 if duration is not None and 0 < duration < default else default
 
 
 def run(args) -> int:
     """Run one simulation and report it."""
+    from qcnmodel._io import atomic_path
     from qcnmodel.sim.api import simulate
 
+    if args.out:
+        check_out(args.out, OUT_SUFFIXES)
     overrides = parse_set(args.set)
-    duration = args.duration
-    progress = not args.no_progress and (args.progress or sys.stderr.isatty())
+    duration = cli_time(args.duration, "duration") if args.duration is not None else None
+    bin_width = _bin(args.bin, duration)
+    seed = seed_value(args.seed)
+    decimation = positive_int(args.decimate, "decimate")
+    window = _window(args.window)
+    progress = progress_on(args)
     target, preset = args.scenario, qcn_params(args)
     if getattr(args, "topology", None):
         from qcnmodel.sim.topology import read_topology
@@ -127,19 +158,20 @@ def run(args) -> int:
         protocol=args.protocol,
         params=preset,
         duration=duration,
-        seed=args.seed,
+        seed=seed,
         overrides=overrides,
-        bin_width=args.bin,
+        bin_width=bin_width,
         progress=progress,
-        window_s=_window(args.window),
-        decimation=args.decimate,
+        window_s=window,
+        decimation=decimation,
         trace=bool(args.out),
     )
     if args.out:
-        if str(args.out).endswith(".csv"):
-            res.to_csv(args.out)
-        else:
-            res.to_netcdf(args.out)
+        with atomic_path(args.out) as tmp:
+            if args.out.endswith(".csv"):
+                res.to_csv(tmp)
+            else:
+                res.to_netcdf(tmp)
     summary = res.summary()
     if args.json:
         print_json(summary)

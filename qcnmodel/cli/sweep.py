@@ -8,7 +8,10 @@ Examples::
         --duration 0.3s --jobs 2 --out og.nc
     qcnmodel sweep ... --scheduler tcp://10.0.0.5:8786      # on a dask.distributed cluster
 
-Grid specs are ``name=v1,v2,...`` or ``name=lo..hi:n[:log]``, with unit strings. Analytical
+Grid specs are ``name=v1,v2,...`` or ``name=lo..hi:n[:log]``, with unit strings; ``--rtt`` and
+``--flows`` are shorthands for ``--grid rtt=...`` and ``--grid n_flows=...`` (``flows`` is
+accepted as a grid name too). Simulator-only flags (``--protocol``, ``--duration``, a
+``seed`` grid) are refused on a ``--model`` sweep. Analytical
 grids take ``rtt``, ``n_flows``, ``capacity``, ``ps`` and any parameter-set field (``w``,
 ``gd``, ``qeq``, ...); simulator grids take any scenario parameter or QCN field and ``seed``.
 ``--preset NAME`` or ``--params FILE`` (a QCN parameter TOML, as ``qcnmodel check`` reads)
@@ -21,9 +24,17 @@ from __future__ import annotations
 
 import argparse
 import sys
-from pathlib import Path
 
-from qcnmodel.cli.common import add_params_options
+from qcnmodel.cli.common import (
+    add_jobs_option,
+    add_model_options,
+    add_out_option,
+    add_params_options,
+    add_progress_options,
+    add_range_options,
+    add_set_option,
+    cli_time,
+)
 
 
 def register(subparsers) -> None:
@@ -35,46 +46,80 @@ def register(subparsers) -> None:
         formatter_class=argparse.RawDescriptionHelpFormatter,
     )
     what = p.add_mutually_exclusive_group(required=True)
-    what.add_argument("--model", choices=("fopdt", "qcn", "dcqcn", "ecm"), help="analytical model")
+    add_model_options(p, default=None, group=what)
     what.add_argument("--scenario", help="simulator scenario (see `qcnmodel scenarios`)")
     p.add_argument(
         "--grid",
         action="append",
-        required=True,
+        default=[],
         metavar="NAME=VALUES",
         help="a swept parameter (repeat for more dimensions)",
     )
-    p.add_argument("--set", action="append", metavar="KEY=VALUE", help="fixed override")
+    add_range_options(p, "shorthand for --grid rtt=VALUES (one value, a list, or lo..hi:n:log)",
+                      "shorthand for --grid n_flows=VALUES")  # fmt: skip
+    add_set_option(p, "fixed override (repeatable)")
     add_params_options(p, "parameter preset (QCN; ECM models: seed004 or seed000)")
-    p.add_argument("--variant", default=None, help="named configuration of the --model")
-    p.add_argument("--protocol", default="qcn", help="simulator protocol (default qcn)")
+    p.add_argument("--protocol", default=None, help="simulator protocol (default qcn)")
     p.add_argument("--duration", default=None, help="simulated time per run, e.g. 0.5s")
-    p.add_argument("--out", default="sweep.nc", help="output file: .nc (netCDF) or .zarr")
-    p.add_argument("--jobs", type=int, default=1, help="joblib worker processes (-1 = all)")
+    add_out_option(p, "sweep.nc", "output file: .nc (netCDF) or .zarr")
+    add_jobs_option(p, "joblib worker processes")
     p.add_argument("--scheduler", default=None, help="dask.distributed scheduler address")
     p.add_argument("--checkpoint", default=None, help="checkpoint directory (OUT.partial)")
-    p.add_argument("--quiet", action="store_true", help="no progress bar")
+    add_progress_options(p)
     p.set_defaults(func=run)
 
 
-def run(args) -> int:
-    """Run ``qcnmodel sweep``."""
-    from qcnmodel._errors import unknown_name
-    from qcnmodel.cli.common import parse_set, qcn_params
-    from qcnmodel.studies.points import analysis_point, simulation_point, value_parser
-    from qcnmodel.studies.sweep import parse_grid_spec, save_dataset, sweep
-    from qcnmodel.units import parse_time
+#: grid names accepted as aliases, as the other commands spell them
+GRID_ALIASES = {"flows": "n_flows"}
+#: flags that only a simulator sweep reads
+SIM_ONLY = ("protocol", "duration")
 
-    out = Path(args.out)
-    if out.suffix not in (".nc", ".zarr"):
-        raise unknown_name("out", "file type", out.suffix, (".nc", ".zarr"), sort=False)
+
+def _grid(args) -> dict:
+    from qcnmodel.studies.points import value_parser
+    from qcnmodel.studies.sweep import parse_grid_spec
+
+    specs = list(args.grid)
+    if args.rtt is not None:
+        from qcnmodel.cli.common import rtt_value
+
+        # the flag follows the command line's rule: every time with a unit
+        body = str(args.rtt).split(":", 1)[0]
+        for piece in body.replace("..", ",").split(","):
+            rtt_value(piece, "rtt")
+        specs.append(f"rtt={args.rtt}")
+    if args.flows is not None:
+        specs.append(f"n_flows={args.flows}")
+    if not specs:
+        raise ValueError("grid: give at least one --grid NAME=VALUES (or --rtt / --flows)")
     grid = {}
-    for spec in args.grid:
+    for spec in specs:
+        if "=" in spec:
+            name, rhs = spec.split("=", 1)
+            name = GRID_ALIASES.get(name.strip(), name.strip())
+            spec = f"{name}={rhs}"
         name = spec.split("=", 1)[0].strip()
         name, values = parse_grid_spec(spec, value_parser(name, args.scenario))
         if name in grid:
             raise ValueError(f"--grid {name}: given twice")
         grid[name] = values
+    return grid
+
+
+def run(args) -> int:
+    """Run ``qcnmodel sweep``."""
+    from qcnmodel.cli.common import check_out, jobs_value, parse_set, progress_on, qcn_params
+    from qcnmodel.studies.points import analysis_point, simulation_point
+    from qcnmodel.studies.sweep import save_dataset, sweep
+
+    out = check_out(args.out, (".nc", ".zarr"))
+    n_jobs = jobs_value(args.jobs)
+    if args.model:
+        for flag in SIM_ONLY:
+            if getattr(args, flag) is not None:
+                raise ValueError(f"{flag}: a simulator flag; a --model sweep does not read it "
+                                 "(use --scenario for a simulator sweep)")  # fmt: skip
+    grid = _grid(args)
     sets = parse_set(args.set)
     params = qcn_params(args)
     params = None if params is None or isinstance(params, str) else params.to_dict()
@@ -82,6 +127,8 @@ def run(args) -> int:
         from qcnmodel.models import identify
         from qcnmodel.studies.points import point_model
 
+        if "seed" in grid:
+            raise ValueError("--grid seed: a simulator parameter; a --model sweep has no seed")
         func = analysis_point
         default = "seed004" if args.model == "ecm" else "802.1qau"
         fixed = {"model": args.model, "preset": args.preset or default, "sets": sets}
@@ -94,15 +141,15 @@ def run(args) -> int:
         first = {k: v[0] for k, v in grid.items()}
         attrs = dict(zip(("model", "model_variant"), identify(point_model(**fixed, **first))))
         # Validate the first point here so that a typo fails fast with a clear message.
-        analysis_point(**fixed, **{k: v[0] for k, v in grid.items()})
+        analysis_point(**fixed, **first)
     else:
         from qcnmodel.sim.scenarios import get_scenario
 
         get_scenario(args.scenario)  # unknown scenario -> ValueError naming it
-        duration = parse_time(args.duration, "duration") if args.duration else None
+        duration = cli_time(args.duration, "duration") if args.duration else None
         func = simulation_point
-        fixed = {"scenario": args.scenario, "protocol": args.protocol, "preset": args.preset,
-                 "duration": duration, "sets": sets}  # fmt: skip
+        fixed = {"scenario": args.scenario, "protocol": args.protocol or "qcn",
+                 "preset": args.preset, "duration": duration, "sets": sets}  # fmt: skip
         if args.variant is not None:
             raise ValueError("variant: applies to --model sweeps only")
         if params is not None:
@@ -113,10 +160,10 @@ def run(args) -> int:
         func,
         grid,
         fixed=fixed,
-        n_jobs=args.jobs,
+        n_jobs=n_jobs,
         scheduler=args.scheduler,
         checkpoint=checkpoint,
-        progress=not args.quiet,
+        progress=progress_on(args),
         attrs=attrs,
     )
     save_dataset(ds, out)

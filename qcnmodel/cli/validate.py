@@ -5,6 +5,8 @@ from __future__ import annotations
 import json
 import sys
 
+from qcnmodel.cli.common import add_jobs_option, add_out_option, add_progress_options
+
 __all__ = ["register", "run"]
 
 
@@ -21,13 +23,9 @@ def register(subparsers) -> None:
         action="store_true",
         help="a subset (about 2-4 minutes; the full run takes about half an hour)",
     )
-    p.add_argument(
-        "--jobs",
-        type=int,
-        default=1,
-        help="processes for the comparisons (default 1; -1 = every core)",
-    )
-    p.add_argument("--out", default="validation-report", help="output directory")
+    add_jobs_option(p, "processes for the comparisons")
+    add_out_option(p, "validation-report", "output directory (default validation-report)")
+    add_progress_options(p)
     p.add_argument("--figures", default=None, help="figure directory (default OUT/figures)")
     p.add_argument("--json", action="store_true", help="one JSON object on stdout")
     p.add_argument("--no-decks", action="store_true", help="skip the seed-deck runs")
@@ -41,12 +39,14 @@ def run(args) -> int:
     """Run the suite; exit 0 unless a comparison regressed (a failing row that is not a known
     disagreement of :mod:`qcnmodel.validation.findings`), 1 then."""
     from qcnmodel._io import to_jsonable
+    from qcnmodel.cli.common import check_out, jobs_value, progress_on
     from qcnmodel.validation.report import write_report
     from qcnmodel.validation.suite import run_validation
 
-    res = run_validation(quick=args.quick, progress=True, decks_too=not args.no_decks,
+    check_out(args.out, directory=True)
+    res = run_validation(quick=args.quick, progress=progress_on(args), decks_too=not args.no_decks,
                          protocol_observations=True if args.observations else None,
-                         jobs=args.jobs)  # fmt: skip
+                         jobs=jobs_value(args.jobs))  # fmt: skip
     md, html = write_report(res, args.out, args.figures)
     if args.json:
         out = res.to_json()

@@ -171,3 +171,23 @@ def simulation_point(
         v = _num(summary.get(key))
         out[key] = math.nan if v is None else v
     return out
+
+
+def _warm_simulator(scenario="og-hotspot", protocol="qcn", preset=None, duration=None,
+                    sets=None, params=None, **_) -> None:  # fmt: skip
+    """Load the simulator and the compiled kernel of this sweep's protocol before the sweep's
+    workers start (a 0.1 ms run of its scenario; a 2-node og-hotspot if that is refused)."""
+    from qcnmodel.params import QCNParams
+    from qcnmodel.sim import simulate
+
+    qcn = preset if params is None else QCNParams(**params)
+    try:
+        simulate(scenario, protocol=protocol, params=qcn, duration=1e-4, bin_width=1e-4,
+                 overrides={k: v for k, v in (sets or {}).items()}, trace=False)  # fmt: skip
+    except ValueError:
+        simulate("og-hotspot", protocol=protocol, duration=1e-4, bin_width=1e-4,
+                 overrides={"n_nodes": 2}, trace=False)  # fmt: skip
+
+
+#: called once before a parallel sweep forks its workers (:func:`qcnmodel.studies.sweep.sweep`)
+simulation_point.warm_up = _warm_simulator

@@ -19,6 +19,7 @@ from __future__ import annotations
 import itertools
 import json
 import math
+import os
 from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import Any
@@ -29,7 +30,7 @@ import xarray as xr
 from qcnmodel._errors import unknown_name
 from qcnmodel._io import to_jsonable
 
-__all__ = ["sweep", "save_dataset", "parse_grid_spec"]
+__all__ = ["chunk_size", "free_cores", "parse_grid_spec", "save_dataset", "sweep"]
 
 
 def _points(grid: dict[str, Sequence]) -> list[dict[str, Any]]:
@@ -48,18 +49,71 @@ def _plain(v):
 
 
 class _Call:
-    """Picklable wrapper binding fixed keyword arguments to a point function."""
+    """Picklable wrapper binding fixed keyword arguments to a point function; called on a
+    chunk (a list of ``(index, point)``), it returns the list of ``(index, result)``."""
 
     def __init__(self, func: Callable[..., dict], fixed: dict[str, Any]):
         self.func = func
         self.fixed = fixed
 
-    def __call__(self, index_point):
+    def one(self, index_point):
         index, point = index_point
         out = self.func(**self.fixed, **point)
         if not isinstance(out, dict):
             raise TypeError(f"sweep point function must return a dict, got {type(out).__name__}")
         return index, {k: _plain(v) for k, v in out.items()}
+
+    def __call__(self, chunk):
+        return [self.one(item) for item in chunk]
+
+
+def _warm(func, fixed: dict) -> None:
+    """Load what the points need (the point function's ``warm_up(**fixed)``, e.g. the compiled
+    simulator) once, in this process, before the workers are forked from it: they start with
+    it loaded instead of importing and loading it again each."""
+    warm = getattr(func, "warm_up", None)
+    if callable(warm):
+        try:
+            warm(**fixed)
+        except Exception:  # noqa: BLE001 - a warm-up is an optimisation; the points still run
+            pass
+
+
+def _ignore_sigint() -> None:
+    """Worker initialiser: Ctrl-C is handled once, by the parent (exit 130, one line)."""
+    import signal
+
+    signal.signal(signal.SIGINT, signal.SIG_IGN)
+
+
+def free_cores() -> int:
+    """The cores this process may use that are not busy: the affinity mask
+    (``os.sched_getaffinity``) less the one-minute load average not due to this process
+    (rounded), at least 1."""
+    try:
+        n = len(os.sched_getaffinity(0))
+    except (AttributeError, OSError):  # pragma: no cover - not Linux
+        n = os.cpu_count() or 1
+    try:
+        load = os.getloadavg()[0]
+    except (AttributeError, OSError):  # pragma: no cover
+        load = 0.0
+    return max(1, min(n, n - int(math.floor(load + 0.5)) + 1))
+
+
+def chunk_size(n_points: int, n_workers: int) -> int:
+    """Points per task: ``studies.sweep_chunk`` if set, else about four tasks per worker
+    (fewer hand-offs than one point per task, and still balanced at the end)."""
+    from qcnmodel import config
+
+    fixed = config.defaults.get("studies.sweep_chunk")
+    if fixed:
+        return max(1, int(fixed))
+    return max(1, math.ceil(n_points / (4 * max(1, n_workers))))
+
+
+def _chunks(todo: list, size: int) -> list[list]:
+    return [todo[i : i + size] for i in range(0, len(todo), size)]
 
 
 def sweep(
@@ -84,9 +138,13 @@ def sweep(
     fixed : dict, optional
         Keyword arguments passed to every call (recorded in the attributes).
     n_jobs : int
-        joblib worker processes (1 = in-process, -1 = all cores). Ignored with ``scheduler``.
+        Processes (1 = in-process, -1 = the cores actually free): this process and
+        ``n_jobs - 1`` workers forked from it after a warm-up (the point function's
+        ``warm_up(**fixed)``, if any), so they start with the compiled code loaded; all take
+        chunks of points. Ignored with ``scheduler``.
     scheduler : str or distributed.Client, optional
-        A dask.distributed scheduler address or client; the points run on that cluster.
+        A dask.distributed scheduler address or client; the points run on that cluster, in
+        chunks as locally.
     checkpoint : str or Path, optional
         Directory where finished points are recorded; makes the sweep resumable.
     progress : bool
@@ -106,7 +164,14 @@ def sweep(
     for name, values in grid.items():
         if len(values) == 0:
             raise ValueError(f"grid: parameter {name!r} has no values")
+    total = math.prod(len(v) for v in grid.values())
+    if total > max_points():
+        raise _too_many("grid", total)
     fixed = dict(fixed or {})
+    if n_jobs == -1:
+        n_jobs = free_cores()
+    if not isinstance(n_jobs, int) or n_jobs < 1:
+        raise ValueError(f"n_jobs: expected a whole number >= 1 or -1, got {n_jobs!r}")
     points = _points(grid)
     results: dict[int, dict[str, Any]] = {}
     log = None
@@ -148,27 +213,85 @@ def sweep(
 
 
 def _execute(call, todo, n_jobs, scheduler):
+    """Yield ``(index, result)`` for every point of ``todo``, computed in chunks: in this
+    process (``n_jobs == 1``), on a dask.distributed cluster (``scheduler``), or on this
+    process plus ``n_jobs - 1`` workers forked from it once it is warm."""
     if not todo:
         return
+    n_jobs = min(n_jobs, len(todo))  # no process without a point to run
     if scheduler is not None:
-        from distributed import Client, as_completed
-
-        client = scheduler if isinstance(scheduler, Client) else Client(scheduler)
-        try:
-            futures = client.map(call, todo, pure=False)
-            for fut in as_completed(futures):
-                yield fut.result()
-        finally:
-            if client is not scheduler:
-                client.close()
+        yield from _execute_dask(call, todo, scheduler)
     elif n_jobs == 1:
         for item in todo:
-            yield call(item)
+            yield call.one(item)
     else:
-        from joblib import Parallel, delayed
+        yield from _execute_local(call, todo, n_jobs)
 
-        parallel = Parallel(n_jobs=n_jobs, return_as="generator_unordered")
-        yield from parallel(delayed(call)(item) for item in todo)
+
+def _execute_dask(call, todo, scheduler):
+    from distributed import Client, as_completed
+
+    client = scheduler if isinstance(scheduler, Client) else Client(scheduler)
+    try:
+        n_workers = max(1, len(client.scheduler_info().get("workers", {})))
+        chunks = _chunks(todo, chunk_size(len(todo), n_workers))
+        futures = client.map(call, chunks, pure=False)
+        for fut in as_completed(futures):
+            yield from fut.result()
+    finally:
+        if client is not scheduler:
+            client.close()
+
+
+def _executor(call, workers: int):
+    """A pool of ``workers`` processes forked from this (warmed) process, so each starts
+    with every module and compiled function already loaded; loky where fork is missing."""
+    import multiprocessing as mp
+
+    if "fork" not in mp.get_all_start_methods():  # pragma: no cover - not POSIX
+        from joblib.externals.loky import get_reusable_executor
+
+        return get_reusable_executor(max_workers=workers, reuse=True), False
+    from concurrent.futures import ProcessPoolExecutor
+
+    _warm(call.func, call.fixed)
+    pool = ProcessPoolExecutor(workers, mp_context=mp.get_context("fork"),
+                               initializer=_ignore_sigint)  # fmt: skip
+    return pool, True
+
+
+def _execute_local(call, todo, n_jobs):
+    """This process takes chunks too (from the end of the queue), so nothing waits for the
+    workers to start; each worker keeps two chunks queued."""
+    from collections import deque
+    from concurrent.futures import FIRST_COMPLETED, wait
+
+    workers = n_jobs - 1
+    queue = deque(_chunks(todo, chunk_size(len(todo), n_jobs)))
+    executor, owned = _executor(call, workers)
+    pending: set = set()
+    try:
+        while queue or pending:
+            while queue and len(pending) < 2 * workers:
+                pending.add(executor.submit(call, queue.popleft()))
+            done = {f for f in pending if f.done()}
+            if not done and queue:
+                yield from call(queue.pop())  # this process takes the last chunk
+                continue
+            if not done:
+                done, _ = wait(pending, return_when=FIRST_COMPLETED)
+            for fut in done:
+                pending.discard(fut)
+                yield from fut.result()
+    finally:
+        for fut in pending:
+            fut.cancel()
+        if owned:
+            procs = list((getattr(executor, "_processes", None) or {}).values())
+            executor.shutdown(wait=not pending, cancel_futures=True)
+            if pending:  # interrupted or failed: do not wait for the running points
+                for proc in procs:
+                    proc.terminate()
 
 
 def _open_checkpoint(directory: Path, func, grid, fixed, points):
@@ -188,18 +311,91 @@ def _open_checkpoint(directory: Path, func, grid, fixed, points):
             )
     else:
         meta_path.write_text(meta_text)
+    lock = _lock(directory)
+    try:
+        results = _read_log(directory / "points.jsonl", points)
+        log = open(directory / "points.jsonl", "a")
+    except BaseException:
+        lock.close()
+        raise
+    return results, _Log(log, lock)
+
+
+class _Log:
+    """The checkpoint's append-only log and the lock that keeps other sweeps out of it."""
+
+    def __init__(self, log, lock):
+        self.log, self.lock = log, lock
+
+    def write(self, text: str) -> None:
+        self.log.write(text)
+
+    def flush(self) -> None:
+        self.log.flush()
+
+    def close(self) -> None:
+        self.log.close()
+        self.lock.close()  # closing the file releases the flock
+
+
+def _lock(directory: Path):
+    """An exclusive lock on ``directory/lock``; another sweep holding it is an error."""
+    import fcntl
+
+    f = open(directory / "lock", "a+")
+    try:
+        fcntl.flock(f, fcntl.LOCK_EX | fcntl.LOCK_NB)
+    except OSError:
+        f.close()
+        raise ValueError(
+            f"checkpoint: {directory} is in use by another sweep (the same --out or "
+            "--checkpoint); wait for it, or give another --out"
+        ) from None
+    return f
+
+
+def _read_log(log_path: Path, points) -> dict[int, dict[str, Any]]:
+    """The finished points of a checkpoint log. A last line cut by an interruption (no
+    newline after it, not JSON) is removed from the file, so the next record starts on its
+    own line; any other line that is not a record is an error naming the file and the line."""
     results: dict[int, dict[str, Any]] = {}
-    log_path = directory / "points.jsonl"
-    if log_path.exists():
-        for line in log_path.read_text().splitlines():
-            try:
-                rec = json.loads(line)
-            except json.JSONDecodeError:  # a line cut by the interruption
+    if not log_path.exists():
+        return results
+    text = log_path.read_text()
+    lines = text.split("\n")
+    cut = False
+    for number, line in enumerate(lines, start=1):
+        if not line.strip():
+            continue
+        try:
+            rec = json.loads(line)
+        except json.JSONDecodeError:
+            if number == len(lines):  # no newline after it: written when the run stopped
+                cut = True
                 continue
-            i = rec["i"]
-            if 0 <= i < len(points) and rec["key"] == _key(points[i]):
-                results[i] = rec["out"]
-    return results, open(log_path, "a")
+            raise ValueError(_bad_line(log_path, number, "not JSON")) from None
+        ok = isinstance(rec, dict) and isinstance(rec.get("i"), int)
+        if not (ok and isinstance(rec.get("key"), str) and isinstance(rec.get("out"), dict)):
+            raise ValueError(_bad_line(log_path, number, "expected {'i': int, 'key': str, "
+                                       "'out': {...}}"))  # fmt: skip
+        i = rec["i"]
+        if 0 <= i < len(points) and rec["key"] == _key(points[i]):
+            results[i] = rec["out"]
+    if cut:
+        with open(log_path, "r+b") as f:
+            data = f.read()
+            f.truncate(data.rfind(b"\n") + 1)
+    elif text and not text.endswith("\n"):
+        with open(log_path, "a") as f:
+            f.write("\n")
+    return results
+
+
+def _bad_line(path: Path, number: int, why: str) -> str:
+    return (
+        f"checkpoint: {path}, line {number}: not a sweep record ({why}); delete that line "
+        f"(its point is recomputed) or the folder {path.parent} to start over"
+    )
 
 
 def _assemble(grid, points, results) -> xr.Dataset:
@@ -236,15 +432,52 @@ def _assemble(grid, points, results) -> xr.Dataset:
 
 
 def save_dataset(ds: xr.Dataset, path: str | Path) -> Path:
-    """Save to netCDF (``.nc``) or zarr (``.zarr``), chosen by the suffix."""
+    """Save to netCDF (``.nc``) or zarr (``.zarr``), chosen by the suffix, atomically: the
+    data go to a uniquely named temporary beside ``path``, renamed over it when complete."""
+    from qcnmodel._io import atomic_path
+
     path = Path(path)
     if path.suffix == ".zarr":
-        ds.to_zarr(path, mode="w")
+        _save_zarr(ds, path)
     elif path.suffix in (".nc", ".netcdf", ".h5"):
-        ds.to_netcdf(path, engine="h5netcdf")
+        with atomic_path(path) as tmp:
+            ds.to_netcdf(tmp, engine="h5netcdf")
     else:
         raise unknown_name("out", "file type", path.suffix, (".nc", ".zarr"), sort=False)
     return path
+
+
+def _save_zarr(ds: xr.Dataset, path: Path) -> None:
+    import shutil
+    import tempfile
+
+    tmp = Path(tempfile.mkdtemp(prefix=f".{path.name}.", suffix=".tmp.zarr", dir=path.parent))
+    try:
+        ds.to_zarr(tmp, mode="w")
+        if path.exists():
+            old = tmp.with_name(tmp.name + ".old")
+            os.replace(path, old)
+            os.replace(tmp, path)
+            shutil.rmtree(old, ignore_errors=True)
+        else:
+            os.replace(tmp, path)
+    except BaseException:
+        shutil.rmtree(tmp, ignore_errors=True)
+        raise
+
+
+def max_points() -> int:
+    """The most grid points a sweep accepts (``studies.max_sweep_points``)."""
+    from qcnmodel import config
+
+    return int(config.defaults["studies.max_sweep_points"])
+
+
+def _too_many(what: str, n) -> ValueError:
+    return ValueError(
+        f"{what}: {n:,} points is above the limit of {max_points():,} points per sweep "
+        "(qcnmodel.config.defaults['studies.max_sweep_points'])"
+    )
 
 
 def parse_grid_spec(
@@ -263,9 +496,15 @@ def parse_grid_spec(
         body, *opts = rhs.split(":")
         lo_s, hi_s = body.split("..", 1)
         lo, hi = conv(lo_s, name), conv(hi_s, name)
-        n = int(opts[0]) if opts else 10
+        try:
+            n = int(opts[0]) if opts else 10
+        except ValueError:
+            raise ValueError(f"--grid {name}: the number of points must be a whole number, "
+                             f"got {opts[0]!r}") from None  # fmt: skip
         if n < 1:
             raise ValueError(f"--grid {name}: the number of points must be >= 1")
+        if n > max_points():
+            raise _too_many(f"--grid {name}", n)
         scale = opts[1] if len(opts) > 1 else "lin"
         if scale == "log":
             if lo <= 0 or hi <= 0:
@@ -279,4 +518,10 @@ def parse_grid_spec(
         values = [conv(v.strip(), name) for v in rhs.split(",") if v.strip()]
     if not values:
         raise ValueError(f"--grid {name}: no values")
+    if len(values) > max_points():
+        raise _too_many(f"--grid {name}", len(values))
+    if ".." in rhs and parser is not None:
+        # every generated value passes the field's own check (e.g. a whole number of flows),
+        # so a bad grid fails here, not after the first point
+        values = [conv(v, name) for v in values]
     return name, values
