@@ -167,3 +167,11 @@ def test_variant_option(capsys):
     # the paper's switches are refused on the packet-fidelity default, naming the switch
     assert main(["margins", "--model", "qcn", "--set", "model.timer=true"]) == 2
     assert "timer" in capsys.readouterr().err
+
+
+def test_paper_variant_with_every_frame_sampled(capsys):
+    # Ps = 1 (every frame sampled): log(1 - Ps) = -inf, the stage factors are 0; it used to
+    # raise "math domain error"
+    assert main(["margins", "--variant", "paper", "--ps", "1", "--json"]) == 0
+    out = json.loads(capsys.readouterr().out)
+    assert out["model_variant"] == "paper" and out["fixed_point"]["ps"] == 1

@@ -337,7 +337,7 @@ class QCNAveragedModel(LoopModel):
             ps = p[eq.P_PS] if k is None else p[eq.P_TAB0 + k]
             out = np.empty(3)
             # with u unknown, dR_T and dR_C do not depend on u except through the cut
-            l1p = math.log1p(-ps)
+            l1p = math.log1p(-ps) if ps < 1.0 else -math.inf  # every frame sampled
             b = p[eq.P_B]
             b_ai = b / 2 if self.halving else b
             avg = eq.cycle_rate(ps, b)
