@@ -402,7 +402,15 @@ def on_sample(H, EP, EFREE, BK, S, C, PI, FI, TQ, TG, TRP, tr_flows, rp, rpp, b,
 
 @njit(cache=True)
 def kernel_init(S, C, H, EP, EFREE, BK, PI, PF, FI, HI, GI, GF, NI, HS, rpp):
-    """Schedule the initial events: hotspots, first sample, drift, first host wakes."""
+    """Schedule the initial events: hotspots, first sample, drift, first host wakes.
+
+    Returns ``ST_GROW_HEAP`` without scheduling anything when the event table has fewer free
+    slots than these events need (2 per hotspot + 2 + 1 per host, plus the loop's margin of
+    8), else ``ST_OK``.
+    """
+    need = 2 * HS.shape[1] + 2 + HI.shape[1] + 8
+    if S[S_EFREE_N] < need or H.shape[1] - S[S_HN] < need:
+        return ST_GROW_HEAP
     for i in range(HS.shape[1]):
         heap_push(H, EP, EFREE, BK, S, HS[HS_START, i], K_HOT, i, 1, 0)
         heap_push(H, EP, EFREE, BK, S, HS[HS_STOP, i], K_HOT, i, 0, 0)
@@ -418,6 +426,7 @@ def kernel_init(S, C, H, EP, EFREE, BK, PI, PF, FI, HI, GI, GF, NI, HS, rpp):
         if wmin < INF_NS:
             HI[H_WAKE, h] = wmin
             heap_push(H, EP, EFREE, BK, S, wmin, K_WAKE, h, 0, 0)
+    return ST_OK
 
 
 @njit(cache=True, _nrt=False)
@@ -527,10 +536,11 @@ def run_compiled(state, n_chunks: int = 1, callback=None) -> None:
     after each, e.g. for a progress bar); the heap and frame pool grow when the kernel asks.
     """
     end = int(state.C[C_END])
-    kernel_init(
+    while kernel_init(
         state.S, state.C, state.H, state.EP, state.EFREE, state.BK, state.PI, state.PF, state.FI,
         state.HI, state.GI, state.GF, state.NI, state.HS, state.rpp,
-    )  # fmt: skip
+    ) == ST_GROW_HEAP:  # fmt: skip
+        state.grow_heap()  # capacity is checked before anything is scheduled
     for i in range(1, n_chunks + 1):
         until = end if i == n_chunks else end * i // n_chunks
         while True:

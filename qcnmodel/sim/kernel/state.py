@@ -189,6 +189,7 @@ def build_state(
 
     pool = int(config.defaults["sim.pool_capacity"] if pool is None else pool)
     heap = int(config.defaults["sim.heap_capacity"] if heap is None else heap)
+    heap = max(heap, initial_events(net) + HEAP_SLACK)
     proto = protocol_config(params, qcn, proto)
     n_ports, n_flows, n_hosts = net.n_ports, net.n_flows, net.n_hosts
     n_gens = len(net.gen_host)
@@ -265,6 +266,18 @@ def build_state(
         npst=st.get("np", np.zeros((2, 1))), npp=pk.get("np", np.zeros(2)),
         WF=np.zeros(n_ports + 1), WI=np.zeros(2 * n_ports + 2, np.int64),
     )  # fmt: skip
+
+
+#: free event slots the kernel keeps beyond the events it is about to push (one event pushes
+#: at most a few; the loop asks for growth below this many)
+HEAP_SLACK = 64
+
+
+def initial_events(net: CompiledNetwork) -> int:
+    """Events scheduled before the first one runs: two per hotspot (start, stop), the first
+    trace sample, the drift timer and one wake per host (``kernel_init`` and the oracle's
+    ``_init``); the event heap is sized to hold them all."""
+    return 2 * len(net.hs_port) + 2 + net.n_hosts
 
 
 def protocol_config(params, qcn: bool, proto=None):
