@@ -43,6 +43,7 @@ accepts unit strings, "10Gbps", "500ns", "150KB", or plain SI numbers)::
 
     [buffers]                      # switch_memory, oq_limit, adapter_ib, adapter_ob
     [pause]                        # enabled, rtt, headroom_factor, hysteresis
+                                   # (rtt default: derived from each link, lossless)
 
 Validation errors are :class:`ValueError` naming the file, the entry (``links[2]``) and, where
 it can be found, its line: unknown keys, unknown nodes, duplicate names, non-positive rates,
@@ -403,7 +404,7 @@ def _buffers_pause(data: dict, ctx: _Ctx) -> tuple[Buffers, PauseConfig]:
         raise ctx.error("[pause]", pl, f"enabled: expected true or false, got {enabled!r}")
     pause = PauseConfig(
         enabled,
-        _quantity(parse_time, pd, "rtt", "[pause]", pl, ctx, 0.0),
+        _quantity(parse_time, pd, "rtt", "[pause]", pl, ctx) if "rtt" in pd else None,
         _quantity(parse_number, pd, "headroom_factor", "[pause]", pl, ctx, 1.0),
         _quantity(parse_size, pd, "hysteresis", "[pause]", pl, ctx, 10e3),
     )

@@ -3,6 +3,8 @@ inter-frame gap vanish, times that overflow integer nanoseconds, seeds, line rat
 
 from __future__ import annotations
 
+import math
+
 import numpy as np
 import pytest
 
@@ -11,6 +13,7 @@ from qcnmodel.sim.kernel import heap as kh
 from qcnmodel.sim.kernel.loop import run_compiled
 from qcnmodel.sim.kernel.state import build_state, initial_events
 from qcnmodel.sim.network import (
+    Buffers,
     ConstantFlow,
     Host,
     Hotspot,
@@ -74,3 +77,83 @@ def test_ig_hotspot_4100_sources_runs():
     c = r.counters
     assert c["frames_sent"] > 0
     assert c["frames_sent"] == c["frames_delivered"] + c["frames_dropped"] + c["frames_in_flight"]
+
+
+def _spec(link_rate=10e9, flow_rate=1e9, delay=0.5e-6, start=0.0, on=0.0, off=0.0, hs=1e9,
+          ib=1.5e6, frame=1500):  # fmt: skip
+    hosts = (Host("a"), Host("b"))
+    return NetworkSpec(
+        "two", hosts, (Switch("s"),),
+        (Link("a", "s", link_rate, delay), Link("b", "s", 10e9, 0.5e-6)),
+        (ConstantFlow("a", "b", flow_rate, start, on_mean=on, off_mean=off),),
+        (Hotspot("b", hs, 0.0, 1e-3),), buffers=Buffers(adapter_ib=ib), frame_size=frame,
+    )  # fmt: skip
+
+
+@pytest.mark.parametrize(
+    "kw, field",
+    [
+        (dict(flow_rate=1e20), "rate"),  # faster than its 10 Gb/s link: gap would round to 0
+        (dict(flow_rate=math.inf), "rate"),
+        (dict(flow_rate=math.nan), "rate"),
+        (dict(link_rate=1e30, flow_rate=1e9), "rate"),  # frame time 1e-17 ns
+        (dict(link_rate=math.inf), "rate"),
+        (dict(delay=math.inf), "delay"),
+        (dict(delay=1e12), "delay"),  # 1e21 ns overflows int64
+        (dict(start=1e12), "start"),
+        (dict(on=-1e-3, off=1e-3), "on_mean"),
+        (dict(on=1e-3, off=-1e-3), "off_mean"),
+        (dict(hs=20e9), "service_rate"),  # a 10 Gb/s port never sends 20 Gb/s
+        (dict(ib=1000.0), "adapter_ib"),  # below one 1500 B frame: refused, not rounded up
+        (dict(frame=1500.5), "frame_size"),
+    ],
+)
+def test_bad_spec_values_are_refused_naming_the_field(kw, field):
+    with pytest.raises(ValueError, match=field):
+        compile_network(_spec(**kw))
+
+
+def test_zero_rate_flow_is_accepted_and_sends_nothing():
+    net = compile_network(_spec(flow_rate=0.0))
+    assert net.n_flows == 1 and len(net.gen_host) == 0
+
+
+def test_fastest_allowed_rates_compile():
+    # a flow at its link rate, a hotspot at its link rate, one frame per VOQ
+    net = compile_network(_spec(flow_rate=10e9, hs=10e9, ib=1500.0))
+    assert net.flow_voq_limit[0] == 1
+    assert net.gen_gap_ns[0] == pytest.approx(1200.0)  # 1500 B at 10 Gb/s
+
+
+@pytest.mark.parametrize("seed", [1.5, -1, 2**63, "x", True, math.nan])
+def test_bad_seeds_are_refused(seed):
+    from qcnmodel.sim.api import check_seed
+
+    with pytest.raises(ValueError, match="seed"):
+        check_seed(seed)
+
+
+def test_integer_seeds_are_accepted():
+    from qcnmodel.sim.api import check_seed
+
+    assert check_seed(2**63 - 1) == 2**63 - 1
+    assert check_seed(3.0) == 3
+    assert check_seed("7") == 7
+    assert check_seed(np.int64(5)) == 5
+
+
+@pytest.mark.parametrize("key, value", [("line_rate", "1Gbps"), ("qcn.frame_size", 9000)])
+def test_network_owned_qcn_settings_are_refused_not_ignored(key, value):
+    from qcnmodel.sim.api import simulate
+
+    with pytest.raises(ValueError, match=key.split(".")[-1]):
+        simulate("og-hotspot", overrides={key: value}, duration="1ms", bin_width="1ms")
+
+
+def test_frame_size_scenario_parameter_applies():
+    from qcnmodel.sim.api import simulate
+
+    a = simulate("og-hotspot", overrides={"frame_size": 9000}, duration="2ms", bin_width="1ms")
+    b = simulate("og-hotspot", duration="2ms", bin_width="1ms")
+    assert a.params.frame_size == 9000 and b.params.frame_size == 1500
+    assert a.counters["frames_sent"] < b.counters["frames_sent"]  # 6x bigger frames
