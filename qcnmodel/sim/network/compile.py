@@ -201,7 +201,8 @@ def _buffers(spec: NetworkSpec, nodes: _Nodes, ports: _Ports, ob_nodes: set[str]
     xoff, xon = np.full(n, -1, np.int64), np.full(n, -1, np.int64)
     for name in ("switch_memory", "adapter_ib", "adapter_ob"):
         if not _num(getattr(b, name), name) > 0:
-            raise ValueError(f"{name}: {getattr(b, name)!r} B is outside the allowed range (0, inf]")
+            v = getattr(b, name)
+            raise ValueError(f"{name}: {v!r} B is outside the allowed range (0, inf]")
     if not _num(b.oq_limit, "oq_limit") >= 0:
         raise ValueError(f"oq_limit: {b.oq_limit!r} B is outside the allowed range [0, inf]")
     if pz.rtt is not None:
