@@ -157,3 +157,41 @@ def test_frame_size_scenario_parameter_applies():
     b = simulate("og-hotspot", duration="2ms", bin_width="1ms")
     assert a.params.frame_size == 9000 and b.params.frame_size == 1500
     assert a.counters["frames_sent"] < b.counters["frames_sent"]  # 6x bigger frames
+
+
+@pytest.mark.parametrize("kw", [dict(bin_width="1ns"), dict(duration="1e4s")])
+def test_trace_memory_is_estimated_and_refused_before_allocating(kw):
+    import tracemalloc
+
+    from qcnmodel.sim.api import simulate
+
+    kw = {"duration": "1s", **kw}
+    tracemalloc.start()
+    with pytest.raises(ValueError, match=r"bin_width/duration: .*sim\.max_trace_bytes.*at most"):
+        simulate("og-hotspot", **kw)
+    peak = tracemalloc.get_traced_memory()[1]
+    tracemalloc.stop()
+    assert peak < 200 * 2**20  # refused up front: nothing near the GiB estimate allocated
+
+
+def test_trace_estimate_matches_the_allocated_tables():
+    from qcnmodel.sim.engines import trace_bytes
+
+    net = compile_network(_fan_in(3))
+    kw = dict(qcn=True, seed=1, end_ns=50_000, bin_ns=1_000, measure_ns=(0, 50_000),
+              traced_flows=np.arange(2))  # fmt: skip
+    st = build_state(net, QCNParams(), **kw)
+    allocated = sum(getattr(st, n).nbytes for n in ("TQ", "TG", "TFB", "TRP"))
+    assert trace_bytes(net.n_ports, 2, 50) == allocated
+
+
+def test_trace_limit_is_read_from_config():
+    from qcnmodel import config
+    from qcnmodel.sim.api import simulate
+
+    try:
+        config.defaults["sim.max_trace_bytes"] = 10_000
+        with pytest.raises(ValueError, match="max_trace_bytes"):
+            simulate("og-hotspot", duration="10ms", bin_width="1ms")
+    finally:
+        config.reset_defaults()
