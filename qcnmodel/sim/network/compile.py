@@ -167,29 +167,58 @@ def _ports(spec: NetworkSpec, nodes: _Nodes) -> _Ports:
 
 
 def _routes(nodes: _Nodes, ports: _Ports) -> np.ndarray:
-    """BFS from each destination host (hosts do not forward); ties -> lowest port index."""
-    n_nodes = len(nodes.names)
-    route = np.full((n_nodes, nodes.n_hosts), -1, np.int64)
-    for d in range(nodes.n_hosts):
-        dist = np.full(n_nodes, -1)
-        dist[d] = 0
-        dq = deque([d])
+    """Egress port of every node towards every host: shortest path in hops, hosts do not
+    forward, ties to the lowest port index.
+
+    A host has exactly one link, so a path to host ``d`` is a path to the node ``d`` hangs
+    from, then that link. One BFS over the switches per destination *switch* (not per host)
+    gives every switch's next hop towards it; the hosts' rows follow. The cost is
+    O(switches x switch links + nodes x hosts) (the last term only fills the table).
+    """
+    n_nodes, n_hosts = len(nodes.names), nodes.n_hosts
+    route = np.full((n_nodes, n_hosts), -1, np.int64)
+    is_host = nodes.node_host >= 0
+    sw = np.flatnonzero(~is_host)
+    n_sw = len(sw)
+    sw_pos = np.full(n_nodes, -1, np.int64)
+    sw_pos[sw] = np.arange(n_sw)
+    # switch-to-switch ports of every switch, in increasing port index
+    sw_adj = [[p for p in sorted(ports.adj[u]) if not is_host[ports.dst[p]]] for u in sw]
+    nxt = np.full((n_sw, n_sw), -1, np.int64)  # nxt[i, j]: port of switch i towards switch j
+    for j in range(n_sw):
+        dist = np.full(n_sw, -1, np.int64)
+        dist[j] = 0
+        dq = deque([j])
         while dq:
-            u = dq.popleft()
-            if nodes.node_host[u] >= 0 and u != d:
-                continue  # hosts do not forward
-            for p in ports.adj[u]:
-                v = ports.dst[p]
-                if dist[v] < 0:
-                    dist[v] = dist[u] + 1
-                    dq.append(v)
-        for u in range(n_nodes):
-            if u == d or dist[u] < 0:
-                continue
-            for p in sorted(ports.adj[u]):
-                if dist[ports.dst[p]] == dist[u] - 1:
-                    route[u, d] = p
-                    break
+            i = dq.popleft()
+            for p in sw_adj[i]:
+                k = sw_pos[ports.dst[p]]
+                if dist[k] < 0:
+                    dist[k] = dist[i] + 1
+                    dq.append(k)
+        for i in range(n_sw):
+            if i != j and dist[i] > 0:
+                for p in sw_adj[i]:  # lowest port index among the shortest next hops
+                    if dist[sw_pos[ports.dst[p]]] == dist[i] - 1:
+                        nxt[i, j] = p
+                        break
+    reach = (nxt >= 0) | np.eye(n_sw, dtype=bool)  # reach[i, j]: switch j reachable from i
+    hp = ports.host_port
+    up = ports.dst[hp]  # the node each host hangs from
+    from_sw = ~is_host[up]  # hosts hanging from a switch (the others reach one host only)
+    up_sw = sw_pos[np.where(from_sw, up, sw[0] if n_sw else 0)]
+    for d in range(n_hosts):
+        u = int(up[d])
+        back = int(hp[d]) ^ 1  # u's port towards d: the other direction of d's one link
+        if is_host[u]:  # two hosts joined by one link: only u reaches d
+            route[u, d] = back
+            continue
+        j = sw_pos[u]
+        route[sw, d] = nxt[:, j]
+        route[u, d] = back
+        ok = from_sw & reach[up_sw, j]
+        ok[d] = False
+        route[np.flatnonzero(ok), d] = hp[ok]
     return route
 
 
