@@ -11,7 +11,8 @@ hook         when
 rl_send      a frame of RL ``f`` starts at its adapter: the on-transmit rule; returns the
              frame's tag ``FR[R_AUX]`` (ECM: its RL's CPID, else 0)
 cp_enqueue   a frame is enqueued at a congestion point (the CP rule; CNM / mark)
-cp_dequeue   a frame leaves a congestion point (SONAR's queue tracking)
+cp_dequeue   frame ``k`` starts to leave a congestion point, ``q`` bytes stay queued behind
+             it (SONAR's queue tracking; DCQCN's mark at dequeue)
 np_deliver   a frame reaches its destination (DCQCN's notification point)
 on_event     a protocol event fires (K_CNM, K_TIMER, K_AUX, K_PROBE, K_REPLY, K_ECHO)
 on_drift     the periodic drift event
@@ -73,9 +74,12 @@ def cp_enqueue(H, EP, EFREE, BK, S, C, EPF, FR, cp, cpp, out, k, f, o, q, L, del
 
 
 @njit(cache=True, inline="always")
-def cp_dequeue(C, cp, cpp, p, q, now):
-    if C[C_FAM] == FAM_QCN:
-        qcn.cp_dequeue(C, cp, cpp, p, q, now)
+def cp_dequeue(C, FR, cp, cpp, p, k, q, L, now):
+    fam = C[C_FAM]
+    if fam == FAM_QCN:
+        qcn.cp_dequeue(C, FR, cp, cpp, p, k, q, L, now)
+    elif fam == FAM_DCQCN:
+        dcqcn.cp_dequeue(C, FR, cp, cpp, p, k, q, L, now)
 
 
 @njit(cache=True, inline="always")

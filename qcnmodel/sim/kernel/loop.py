@@ -251,7 +251,7 @@ def switch_service(
     PI[P_Q, p] -= L
     PI[P_QN, p] -= 1
     if PI[P_CP, p] != 0:
-        D.cp_dequeue(C, cp, cpp, p, PI[P_Q, p], now)
+        D.cp_dequeue(C, FR, cp, cpp, p, k, PI[P_Q, p], L, now)
     port_transmit(
         H, EP, EFREE, BK, S, C, PI, PF, NI, FI, FR, FREE, TFB, npst, npp, p, k, L,
         FR[R_INLINK, k], now,

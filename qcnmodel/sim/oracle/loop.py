@@ -273,7 +273,7 @@ class Oracle:
         self.q_touch(o, now)
         o.q -= L
         if o.cp:
-            self.fam.cp_dequeue(p, o.q, now)
+            self.fam.cp_dequeue(fr, p, o.q, L, now)
         self.transmit(p, fr, L, fr.inlink, now)
 
     def host_service(self, h: int, now: int) -> None:
