@@ -4,8 +4,8 @@ The CP marks frames (``FR[R_AUX] = 1``, RED/ECN) at enqueue or, by default, at d
 (``mark_at``; the queue including the frame); the notification point at the destination
 turns marks into CNPs (``cnp_mode``), which leave the receiver at the time the rule gives
 (the frame's arrival, or the end of a CNP interval) and take the path latency back (K_CNM
-at the RP: f); a CNP due after the end time is not sent. K_TIMER is the rate-increase timer and K_AUX the
-alpha timer (f, generation).
+at the RP: f); a CNP due after the end time is not sent. K_TIMER is the rate-increase
+timer and K_AUX the alpha timer (f, generation).
 """
 
 from __future__ import annotations
