@@ -130,10 +130,31 @@ def _counters(events, offered, blocked, sent, delivered, dropped, pause, cnms, i
     return c
 
 
+#: typical first compilation of the kernel on the 2-core reference machine (s), for the notice
+COMPILE_ESTIMATE_S = 60
+
+
+def kernel_is_cached() -> bool:
+    """True if numba's cache holds a fresh compiled event loop (or if that cannot be told)."""
+    try:
+        from qcnmodel.sim.kernel import loop
+
+        return bool(loop.run_until._cache._cache_file._load_index())
+    except Exception:  # another numba version, or a damaged index (repaired on load)
+        return True
+
+
 def _run_kernel(net, params, progress: bool, label: str, kw: dict) -> RunOutput:
     from qcnmodel import config
-    from qcnmodel.sim.kernel.loop import run_compiled, warm_up
+    from qcnmodel.sim.kernel.loop import _WARM, run_compiled, warm_up
 
+    if not _WARM and not kernel_is_cached():
+        print(
+            f"qcnmodel: compiling the simulator kernel, all protocol families (once, "
+            f"~{COMPILE_ESTIMATE_S} s; later runs load it from the cache)",
+            file=sys.stderr,
+            flush=True,
+        )
     compile_s = warm_up()  # numba compilation / cache load, reported separately
     t0 = time.perf_counter()
     st = build_state(net, params, **kw)
