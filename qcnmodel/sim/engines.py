@@ -130,8 +130,9 @@ def _counters(events, offered, blocked, sent, delivered, dropped, pause, cnms, i
     return c
 
 
-#: typical first compilation of the kernel on the 2-core reference machine (s), for the notice
-COMPILE_ESTIMATE_S = 60
+#: first compilation of the kernel on the 2-core reference machine (s), for the notice:
+#: 114-206 s measured under load (benchmarks/cold_start.py), 30-60 s idle
+COMPILE_ESTIMATE = "1-3 min"
 
 
 def kernel_is_cached() -> bool:
@@ -151,7 +152,7 @@ def _run_kernel(net, params, progress: bool, label: str, kw: dict) -> RunOutput:
     if not _WARM and not kernel_is_cached():
         print(
             f"qcnmodel: compiling the simulator kernel, all protocol families (once, "
-            f"~{COMPILE_ESTIMATE_S} s; later runs load it from the cache)",
+            f"~{COMPILE_ESTIMATE} on 2 cores; later runs load it from the cache)",
             file=sys.stderr,
             flush=True,
         )
