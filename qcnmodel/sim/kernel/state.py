@@ -249,7 +249,10 @@ def build_state(
     S[S_EFREE_N] = heap
     return KernelState(
         S=S, C=C, H=H, EP=EP, EFREE=EFREE, BK=BK, PI=PI, PF=PF, FI=FI, HI=HI, GI=GI, GF=GF, NI=NI,
-        route=net.route.copy(), flow_of=net.flow_of.copy(), dst_list=net.dst_list.copy(),
+        # read-only in the kernel: shared with the network, not copied (nodes x hosts each)
+        route=np.ascontiguousarray(net.route, np.int64),
+        flow_of=np.ascontiguousarray(net.flow_of, np.int64),
+        dst_list=np.ascontiguousarray(net.dst_list, np.int64),
         FR=FR, FREE=FREE, HS=HS[:, :n_hs] if n_hs else HS[:, :0], HSF=HSF,
         TQ=np.zeros((TQ_ROWS, n_ports, nbins), np.int64),
         TG=np.zeros((TG_ROWS, nbins), np.int64),
