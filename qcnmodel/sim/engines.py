@@ -130,17 +130,21 @@ def _counters(events, offered, blocked, sent, delivered, dropped, pause, cnms, i
     return c
 
 
-#: first compilation of the kernel on the 2-core reference machine (s), for the notice:
-#: 114-206 s measured under load (benchmarks/cold_start.py), 30-60 s idle
-COMPILE_ESTIMATE = "1-3 min"
+#: first compilation of one family's kernel on the 2-core reference machine, for the notice
+COMPILE_ESTIMATE = "1-2 min"
 
 
-def kernel_is_cached() -> bool:
-    """True if numba's cache holds a fresh compiled event loop (or if that cannot be told)."""
+def kernel_is_cached(family: str) -> bool:
+    """True if numba's cache holds a fresh event loop of ``family`` (or if that cannot be
+    told)."""
     try:
-        from qcnmodel.sim.kernel import loop
+        import numba
 
-        return bool(loop.run_until._cache._cache_file._load_index())
+        from qcnmodel.sim.kernel import dispatch, loop
+
+        want = numba.typeof(dispatch.marker(family))
+        index = loop.run_until._cache._cache_file._load_index()
+        return any(key[0] and key[0][0] == want for key in index)
     except Exception:  # another numba version, or a damaged index (repaired on load)
         return True
 
@@ -148,15 +152,17 @@ def kernel_is_cached() -> bool:
 def _run_kernel(net, params, progress: bool, label: str, kw: dict) -> RunOutput:
     from qcnmodel import config
     from qcnmodel.sim.kernel.loop import _WARM, run_compiled, warm_up
+    from qcnmodel.sim.kernel.state import protocol_config
 
-    if not _WARM and not kernel_is_cached():
+    family = protocol_config(params, kw.get("qcn", True), kw.get("proto")).protocol.family
+    if family not in _WARM and not kernel_is_cached(family):
         print(
-            f"qcnmodel: compiling the simulator kernel, all protocol families (once, "
-            f"~{COMPILE_ESTIMATE} on 2 cores; later runs load it from the cache)",
+            f"qcnmodel: compiling the {family} simulator kernel (once, ~{COMPILE_ESTIMATE} on "
+            f"2 cores; later runs load it from the cache)",
             file=sys.stderr,
             flush=True,
         )
-    compile_s = warm_up()  # numba compilation / cache load, reported separately
+    compile_s = warm_up(family)  # numba compilation / cache load, reported separately
     t0 = time.perf_counter()
     st = build_state(net, params, **kw)
     bar = None
