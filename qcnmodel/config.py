@@ -57,6 +57,8 @@ _SHIPPED: dict = {
     "sim.progress_chunks": 50,  # slices of simulated time between progress-bar updates
     "sim.heap_capacity": 4096,  # initial event-heap slots of the kernel (it grows)
     "sim.pool_capacity": 4096,  # initial frame-pool slots of the kernel (it grows)
+    # bytes of trace tables one simulator run may allocate (estimated before allocating)
+    "sim.max_trace_bytes": 2 * 2**30,
     "sim.recovery_hold": 10e-3,  # s, hold window of the recovery-time metric
     "sim.recovery_tol": 0.1,  # recovered at (1 - tol) x the target throughput
     # -- studies: report, check, sweep, compare --------------------------------------------

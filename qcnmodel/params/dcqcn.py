@@ -168,7 +168,39 @@ class DCQCNParams(Replaceable):
         return cls(**{**{name: getattr(fp, name) for name in cls.__dataclass_fields__}, **kw})
 
 
+#: the packet simulator's rule choices (DCQCNSimParams.mark_at / cnp_mode)
+MARK_AT = ("enqueue", "dequeue")
+CNP_MODES = ("dead_time", "coalesce", "window")
+
+
 @dataclass(frozen=True, init=False)
 class DCQCNSimParams(DCQCNParams):
-    """The name under which the packet simulator's protocol registry keys the DCQCN
-    parameters: the same fields, validation and defaults as :class:`DCQCNParams`."""
+    """The DCQCN parameters of the packet simulator: those of :class:`DCQCNParams` plus two
+    rules the fluid model does not have.
+
+    mark_at : {"dequeue", "enqueue"}
+        Where a switch draws the RED/ECN mark: against the queue a frame finds at arrival
+        ("enqueue"), or when it starts to leave ("dequeue", DCQCN's egress marking, Zhu et
+        al., SIGCOMM 2015).
+    cnp_mode : {"coalesce", "dead_time", "window"}
+        The notification point's CNP rule (per flow, interval ``cnp_interval``): "dead_time"
+        sends a CNP at a marked packet unless one was sent in the last interval (later marks
+        are ignored); "coalesce" does the same but remembers a mark that arrives inside the
+        interval and sends one CNP when the interval ends (no mark lost, at most one CNP per
+        interval: the NP of the Mellanox NIC described in the DCQCN paper); "window" sends
+        one CNP at the end of each interval of a fixed grid in which a mark arrived.
+    """
+
+    mark_at: str = "dequeue"
+    cnp_mode: str = "coalesce"
+
+    def __post_init__(self) -> None:
+        super().__post_init__()
+        validate(self, {}, choices={"mark_at": MARK_AT, "cnp_mode": CNP_MODES})
+
+    @classmethod
+    def from_fluid(cls, fp, **kw):
+        """A copy of the DCQCN parameters ``fp`` as this class (the simulator's rules at
+        their defaults unless ``fp`` has them), with fields changed by ``kw``."""
+        names = [n for n in cls.__dataclass_fields__ if hasattr(fp, n)]
+        return cls(**{**{n: getattr(fp, n) for n in names}, **kw})

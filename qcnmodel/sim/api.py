@@ -239,6 +239,17 @@ def _resolve_params(params, sc, q_over: dict, net, spec: NetworkSpec) -> QCNPara
         params = QCNParams.preset(params)
     if q_over:
         params = params.replace(**q_over)
+    for key, net_value, src in (
+        ("line_rate", float(np.max(net.port_rate[net.host_port])), "link_rate"),
+        ("frame_size", spec.frame_size, "frame_size"),
+    ):
+        if key in q_over and float(getattr(params, key)) != float(net_value):
+            # the simulator takes both from the network: refuse rather than ignore
+            where = f"the scenario parameter {src!r}" if sc else "the network's links/frame size"
+            raise ValueError(
+                f"{key}: {q_over[key]!r} differs from the network's {net_value:g}; the "
+                f"simulator takes {key} from the network, set {where} instead"
+            )
     host_rate = float(np.max(net.port_rate[net.host_port]))
     if params.line_rate != host_rate:
         params = params.replace(line_rate=host_rate)
@@ -260,9 +271,32 @@ def _check_run(duration, bin_width, seed, sc) -> tuple[float, float, int]:
     bw = parse_time(bin_width, "bin_width")
     if not 1e-9 <= bw <= dur:
         raise ValueError(f"bin_width: {bin_width!r} must be between 1 ns and the duration")
-    if int(seed) < 0:
-        raise ValueError(f"seed: {seed!r} must be >= 0")
-    return dur, bw, int(seed)
+    return dur, bw, check_seed(seed)
+
+
+#: seeds are stored as int64 in the kernel and taken modulo 2**64 by the RNG
+MAX_SEED = 2**63 - 1
+
+
+def check_seed(seed) -> int:
+    """``seed`` as an int in [0, 2**63 - 1]; ValueError naming the field otherwise (a float
+    or string must hold an integer exactly: 1.5 is refused, not truncated)."""
+    v = seed
+    if isinstance(v, str):
+        try:
+            v = int(v.strip())
+        except ValueError:
+            raise ValueError(f"seed: {seed!r} is not an integer") from None
+    if isinstance(v, bool) or not isinstance(v, (int, np.integer, float, np.floating)):
+        raise ValueError(f"seed: {seed!r} is not an integer")
+    if isinstance(v, (float, np.floating)):
+        if not (math.isfinite(v) and float(v).is_integer()):
+            raise ValueError(f"seed: {seed!r} is not an integer")
+        v = int(v)
+    v = int(v)
+    if not 0 <= v <= MAX_SEED:
+        raise ValueError(f"seed: {seed!r} is outside the allowed range [0, {MAX_SEED}]")
+    return v
 
 
 def _traced_flows(net, max_traced_flows: int | None) -> np.ndarray:

@@ -28,9 +28,9 @@ from qcnmodel.sim.kernel.heap import (
     S_SENT,
     S_TAIL,
 )
-from qcnmodel.sim.kernel.state import F_VN, F_WBYTES, build_state
+from qcnmodel.sim.kernel.state import F_VN, F_WBYTES, TG_ROWS, TQ_ROWS, TR_ROWS, build_state
 
-__all__ = ["ENGINES", "RunOutput", "run"]
+__all__ = ["ENGINES", "RunOutput", "check_trace_memory", "run", "trace_bytes"]
 
 ENGINES = ("kernel", "oracle")
 
@@ -67,13 +67,50 @@ def run(engine: str, net, params, *, progress: bool = False, label: str = "", **
     Raises
     ------
     ValueError
-        Unknown engine.
+        Unknown engine, or traces above ``config.defaults["sim.max_trace_bytes"]``
+        (:func:`check_trace_memory`).
     """
+    if engine not in ENGINES:
+        raise ValueError(f"engine: {engine!r} is not one of {', '.join(ENGINES)}")
+    check_trace_memory(net, len(kw["traced_flows"]), kw["end_ns"], kw["bin_ns"])
     if engine == "kernel":
         return _run_kernel(net, params, progress, label, kw)
     if engine == "oracle":
         return _run_oracle(net, params, kw)
     raise ValueError(f"engine: {engine!r} is not one of {', '.join(ENGINES)}")
+
+
+def trace_bytes(n_ports: int, n_traced: int, n_bins: int) -> int:
+    """Bytes of the trace tables one run allocates up front (8 bytes per entry): per port
+    ``TQ_ROWS`` rows, ``TG_ROWS`` global rows, and per traced flow one delivered-bytes row and
+    ``TR_ROWS`` rate-limiter rows, all over ``n_bins`` bins."""
+    per_bin = TQ_ROWS * n_ports + TG_ROWS + (1 + TR_ROWS) * max(n_traced, 1)
+    return 8 * per_bin * n_bins
+
+
+def check_trace_memory(net, n_traced: int, end_ns: int, bin_ns: int) -> int:
+    """Refuse a run whose traces exceed ``config.defaults["sim.max_trace_bytes"]``.
+
+    Returns the estimate (bytes). Raises ValueError naming ``bin_width`` and ``duration``,
+    with the smallest bin width allowed at this duration and the longest duration allowed
+    at this bin width (the bins are ``ceil(duration / bin_width)``).
+    """
+    from qcnmodel import config
+
+    limit = int(config.defaults["sim.max_trace_bytes"])
+    n_bins = max(1, -(-int(end_ns) // int(bin_ns)))
+    need = trace_bytes(net.n_ports, n_traced, n_bins)
+    if need <= limit:
+        return need
+    max_bins = max(1, limit // trace_bytes(net.n_ports, n_traced, 1))
+    gib = 2.0**30
+    raise ValueError(
+        f"bin_width/duration: {n_bins} trace bins of {net.n_ports} ports and {n_traced} "
+        f"traced flows need {need / gib:.2f} GiB, above the limit of {limit / gib:.2f} GiB "
+        f'(qcnmodel.config.defaults["sim.max_trace_bytes"]); at most {max_bins} bins: use '
+        f"a bin width >= {end_ns / max_bins / 1e9:.3g} s or a duration <= "
+        f"{max_bins * bin_ns / 1e9:.3g} s"
+    )
 
 
 def _counters(events, offered, blocked, sent, delivered, dropped, pause, cnms, in_network):
@@ -93,11 +130,39 @@ def _counters(events, offered, blocked, sent, delivered, dropped, pause, cnms, i
     return c
 
 
+#: first compilation of one family's kernel on the 2-core reference machine, for the notice
+COMPILE_ESTIMATE = "1 min"  # 49-78 s measured per family under load
+
+
+def kernel_is_cached(family: str) -> bool:
+    """True if numba's cache holds a fresh event loop of ``family`` (or if that cannot be
+    told)."""
+    try:
+        import numba
+
+        from qcnmodel.sim.kernel import dispatch, loop
+
+        want = numba.typeof(dispatch.marker(family))
+        index = loop.run_until._cache._cache_file._load_index()
+        return any(key[0] and key[0][0] == want for key in index)
+    except Exception:  # another numba version, or a damaged index (repaired on load)
+        return True
+
+
 def _run_kernel(net, params, progress: bool, label: str, kw: dict) -> RunOutput:
     from qcnmodel import config
-    from qcnmodel.sim.kernel.loop import run_compiled, warm_up
+    from qcnmodel.sim.kernel.loop import _WARM, run_compiled, warm_up
+    from qcnmodel.sim.kernel.state import protocol_config
 
-    compile_s = warm_up()  # numba compilation / cache load, reported separately
+    family = protocol_config(params, kw.get("qcn", True), kw.get("proto")).protocol.family
+    if family not in _WARM and not kernel_is_cached(family):
+        print(
+            f"qcnmodel: compiling the {family} simulator kernel (once, ~{COMPILE_ESTIMATE} on "
+            f"2 cores; later runs load it from the cache)",
+            file=sys.stderr,
+            flush=True,
+        )
+    compile_s = warm_up(family)  # numba compilation / cache load, reported separately
     t0 = time.perf_counter()
     st = build_state(net, params, **kw)
     bar = None

@@ -44,11 +44,14 @@ Modelling choices of the network level:
 from __future__ import annotations
 
 from dataclasses import dataclass
+from typing import TYPE_CHECKING
 
 import numpy as np
-from scipy import optimize, sparse
 
 from qcnmodel.sim.network import CompiledNetwork, ConstantFlow, NetworkSpec, compile_network
+
+if TYPE_CHECKING:
+    from scipy import sparse
 
 __all__ = [
     "RoutingMatrix",
@@ -115,6 +118,8 @@ def routing_matrix(
     row = {p: i for i, p in enumerate(used)}
     rows = [row[p] for path in paths for p in path]
     cols = [f for f, path in enumerate(paths) for _ in path]
+    from scipy import sparse  # imported when needed (start-up time of a run)
+
     A = sparse.csr_array(
         (np.ones(len(rows)), (rows, cols)), shape=(len(used), net.n_flows), dtype=float
     )
@@ -132,6 +137,8 @@ def routing_matrix(
 
 def _check(routing, capacity, demand):
     """Validated (sparse routing matrix, capacities, demands); unlimited demand = inf."""
+    from scipy import sparse  # imported when needed (start-up time of a run)
+
     A = sparse.csr_array(routing, dtype=float)
     if A.ndim != 2:
         raise ValueError("routing: expected a 2-D (links x flows) 0/1 matrix")
@@ -237,6 +244,8 @@ def proportional_fair(routing, capacity, demand=None) -> np.ndarray:
         return value, grad
 
     lam0 = np.where(used, A.sum(axis=1) / cs, 0.0)
+    from scipy import optimize
+
     res = optimize.minimize(
         dual,
         lam0,

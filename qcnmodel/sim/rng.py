@@ -28,6 +28,10 @@ from __future__ import annotations
 import numpy as np
 from numba import njit
 
+from qcnmodel.sim.kernel import _cache
+
+_cache.install()  # before the compiled functions below (the simulator's cache, repaired)
+
 __all__ = [
     "STREAM_CP",
     "STREAM_DEST",

@@ -43,6 +43,7 @@ accepts unit strings, "10Gbps", "500ns", "150KB", or plain SI numbers)::
 
     [buffers]                      # switch_memory, oq_limit, adapter_ib, adapter_ob
     [pause]                        # enabled, rtt, headroom_factor, hysteresis
+                                   # (rtt default: derived from each link, lossless)
 
 Validation errors are :class:`ValueError` naming the file, the entry (``links[2]``) and, where
 it can be found, its line: unknown keys, unknown nodes, duplicate names, non-positive rates,
@@ -117,10 +118,14 @@ class _Ctx:
     def __init__(self, text: str, source: str):
         self.lines = text.splitlines()
         self.source = source
+        self._heads: dict[str, list[int]] = {}  # one scan per table, not one per entry
+        self._anywhere: dict[str, int | None] = {}
 
     def _header_lines(self, table: str) -> list[int]:
-        pat = re.compile(rf"^\s*\[\[\s*{re.escape(table)}\s*\]\]")
-        return [i for i, ln in enumerate(self.lines, 1) if pat.match(ln)]
+        if table not in self._heads:
+            pat = re.compile(rf"^\s*\[\[\s*{re.escape(table)}\s*\]\]")
+            self._heads[table] = [i for i, ln in enumerate(self.lines, 1) if pat.match(ln)]
+        return self._heads[table]
 
     def key_line(self, key: str, start: int = 1) -> int | None:
         pat = re.compile(rf"^\s*\"?{re.escape(key)}\"?\s*=")
@@ -140,11 +145,12 @@ class _Ctx:
         return self.key_line_anywhere(table)
 
     def key_line_anywhere(self, key: str) -> int | None:
-        pat = re.compile(rf"^\s*\"?{re.escape(key)}\"?\s*=")
-        for i, ln in enumerate(self.lines, 1):
-            if pat.match(ln):
-                return i
-        return None
+        if key not in self._anywhere:
+            pat = re.compile(rf"^\s*\"?{re.escape(key)}\"?\s*=")
+            self._anywhere[key] = next(
+                (i for i, ln in enumerate(self.lines, 1) if pat.match(ln)), None
+            )
+        return self._anywhere[key]
 
     def entry_line(self, table: str, k: int) -> int | None:
         """Line of entry ``k`` of an array of tables (``[[table]]`` or an inline array)."""
@@ -246,19 +252,37 @@ class _Graph:
         return n
 
     def check_path(self, src, dst, what, line) -> None:
-        """ValueError unless ``dst`` is reachable from ``src`` (end nodes do not forward)."""
-        seen, dq = {src}, deque([src])
-        while dq:
-            u = dq.popleft()
-            if u != src and self.known[u] == "node":
-                continue  # end nodes do not forward
-            for v in self.adj[u]:
-                if v not in seen:
-                    seen.add(v)
-                    dq.append(v)
-        if dst not in seen:
-            raise self.ctx.error(what, line, f"flow {src} -> {dst} is disconnected: no path "
-                                 f"from {src!r} to {dst!r}")  # fmt: skip
+        """ValueError unless ``dst`` is reachable from ``src`` (end nodes do not forward).
+
+        Switches are grouped once into connected components (over switch-to-switch links);
+        ``dst`` is reachable when it is a neighbour of ``src`` or both hang from switches of
+        one component.
+        """
+        if dst in self.adj[src] or self._groups(src) & self._groups(dst):
+            return
+        raise self.ctx.error(what, line, f"flow {src} -> {dst} is disconnected: no path "
+                             f"from {src!r} to {dst!r}")  # fmt: skip
+
+    def _groups(self, n: str) -> set[int]:
+        """Components of the switches ``n`` is (or hangs from)."""
+        comp = getattr(self, "_comp", None)
+        if comp is None:
+            comp = {}
+            for s0 in self.known:
+                if self.known[s0] == "node" or s0 in comp:
+                    continue
+                comp[s0] = len(comp)
+                label, dq = comp[s0], deque([s0])
+                while dq:
+                    u = dq.popleft()
+                    for v in self.adj[u]:
+                        if self.known[v] != "node" and v not in comp:
+                            comp[v] = label
+                            dq.append(v)
+            self._comp = comp
+        if self.known[n] != "node":
+            return {comp[n]}
+        return {comp[v] for v in self.adj[n] if v in comp}
 
     def times(self, e, what, line) -> tuple[float, float]:
         """(start, stop) of an entry; stop after start."""
@@ -403,7 +427,7 @@ def _buffers_pause(data: dict, ctx: _Ctx) -> tuple[Buffers, PauseConfig]:
         raise ctx.error("[pause]", pl, f"enabled: expected true or false, got {enabled!r}")
     pause = PauseConfig(
         enabled,
-        _quantity(parse_time, pd, "rtt", "[pause]", pl, ctx, 0.0),
+        _quantity(parse_time, pd, "rtt", "[pause]", pl, ctx) if "rtt" in pd else None,
         _quantity(parse_number, pd, "headroom_factor", "[pause]", pl, ctx, 1.0),
         _quantity(parse_size, pd, "hysteresis", "[pause]", pl, ctx, 10e3),
     )

@@ -30,8 +30,9 @@ variable                      dims         meaning
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
 import numpy as np
-import xarray as xr
 
 from qcnmodel.sim.kernel.state import (
     TG_CNM,
@@ -50,6 +51,9 @@ from qcnmodel.sim.kernel.state import (
     TR_TS,
     TR_X,
 )
+
+if TYPE_CHECKING:
+    import xarray as xr
 
 __all__ = ["build_dataset", "decimate", "port_arrival_bytes", "to_csv", "window"]
 
@@ -90,6 +94,8 @@ def build_dataset(
     qmean = _diff(area) / (width_s * 1e9)
     thr = _diff(TQ[TQ_TXB].astype(float)) * 8.0 / width_s
     ntr = len(traced_flows)
+    import xarray as xr  # imported here: a run does not pay for it before its first event
+
     ds = xr.Dataset(
         {
             "queue": (("port", "time"), TQ[TQ_Q]),

@@ -219,7 +219,7 @@ class CompiledDNP(_Col):
         self.fresh = self.state.copy()
 
     def on_packet(self, marked, now_ns):
-        return bool(d.dcqcn_np_on_packet(self.state, self.i, bool(marked), now_ns, self.prm))
+        return int(d.dcqcn_np_on_packet(self.state, self.i, bool(marked), now_ns, self.prm))
 
 
 class CompiledDRP(_Col):

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import inspect
 
+import numpy as np
 import pytest
 
 from qcnmodel.sim.kernel import dispatch as kd
@@ -19,6 +20,12 @@ def _sig(fn):
     return inspect.signature(getattr(fn, "py_func", fn))
 
 
+def _hook_sig(fn):
+    """A dispatch hook's signature without its first parameter (the family marker)."""
+    sig = _sig(fn)
+    return sig.replace(parameters=list(sig.parameters.values())[1:])
+
+
 def test_every_family_has_both_adapters():
     assert set(FAMILIES) == set(kd.ADAPTERS) == set(od.ADAPTERS) == set(FAMILY_CODES)
     assert {p.family for p in PROTOCOLS.values()} == set(FAMILIES)
@@ -28,7 +35,7 @@ def test_every_family_has_both_adapters():
 def test_kernel_adapter_has_every_hook_with_the_interface_arguments(family):
     mod = kd.ADAPTERS[family]
     for hook in HOOKS:
-        assert _sig(getattr(mod, hook)) == _sig(getattr(kd, hook)), hook
+        assert _sig(getattr(mod, hook)) == _hook_sig(getattr(kd, hook)), hook
     assert callable(mod.configure)
 
 
@@ -46,3 +53,28 @@ def test_configure_names_the_family(name):
     C = np.zeros(C_N, np.int64)
     kd.configure(C, make_config(name))
     assert C[C_FAM] == FAMILY_CODES[PROTOCOLS[name].family]
+
+
+@pytest.mark.parametrize("family", sorted(kd.ADAPTERS))
+def test_each_family_has_its_own_marker(family):
+    m = kd.marker(family)
+    assert m.size == 0 and np.array_equal(kd.marker(FAMILY_CODES[family]), m)
+    others = {kd.marker(f).dtype for f in kd.ADAPTERS if f != family}
+    assert m.dtype not in others
+
+
+def test_a_run_compiles_only_its_family():
+    from simnets import star
+
+    from qcnmodel.params import QCNParams
+    from qcnmodel.sim.kernel import loop
+    from qcnmodel.sim.kernel.state import build_state
+    from qcnmodel.sim.network import compile_network
+
+    net = compile_network(star(n=3))
+    st = build_state(net, QCNParams(), qcn=True, seed=1, end_ns=200_000, bin_ns=100_000,
+                     measure_ns=(0, 200_000), traced_flows=np.arange(2),
+                     proto=make_config("ecm"))  # fmt: skip
+    loop.run_compiled(st)
+    compiled = {str(sig[0].dtype) for sig in loop.run_until.signatures}
+    assert "int16" in compiled  # the ECM marker

@@ -40,13 +40,44 @@ def test_marking_frequency(impl):
     assert 130 <= n <= 270  # 5 standard deviations
 
 
+# (mark arrival, CNP time or -1) for tau = 50 us, hand-derived from each rule's statement
+NP_CASES = {
+    # a CNP at a mark unless one was sent in the last 50 us; later marks ignored
+    "dead_time": [(10, 10), (30, -1), (59.999, -1), (60, 60), (200, 200)],
+    # as dead_time, but a mark inside the interval is remembered: one CNP at its end; marks
+    # before that pending CNP are covered by it
+    "coalesce": [(10, 10), (30, 60), (40, -1), (59.999, -1), (60, 110), (120, 160),
+                 (300, 300)],
+    # one CNP at the end of each 50 us interval of the fixed grid in which a mark arrived
+    "window": [(10, 50), (30, -1), (49.999, -1), (50, 100), (120, 150)],
+}  # fmt: skip
+
+
+@pytest.mark.parametrize("mode", sorted(NP_CASES))
 @pytest.mark.parametrize("impl", IMPLS)
-def test_notification_point_one_cnp_per_interval(impl):
-    np_ = make_dnp(impl, P)
-    assert not np_.on_packet(False, 0)
-    assert np_.on_packet(True, 10 * US)
-    assert not np_.on_packet(True, 59 * US + 999)  # within 50 us of the last CNP
-    assert np_.on_packet(True, 60 * US)
+def test_notification_point_rules(impl, mode):
+    np_ = make_dnp(impl, P.replace(cnp_mode=mode))
+    assert np_.on_packet(False, 0) == -1
+    for t, cnp in NP_CASES[mode]:
+        expected = -1 if cnp < 0 else round(cnp * US)
+        assert np_.on_packet(True, round(t * US)) == expected, (mode, t)
+    n = sum(1 for _, c in NP_CASES[mode] if c >= 0)
+    assert np_.as_array()[d.NP_NCNP] == n
+
+
+@pytest.mark.parametrize("mode", sorted(NP_CASES))
+@pytest.mark.parametrize("impl", IMPLS)
+def test_zero_interval_sends_a_cnp_per_mark(impl, mode):
+    np_ = make_dnp(impl, P.replace(cnp_mode=mode, cnp_interval=0.0))
+    assert [np_.on_packet(True, t) for t in (5, 5, 9)] == [5, 5, 9]
+
+
+def test_default_rules_are_dequeue_marking_and_coalescing():
+    assert (P.mark_at, P.cnp_mode) == ("dequeue", "coalesce")
+    assert d.pack_dcqcn_cp_params(P)[d.DCP_MARK_AT] == d.MARK_DEQUEUE
+    assert d.pack_dcqcn_np_params(P)[d.NPP_MODE] == d.CNP_COALESCE
+    with pytest.raises(ValueError, match="mark_at"):
+        P.replace(mark_at="egress")
 
 
 @pytest.mark.parametrize("impl", IMPLS)
@@ -131,14 +162,15 @@ OPS = st.lists(
 
 @settings(max_examples=50, deadline=None)
 @given(
+    mode=st.sampled_from(sorted(NP_CASES)),
     jitter=st.sampled_from([0.0, 0.1]),
     release=st.booleans(),
     seed=st.integers(0, 2**63 - 1),
     ops=OPS,
     qs=st.lists(st.integers(0, 300000), min_size=1, max_size=100),
 )
-def test_twins_and_invariants(jitter, release, seed, ops, qs):
-    p = P.replace(jitter=jitter, release=release, byte_counter="100KB")
+def test_twins_and_invariants(mode, jitter, release, seed, ops, qs):
+    p = P.replace(jitter=jitter, release=release, byte_counter="100KB", cnp_mode=mode)
     a, b = make_drp("compiled", p, seed), make_drp("reference", p, seed)
     now = 0
     for op in ops:

@@ -152,3 +152,55 @@ def test_og_hotspot_default_parameters_slow(name):
     assert (r.dataset["queue"].values >= 0).all()
     cr = r.dataset["cr"].values
     assert (cr > 0).all() and (cr <= r.params.line_rate + 1e-6).all()
+
+
+def _dcqcn_config(net, mark_at, cnp_mode):
+    c = float(np.max(net.port_rate[net.host_port]))
+    s = dict(SETTINGS["dcqcn"], line_rate=c, packet_size=net.frame_size, mark_at=mark_at,
+             cnp_mode=cnp_mode, cnp_interval=20e-6)  # fmt: skip
+    return make_config("dcqcn", s, qcn=FAST.replace(line_rate=c))
+
+
+@pytest.mark.parametrize("cnp_mode", ["dead_time", "coalesce", "window"])
+@pytest.mark.parametrize("mark_at", ["enqueue", "dequeue"])
+def test_dcqcn_rules_kernel_equals_oracle(mark_at, cnp_mode):
+    net = compile_network(star(n=4))
+    proto = _dcqcn_config(net, mark_at, cnp_mode)
+    kw = dict(qcn=True, seed=4, end_ns=3_000_000, bin_ns=100_000, measure_ns=(0, 3_000_000),
+              traced_flows=np.arange(net.n_flows), log_events=10**6, proto=proto)  # fmt: skip
+    params = FAST.replace(line_rate=proto.params["DCQCNSimParams"].line_rate)
+    state = build_state(net, params, pool=64, heap=16, **kw)
+    run_compiled(state, n_chunks=2)
+    o = Oracle(net, params, **kw).run()
+    assert_identical(state, o)
+    assert np.array_equal(state.npst, np.stack([n.as_array() for n in o.nps], axis=1))
+    assert o.c["cnm"] > 0
+    check_invariants(net, state, proto)
+
+
+def test_dcqcn_rules_change_the_run_and_coalescing_loses_no_mark():
+    net = compile_network(star(n=4))
+    kw = dict(qcn=True, seed=4, end_ns=3_000_000, bin_ns=100_000, measure_ns=(0, 3_000_000),
+              traced_flows=np.arange(net.n_flows))  # fmt: skip
+    cnps = {}
+    for mark_at in ("enqueue", "dequeue"):
+        for mode in ("dead_time", "coalesce"):
+            proto = _dcqcn_config(net, mark_at, mode)
+            params = FAST.replace(line_rate=proto.params["DCQCNSimParams"].line_rate)
+            st_ = build_state(net, params, proto=proto, **kw)
+            run_compiled(st_)
+            cnps[mark_at, mode] = int(st_.S[kh.S_CNM])
+    # the rules are applied (not ignored): each choice changes the CNP count
+    assert cnps["enqueue", "dead_time"] != cnps["dequeue", "dead_time"]
+    assert cnps["enqueue", "dead_time"] != cnps["enqueue", "coalesce"]
+
+
+def test_dcqcn_rules_reach_the_simulator_through_set():
+    from qcnmodel.sim import simulate
+
+    kw = dict(protocol="dcqcn", duration="2ms", bin_width="1ms", seed=1)
+    a = simulate("og-hotspot", overrides={"mark_at": "enqueue", "cnp_mode": "dead_time"}, **kw)
+    pp = a.dataset.attrs["protocol_params"]
+    assert '"mark_at": "enqueue"' in pp and '"cnp_mode": "dead_time"' in pp
+    with pytest.raises(ValueError, match="cnp_mode"):
+        simulate("og-hotspot", overrides={"cnp_mode": "sometimes"}, **kw)

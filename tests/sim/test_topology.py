@@ -221,3 +221,24 @@ def test_cli_topology_errors_name_the_entry(tmp_path, capsys):
     assert "flows[0] (line 21)" in err and "unknown node 'h9'" in err
     with pytest.raises(SystemExit):  # --scenario and --topology are exclusive
         main(["simulate", "--scenario", "parking-lot", "--topology", str(bad)])
+
+
+def test_pause_in_a_topology_file_is_lossless_by_default(tmp_path):
+    # the two-switch example with PAUSE on and no [pause] rtt: the headroom is derived from
+    # each link (delay both ways, switch latency, two frames); without congestion management
+    # the 12 Gb/s towards h4 (drained at 1 Gb/s) would overflow the 150 KB partitions
+    from pathlib import Path
+
+    from qcnmodel.sim.topology import simulate_topology
+
+    text = (Path(__file__).parents[2] / "examples/topologies/two-switch.toml").read_text()
+    path = tmp_path / "pause.toml"
+    path.write_text(text.replace('switch_memory = "150KB"', 'switch_memory = "150KB"\n\n'
+                                 "[pause]\nenabled = true"))  # fmt: skip
+    r = simulate_topology(path, duration="20ms", protocol="none", bin_width="1ms", trace=False)
+    assert r.counters["pause_frames"] > 0
+    assert r.counters["frames_dropped"] == 0
+    # with a zero headroom (the old default) the same run drops frames: the test can fail
+    path.write_text(path.read_text().replace("enabled = true", "enabled = true\nrtt = 0"))
+    r0 = simulate_topology(path, duration="20ms", protocol="none", bin_width="1ms", trace=False)
+    assert r0.counters["frames_dropped"] > 0

@@ -204,7 +204,7 @@ def deliver(S, C, FI, TFB, f, L, t):
 
 @njit(cache=True, inline="always")
 def port_transmit(
-    H, EP, EFREE, BK, S, C, PI, PF, NI, FI, FR, FREE, TFB, npst, npp, p, k, nbytes, inlink, now
+    fam, H, EP, EFREE, BK, S, C, PI, PF, NI, FI, FR, FREE, TFB, npst, npp, p, k, nbytes, inlink, now
 ):  # fmt: skip
     """Start sending frame ``k`` on port ``p``: schedule TXDONE and the next ARRIVE.
 
@@ -220,7 +220,7 @@ def port_transmit(
     d = PI[P_PROP, p] + NI[N_LAT, dst]
     if NI[N_HOST, dst] >= 0:
         deliver(S, C, FI, TFB, FR[R_FLOW, k], nbytes, now + tx + d)
-        D.np_deliver(H, EP, EFREE, BK, S, C, FR, npst, npp, k, FR[R_FLOW, k], now + tx + d, d)
+        D.np_deliver(fam, H, EP, EFREE, BK, S, C, FR, npst, npp, k, FR[R_FLOW, k], now + tx + d, d)
         FREE[S[S_FREE_N]] = k
         S[S_FREE_N] += 1
     else:
@@ -237,7 +237,7 @@ def q_touch(PI, p, now):
 
 @njit(cache=True, inline="always")
 def switch_service(
-    H, EP, EFREE, BK, S, C, PI, PF, NI, FI, FR, FREE, TFB, npst, npp, cp, cpp, p, now
+    fam, H, EP, EFREE, BK, S, C, PI, PF, NI, FI, FR, FREE, TFB, npst, npp, cp, cpp, p, now
 ):  # fmt: skip
     """Start the head frame of output queue ``p`` if the port is free and not paused."""
     if PI[P_BUSY, p] != 0 or PI[P_PAUSED, p] != 0 or PI[P_QN, p] == 0:
@@ -251,17 +251,17 @@ def switch_service(
     PI[P_Q, p] -= L
     PI[P_QN, p] -= 1
     if PI[P_CP, p] != 0:
-        D.cp_dequeue(C, cp, cpp, p, PI[P_Q, p], now)
+        D.cp_dequeue(fam, C, FR, cp, cpp, p, k, PI[P_Q, p], L, now)
     port_transmit(
-        H, EP, EFREE, BK, S, C, PI, PF, NI, FI, FR, FREE, TFB, npst, npp, p, k, L,
+        fam, H, EP, EFREE, BK, S, C, PI, PF, NI, FI, FR, FREE, TFB, npst, npp, p, k, L,
         FR[R_INLINK, k], now,
     )  # fmt: skip
 
 
 @njit(cache=True, inline="always")
 def host_service(
-    H, EP, EFREE, BK, S, C, PI, PF, FI, HI, GI, GF, NI, flow_of, dst_list, FR, FREE, TFB, rp, rpp,
-    npst, npp, h, now,
+    fam, H, EP, EFREE, BK, S, C, PI, PF, FI, HI, GI, GF, NI, flow_of, dst_list, FR, FREE, TFB,
+    rp, rpp, npst, npp, h, now,
 ):  # fmt: skip
     """Catch up host ``h``'s traffic, then start a frame or schedule a WAKE."""
     seed = C[C_SEED]
@@ -307,7 +307,7 @@ def host_service(
     else:
         HI[H_RR, h] = nxt
     FI[F_NA, f] = now
-    tag = D.rl_send(H, EP, EFREE, BK, S, C, rp, rpp, f, L, now)
+    tag = D.rl_send(fam, H, EP, EFREE, BK, S, C, rp, rpp, f, L, now)
     if rp[RP_ACTIVE, f] != 0.0:
         FI[F_NA, f] = now + np.int64(L * 8e9 / rp[RP_CR, f] + 0.5)
     n = S[S_FREE_N] - 1
@@ -319,13 +319,13 @@ def host_service(
     FR[R_INLINK, k] = -1
     FR[R_AUX, k] = tag
     port_transmit(
-        H, EP, EFREE, BK, S, C, PI, PF, NI, FI, FR, FREE, TFB, npst, npp, p, k, L, -1, now
+        fam, H, EP, EFREE, BK, S, C, PI, PF, NI, FI, FR, FREE, TFB, npst, npp, p, k, L, -1, now
     )
 
 
 @njit(cache=True, inline="always")
 def on_arrive(
-    H, EP, EFREE, BK, S, C, PI, FI, NI, route, FR, FREE, cp, cpp, out, EPF, k, link, now
+    fam, H, EP, EFREE, BK, S, C, PI, FI, NI, route, FR, FREE, cp, cpp, out, EPF, k, link, now
 ):  # fmt: skip
     """Frame ``k`` arrives at a switch over port ``link``: drop or enqueue (then run the CP).
 
@@ -362,13 +362,13 @@ def on_arrive(
         heap_push(H, EP, EFREE, BK, S, now + PI[P_PROP, link], K_PAUSE, link, 1, 0)
     if PI[P_CP, o] != 0:
         delay = C[C_CPLAT] + FR[R_BACK, k] - NI[N_LAT, node]
-        D.cp_enqueue(H, EP, EFREE, BK, S, C, EPF, FR, cp, cpp, out, k, f, o, PI[P_Q, o], L,
+        D.cp_enqueue(fam, H, EP, EFREE, BK, S, C, EPF, FR, cp, cpp, out, k, f, o, PI[P_Q, o], L,
                      delay, now)  # fmt: skip
     return o
 
 
 @njit(cache=True)
-def on_sample(H, EP, EFREE, BK, S, C, PI, FI, TQ, TG, TRP, tr_flows, rp, rpp, b, now):
+def on_sample(fam, H, EP, EFREE, BK, S, C, PI, FI, TQ, TG, TRP, tr_flows, rp, rpp, b, now):
     """End of bin ``b``: record the traces and schedule the next sample."""
     for p in range(PI.shape[1]):
         q_touch(PI, p, now)
@@ -386,7 +386,7 @@ def on_sample(H, EP, EFREE, BK, S, C, PI, FI, TQ, TG, TRP, tr_flows, rp, rpp, b,
     TG[TG_BLOCKED, b] = S[S_BLOCKED]
     TG[TG_DBYTES, b] = S[S_DELIV_BYTES]
     for r in range(tr_flows.shape[0]):
-        act, cr, tr, bc, ts, x = D.trace_rl(C, rp, rpp, tr_flows[r])
+        act, cr, tr, bc, ts, x = D.trace_rl(fam, C, rp, rpp, tr_flows[r])
         TRP[TR_ACTIVE, r, b] = act
         TRP[TR_CR, r, b] = cr
         TRP[TR_TR, r, b] = tr
@@ -402,7 +402,15 @@ def on_sample(H, EP, EFREE, BK, S, C, PI, FI, TQ, TG, TRP, tr_flows, rp, rpp, b,
 
 @njit(cache=True)
 def kernel_init(S, C, H, EP, EFREE, BK, PI, PF, FI, HI, GI, GF, NI, HS, rpp):
-    """Schedule the initial events: hotspots, first sample, drift, first host wakes."""
+    """Schedule the initial events: hotspots, first sample, drift, first host wakes.
+
+    Returns ``ST_GROW_HEAP`` without scheduling anything when the event table has fewer free
+    slots than these events need (2 per hotspot + 2 + 1 per host, plus the loop's margin of
+    8), else ``ST_OK``.
+    """
+    need = 2 * HS.shape[1] + 2 + HI.shape[1] + 8
+    if S[S_EFREE_N] < need or H.shape[1] - S[S_HN] < need:
+        return ST_GROW_HEAP
     for i in range(HS.shape[1]):
         heap_push(H, EP, EFREE, BK, S, HS[HS_START, i], K_HOT, i, 1, 0)
         heap_push(H, EP, EFREE, BK, S, HS[HS_STOP, i], K_HOT, i, 0, 0)
@@ -418,11 +426,12 @@ def kernel_init(S, C, H, EP, EFREE, BK, PI, PF, FI, HI, GI, GF, NI, HS, rpp):
         if wmin < INF_NS:
             HI[H_WAKE, h] = wmin
             heap_push(H, EP, EFREE, BK, S, wmin, K_WAKE, h, 0, 0)
+    return ST_OK
 
 
 @njit(cache=True, _nrt=False)
 def _run_until(
-    S, C, H, EP, EFREE, BK, PI, PF, FI, HI, GI, GF, NI, route, flow_of, dst_list, FR, FREE, HS,
+    fam, S, C, H, EP, EFREE, BK, PI, PF, FI, HI, GI, GF, NI, route, flow_of, dst_list, FR, FREE, HS,
     HSF, TQ, TG, TFB, TRP, tr_flows, cp, cpp, rp, rpp, out, LOG, EPF, npst, npp, WF, WI, until,
 ):  # fmt: skip
     """Process events with time <= ``until``; returns a status code (``ST_*``)."""
@@ -449,7 +458,8 @@ def _run_until(
         psvc = -1  # switch port to serve after the event
         if kind == K_ARRIVE:
             psvc = on_arrive(
-                H, EP, EFREE, BK, S, C, PI, FI, NI, route, FR, FREE, cp, cpp, out, EPF, a, b, now
+                fam, H, EP, EFREE, BK, S, C, PI, FI, NI, route, FR, FREE, cp, cpp, out, EPF, a, b,
+                now,
             )  # fmt: skip
         elif kind == K_TXDONE:
             PI[P_BUSY, a] = 0
@@ -467,7 +477,7 @@ def _run_until(
                 HI[H_WAKE, a] = -1
                 hsvc = a
         elif kind == K_CNM or kind == K_TIMER or kind >= K_AUX:
-            D.on_event(H, EP, EFREE, BK, S, C, EPF, PI, NI, HI, FI, route, WI, WF, cp, cpp, rp,
+            D.on_event(fam, H, EP, EFREE, BK, S, C, EPF, PI, NI, HI, FI, route, WI, WF, cp, cpp, rp,
                        rpp, kind, a, b, c, slot, now)  # fmt: skip
         elif kind == K_PAUSE:
             PI[P_PAUSED, a] = b
@@ -479,30 +489,31 @@ def _run_until(
             p = HS[HS_PORT, a]
             PF[PF_NSPB, p] = HSF[a] if b != 0 else PF[PF_NSPB_BASE, p]
         elif kind == K_SAMPLE:
-            on_sample(H, EP, EFREE, BK, S, C, PI, FI, TQ, TG, TRP, tr_flows, rp, rpp, a, now)
+            on_sample(fam, H, EP, EFREE, BK, S, C, PI, FI, TQ, TG, TRP, tr_flows, rp, rpp, a, now)
         elif kind == K_DRIFT:
-            D.on_drift(H, EP, EFREE, BK, S, C, rp, rpp, FI.shape[1])
+            D.on_drift(fam, H, EP, EFREE, BK, S, C, rp, rpp, FI.shape[1])
             heap_push(H, EP, EFREE, BK, S, now + C[C_DRIFT], K_DRIFT, 0, 0, 0)
         if hsvc >= 0:
             host_service(
-                H, EP, EFREE, BK, S, C, PI, PF, FI, HI, GI, GF, NI, flow_of, dst_list, FR, FREE,
-                TFB, rp, rpp, npst, npp, hsvc, now,
+                fam, H, EP, EFREE, BK, S, C, PI, PF, FI, HI, GI, GF, NI, flow_of, dst_list, FR,
+                FREE, TFB, rp, rpp, npst, npp, hsvc, now,
             )  # fmt: skip
         elif psvc >= 0:
             switch_service(
-                H, EP, EFREE, BK, S, C, PI, PF, NI, FI, FR, FREE, TFB, npst, npp, cp, cpp, psvc, now
+                fam, H, EP, EFREE, BK, S, C, PI, PF, NI, FI, FR, FREE, TFB, npst, npp, cp, cpp,
+                psvc, now,
             )  # fmt: skip
     return ST_OK
 
 
 @njit(cache=True)
 def run_until(
-    S, C, H, EP, EFREE, BK, PI, PF, FI, HI, GI, GF, NI, route, flow_of, dst_list, FR, FREE, HS,
+    fam, S, C, H, EP, EFREE, BK, PI, PF, FI, HI, GI, GF, NI, route, flow_of, dst_list, FR, FREE, HS,
     HSF, TQ, TG, TFB, TRP, tr_flows, cp, cpp, rp, rpp, out, LOG, EPF, npst, npp, WF, WI, until,
 ):  # fmt: skip
     """Process events with time <= ``until`` (on borrowed views); returns an ``ST_*`` code."""
     return _run_until(
-        _borrow(S), _borrow(C), _borrow(H), _borrow(EP), _borrow(EFREE), _borrow(BK),
+        _borrow(fam), _borrow(S), _borrow(C), _borrow(H), _borrow(EP), _borrow(EFREE), _borrow(BK),
         _borrow(PI),
         _borrow(PF), _borrow(FI), _borrow(HI), _borrow(GI), _borrow(GF), _borrow(NI),
         _borrow(route), _borrow(flow_of), _borrow(dst_list), _borrow(FR), _borrow(FREE),
@@ -527,14 +538,16 @@ def run_compiled(state, n_chunks: int = 1, callback=None) -> None:
     after each, e.g. for a progress bar); the heap and frame pool grow when the kernel asks.
     """
     end = int(state.C[C_END])
-    kernel_init(
+    fam = D.marker(int(state.C[D.C_FAM]))  # compiles (or loads) this family's loop only
+    while kernel_init(
         state.S, state.C, state.H, state.EP, state.EFREE, state.BK, state.PI, state.PF, state.FI,
         state.HI, state.GI, state.GF, state.NI, state.HS, state.rpp,
-    )  # fmt: skip
+    ) == ST_GROW_HEAP:  # fmt: skip
+        state.grow_heap()  # capacity is checked before anything is scheduled
     for i in range(1, n_chunks + 1):
         until = end if i == n_chunks else end * i // n_chunks
         while True:
-            st = run_until(*state.args(), until)
+            st = run_until(fam, *state.args(), until)
             if st == ST_GROW_HEAP:
                 state.grow_heap()
             elif st == ST_GROW_POOL:
@@ -548,16 +561,13 @@ def run_compiled(state, n_chunks: int = 1, callback=None) -> None:
     )
 
 
-_WARM: list[float] = []
+_WARM: dict[str, float] = {}
 
 
-def warm_up() -> float:
-    """Compile (or load from the cache) every kernel function on a tiny network.
-
-    Returns the time it took the first time in this process (0.0 afterwards), so that callers
-    can report compilation separately from simulation.
-    """
-    if _WARM:
+def warm_up(family: str = "qcn") -> float:
+    """Compile (or load) ``family``'s event loop on a tiny network; the time it took (0.0
+    after the first call in a process), reported apart from the simulation."""
+    if family in _WARM:
         return 0.0
     import time
 
@@ -572,6 +582,7 @@ def warm_up() -> float:
         UniformTraffic,
         compile_network,
     )
+    from qcnmodel.sim.protocols.registry import make_config
 
     t0 = time.perf_counter()
     spec = NetworkSpec(
@@ -579,8 +590,10 @@ def warm_up() -> float:
         (UniformTraffic("a", 5e9),), (Hotspot("b", 1e9, 0.0, 1e-5),),
     )  # fmt: skip
     net = compile_network(spec)
+    proto = make_config(family)  # each family has a protocol of its name
     st = build_state(net, QCNParams(), qcn=True, seed=0, end_ns=20_000, bin_ns=10_000,
-                     measure_ns=(0, 20_000), traced_flows=np.arange(net.n_flows))  # fmt: skip
+                     measure_ns=(0, 20_000), traced_flows=np.arange(net.n_flows),
+                     proto=proto)  # fmt: skip
     run_compiled(st)
-    _WARM.append(time.perf_counter() - t0)
-    return _WARM[0]
+    _WARM[family] = time.perf_counter() - t0
+    return _WARM[family]

@@ -189,6 +189,7 @@ def build_state(
 
     pool = int(config.defaults["sim.pool_capacity"] if pool is None else pool)
     heap = int(config.defaults["sim.heap_capacity"] if heap is None else heap)
+    heap = max(heap, initial_events(net) + HEAP_SLACK)
     proto = protocol_config(params, qcn, proto)
     n_ports, n_flows, n_hosts = net.n_ports, net.n_flows, net.n_hosts
     n_gens = len(net.gen_host)
@@ -248,7 +249,10 @@ def build_state(
     S[S_EFREE_N] = heap
     return KernelState(
         S=S, C=C, H=H, EP=EP, EFREE=EFREE, BK=BK, PI=PI, PF=PF, FI=FI, HI=HI, GI=GI, GF=GF, NI=NI,
-        route=net.route.copy(), flow_of=net.flow_of.copy(), dst_list=net.dst_list.copy(),
+        # read-only in the kernel: shared with the network, not copied (nodes x hosts each)
+        route=np.ascontiguousarray(net.route, np.int64),
+        flow_of=np.ascontiguousarray(net.flow_of, np.int64),
+        dst_list=np.ascontiguousarray(net.dst_list, np.int64),
         FR=FR, FREE=FREE, HS=HS[:, :n_hs] if n_hs else HS[:, :0], HSF=HSF,
         TQ=np.zeros((TQ_ROWS, n_ports, nbins), np.int64),
         TG=np.zeros((TG_ROWS, nbins), np.int64),
@@ -265,6 +269,18 @@ def build_state(
         npst=st.get("np", np.zeros((2, 1))), npp=pk.get("np", np.zeros(2)),
         WF=np.zeros(n_ports + 1), WI=np.zeros(2 * n_ports + 2, np.int64),
     )  # fmt: skip
+
+
+#: free event slots the kernel keeps beyond the events it is about to push (one event pushes
+#: at most a few; the loop asks for growth below this many)
+HEAP_SLACK = 64
+
+
+def initial_events(net: CompiledNetwork) -> int:
+    """Events scheduled before the first one runs: two per hotspot (start, stop), the first
+    trace sample, the drift timer and one wake per host (``kernel_init`` and the oracle's
+    ``_init``); the event heap is sized to hold them all."""
+    return 2 * len(net.hs_port) + 2 + net.n_hosts
 
 
 def protocol_config(params, qcn: bool, proto=None):

@@ -25,6 +25,12 @@ Modelling choices (all documented here, referenced by the scenario docstrings):
   ``low = high - pause_hysteresis``. XON/XOFF only (no timed expiry; equivalent to the
   default "refreshed while above low"); refreshes are not counted. PAUSE frames take the
   link's propagation delay; a frame in transmission completes.
+* PAUSE headroom: without ``pause_rtt`` (``PauseConfig.rtt=None``) each input port reserves
+  what can still arrive after its XOFF: the link's delay both ways, the switch latency and
+  two maximum frames (IEEE 802.1Q-2014 Annex N), so PAUSE is lossless by default.
+* Validation: rates, times and sizes must be finite numbers in range (a frame time of at
+  least 1 ns, a source or hotspot never faster than its link, times up to 1e6 s, at least
+  one frame per VOQ); each error names the field and the allowed range.
 * Adapter (our reading of the decks): one virtual output queue (VOQ) per destination, i.e. per flow,
   holding at most ``adapter_ib / n_voq`` bytes (the input buffer partitioned per VOQ, drop
   when full: counted as ``frames_blocked``, not as network drops); VOQs are served round

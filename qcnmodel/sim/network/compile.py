@@ -16,18 +16,48 @@ from dataclasses import dataclass
 import numpy as np
 
 from qcnmodel.sim.network.compiled import GEN_CBR, GEN_UNIFORM, CompiledNetwork
-from qcnmodel.sim.network.spec import Link, NetworkSpec, Switch, UniformTraffic
+from qcnmodel.sim.network.spec import ConstantFlow, Link, NetworkSpec, Switch, UniformTraffic
 
 __all__ = ["compile_network"]
 
 NS = 1e9
 _BIG = np.iinfo(np.int64).max // 4  #: "unlimited" (bytes or ns)
+#: largest finite time (s) of a spec: delays, latencies, starts, stops, on/off means. Times
+#: are integer ns in an int64; 1e6 s (1e15 ns) leaves room for sums over any path.
+MAX_TIME_S = 1e6
 
 
 def _ns(seconds: float) -> int:
     if math.isinf(seconds):
         return _BIG
     return int(round(seconds * NS))
+
+
+def _num(value, what: str) -> float:
+    """``value`` as a float; ValueError naming ``what`` if it is not a number or is NaN."""
+    try:
+        v = float(value)
+    except (TypeError, ValueError):
+        raise ValueError(f"{what}: {value!r} is not a number") from None
+    if math.isnan(v):
+        raise ValueError(f"{what}: NaN is not allowed")
+    return v
+
+
+def _time(value, what: str, inf_ok: bool = False) -> float:
+    """A time in [0, MAX_TIME_S] s (or ``inf`` when ``inf_ok``); ValueError names ``what``."""
+    v = _num(value, what)
+    if inf_ok and v == math.inf:
+        return v
+    if not 0.0 <= v <= MAX_TIME_S:
+        hi = f"{MAX_TIME_S:g}] s" + (" or inf" if inf_ok else "")
+        raise ValueError(f"{what}: {value!r} s is outside the allowed range [0, {hi}")
+    return v
+
+
+def max_rate(frame_size: int) -> float:
+    """Fastest rate (bit/s) whose frame time is at least 1 ns (integer-ns time)."""
+    return frame_size * 8.0 * NS
 
 
 def _expand_adapter_hotspots(spec: NetworkSpec) -> tuple[NetworkSpec, set[str]]:
@@ -82,9 +112,7 @@ def _nodes(spec: NetworkSpec) -> _Nodes:
         raise ValueError("network: at least two hosts are needed")
     latency = np.zeros(len(names), np.int64)
     for k, s in enumerate(spec.switches):
-        if s.latency < 0:
-            raise ValueError(f"switch {s.name}: latency must be >= 0")
-        latency[n_hosts + k] = _ns(s.latency)
+        latency[n_hosts + k] = _ns(_time(s.latency, f"switch {s.name}: latency"))
     node_host = np.full(len(names), -1, np.int64)
     node_host[:n_hosts] = np.arange(n_hosts)
     return _Nodes(names, {n: i for i, n in enumerate(names)}, n_hosts, node_host, latency)
@@ -108,17 +136,24 @@ class _Ports:
 
 def _ports(spec: NetworkSpec, nodes: _Nodes) -> _Ports:
     src, dst, rate, prop = [], [], [], []
+    L = spec.frame_size
+    if isinstance(L, bool) or not isinstance(L, (int, np.integer)) or not 64 <= L <= 9216:
+        raise ValueError(f"frame_size: {L!r} is not an integer in the allowed range [64, 9216] B")
+    top = max_rate(int(L))
     for ln in spec.links:
         a, b = nodes.node(ln.a, "link"), nodes.node(ln.b, "link")
-        if not (ln.rate > 0 and math.isfinite(ln.rate)):
-            raise ValueError(f"link {ln.a}-{ln.b}: rate must be a positive number of bit/s")
-        if ln.delay < 0:
-            raise ValueError(f"link {ln.a}-{ln.b}: delay must be >= 0")
+        r = _num(ln.rate, f"link {ln.a}-{ln.b}: rate")
+        if not 0 < r <= top:
+            raise ValueError(
+                f"link {ln.a}-{ln.b}: rate {ln.rate!r} bit/s is outside the allowed range "
+                f"(0, {top:g}] (a {spec.frame_size} B frame must take at least 1 ns)"
+            )
+        delay = _ns(_time(ln.delay, f"link {ln.a}-{ln.b}: delay"))
         for u, v in ((a, b), (b, a)):
             src.append(u)
             dst.append(v)
-            rate.append(float(ln.rate))
-            prop.append(_ns(ln.delay))
+            rate.append(r)
+            prop.append(delay)
     adj: list[list[int]] = [[] for _ in nodes.names]
     for p, u in enumerate(src):
         adj[u].append(p)
@@ -132,29 +167,58 @@ def _ports(spec: NetworkSpec, nodes: _Nodes) -> _Ports:
 
 
 def _routes(nodes: _Nodes, ports: _Ports) -> np.ndarray:
-    """BFS from each destination host (hosts do not forward); ties -> lowest port index."""
-    n_nodes = len(nodes.names)
-    route = np.full((n_nodes, nodes.n_hosts), -1, np.int64)
-    for d in range(nodes.n_hosts):
-        dist = np.full(n_nodes, -1)
-        dist[d] = 0
-        dq = deque([d])
+    """Egress port of every node towards every host: shortest path in hops, hosts do not
+    forward, ties to the lowest port index.
+
+    A host has exactly one link, so a path to host ``d`` is a path to the node ``d`` hangs
+    from, then that link. One BFS over the switches per destination *switch* (not per host)
+    gives every switch's next hop towards it; the hosts' rows follow. The cost is
+    O(switches x switch links + nodes x hosts) (the last term only fills the table).
+    """
+    n_nodes, n_hosts = len(nodes.names), nodes.n_hosts
+    route = np.full((n_nodes, n_hosts), -1, np.int64)
+    is_host = nodes.node_host >= 0
+    sw = np.flatnonzero(~is_host)
+    n_sw = len(sw)
+    sw_pos = np.full(n_nodes, -1, np.int64)
+    sw_pos[sw] = np.arange(n_sw)
+    # switch-to-switch ports of every switch, in increasing port index
+    sw_adj = [[p for p in sorted(ports.adj[u]) if not is_host[ports.dst[p]]] for u in sw]
+    nxt = np.full((n_sw, n_sw), -1, np.int64)  # nxt[i, j]: port of switch i towards switch j
+    for j in range(n_sw):
+        dist = np.full(n_sw, -1, np.int64)
+        dist[j] = 0
+        dq = deque([j])
         while dq:
-            u = dq.popleft()
-            if nodes.node_host[u] >= 0 and u != d:
-                continue  # hosts do not forward
-            for p in ports.adj[u]:
-                v = ports.dst[p]
-                if dist[v] < 0:
-                    dist[v] = dist[u] + 1
-                    dq.append(v)
-        for u in range(n_nodes):
-            if u == d or dist[u] < 0:
-                continue
-            for p in sorted(ports.adj[u]):
-                if dist[ports.dst[p]] == dist[u] - 1:
-                    route[u, d] = p
-                    break
+            i = dq.popleft()
+            for p in sw_adj[i]:
+                k = sw_pos[ports.dst[p]]
+                if dist[k] < 0:
+                    dist[k] = dist[i] + 1
+                    dq.append(k)
+        for i in range(n_sw):
+            if i != j and dist[i] > 0:
+                for p in sw_adj[i]:  # lowest port index among the shortest next hops
+                    if dist[sw_pos[ports.dst[p]]] == dist[i] - 1:
+                        nxt[i, j] = p
+                        break
+    reach = (nxt >= 0) | np.eye(n_sw, dtype=bool)  # reach[i, j]: switch j reachable from i
+    hp = ports.host_port
+    up = ports.dst[hp]  # the node each host hangs from
+    from_sw = ~is_host[up]  # hosts hanging from a switch (the others reach one host only)
+    up_sw = sw_pos[np.where(from_sw, up, sw[0] if n_sw else 0)]
+    for d in range(n_hosts):
+        u = int(up[d])
+        back = int(hp[d]) ^ 1  # u's port towards d: the other direction of d's one link
+        if is_host[u]:  # two hosts joined by one link: only u reaches d
+            route[u, d] = back
+            continue
+        j = sw_pos[u]
+        route[sw, d] = nxt[:, j]
+        route[u, d] = back
+        ok = from_sw & reach[up_sw, j]
+        ok[d] = False
+        route[np.flatnonzero(ok), d] = hp[ok]
     return route
 
 
@@ -164,20 +228,43 @@ def _buffers(spec: NetworkSpec, nodes: _Nodes, ports: _Ports, ob_nodes: set[str]
     n = ports.n
     part, oq = np.full(n, -1, np.int64), np.full(n, -1, np.int64)
     xoff, xon = np.full(n, -1, np.int64), np.full(n, -1, np.int64)
-    if not b.switch_memory > 0:
-        raise ValueError("switch_memory: must be > 0 bytes")
+    for name in ("switch_memory", "adapter_ib", "adapter_ob"):
+        if not _num(getattr(b, name), name) > 0:
+            v = getattr(b, name)
+            raise ValueError(f"{name}: {v!r} B is outside the allowed range (0, inf]")
+    if not _num(b.oq_limit, "oq_limit") >= 0:
+        raise ValueError(f"oq_limit: {b.oq_limit!r} B is outside the allowed range [0, inf]")
+    if pz.rtt is not None:
+        _time(pz.rtt, "pause_rtt")
+    hf, hy = _num(pz.headroom_factor, "headroom_factor"), _num(pz.hysteresis, "hysteresis")
+    if not (0 <= hf < math.inf and 0 <= hy < math.inf):
+        raise ValueError(
+            f"pause: headroom_factor {pz.headroom_factor!r} and hysteresis {pz.hysteresis!r} B "
+            "must be finite and >= 0"
+        )
+
+    def headroom(p: int) -> float:
+        """Bytes that can still arrive on port ``p`` after its XOFF (module docstring)."""
+        rate = ports.rate[p]
+        rtt = pz.rtt
+        if rtt is None:  # the wire both ways, the receiver's latency, two frames in flight
+            rtt = 2 * ports.prop[p] / NS + nodes.latency[ports.dst[p]] / NS
+            rtt += 2 * spec.frame_size * 8.0 / rate
+        return rtt * rate / 8.0 * hf
+
     for p in range(n):
         if nodes.node_host[ports.dst[p]] < 0:  # arrives at a switch
             part[p] = _BIG if math.isinf(b.switch_memory) else int(b.switch_memory)
             if pz.enabled:
-                hi = b.switch_memory - pz.rtt * ports.rate[p] / 8.0 * pz.headroom_factor
+                hi = b.switch_memory - headroom(p)
                 if math.isinf(b.switch_memory):
                     hi = _BIG
                 if hi <= spec.frame_size:
                     raise ValueError(
-                        f"pause: high watermark M - rtt*bw = {hi:.0f} B is not positive "
-                        f"(switch_memory {b.switch_memory:.0f} B too small for pause_rtt "
-                        f"{pz.rtt:g} s)"
+                        f"pause: high watermark M - headroom = {hi:.0f} B leaves less than one "
+                        f"frame (switch_memory {b.switch_memory:.0f} B too small for a "
+                        f"headroom of {headroom(p):.0f} B on {nodes.names[ports.src[p]]}->"
+                        f"{nodes.names[ports.dst[p]]})"
                     )
                 xoff[p] = int(hi)
                 xon[p] = max(0, int(hi - pz.hysteresis))
@@ -194,11 +281,11 @@ def _buffers(spec: NetworkSpec, nodes: _Nodes, ports: _Ports, ob_nodes: set[str]
                 xoff[p] = xon[p] = -1
             else:  # frames from the switch fill the OB; PAUSE upstream
                 part[p] = _BIG if math.isinf(b.adapter_ob) else int(b.adapter_ob)
-                hi = b.adapter_ob - pz.rtt * ports.rate[p] / 8.0 * pz.headroom_factor
+                hi = b.adapter_ob - headroom(p)
                 if hi <= spec.frame_size:
                     raise ValueError(
                         f"adapter_ob: OB {b.adapter_ob:.0f} B leaves no room above the PAUSE "
-                        f"headroom for pause_rtt {pz.rtt:g} s"
+                        f"headroom of {headroom(p):.0f} B"
                     )
                 xoff[p] = _BIG if math.isinf(hi) else int(hi)
                 xon[p] = max(0, int(hi - pz.hysteresis))
@@ -232,49 +319,53 @@ def _traffic(spec: NetworkSpec, nodes: _Nodes, ports: _Ports, route: np.ndarray)
         return int(t.flow_of[s, d])
 
     L = int(spec.frame_size)
-    if not 64 <= L <= 9216:
-        raise ValueError(f"frame_size: {L} B is outside the allowed range [64, 9216]")
     for g in spec.traffic:
         s = nodes.node(g.source, "traffic")
         if s >= n_hosts:
             raise ValueError(f"traffic: source {g.source!r} is not a host")
         link_rate = ports.rate[ports.host_port[s]]
-        if not g.rate > 0:
-            raise ValueError(f"traffic {g.source}: rate must be > 0 bit/s")
-        if g.stop <= g.start:
-            raise ValueError(f"traffic {g.source}: stop must be after start")
-        rec = dict(host=s, start=_ns(g.start), stop=_ns(g.stop), on=0.0, off=0.0, flow=-1)
+        what = f"traffic {g.source}" + (f"->{g.dest}" if isinstance(g, ConstantFlow) else "")
+        rate = _num(g.rate, f"{what}: rate")
+        if not 0 <= rate <= link_rate * (1 + 1e-12):
+            raise ValueError(
+                f"{what}: rate {g.rate!r} bit/s is outside the allowed range [0, {link_rate:g}] "
+                f"(at most the source's link rate; 0 = no frames)"
+            )
+        start = _time(g.start, f"{what}: start")
+        stop = _time(g.stop, f"{what}: stop", inf_ok=True)
+        if stop <= start:
+            raise ValueError(f"{what}: stop ({g.stop!r} s) must be after start ({g.start!r} s)")
+        rec = dict(host=s, start=_ns(start), stop=_ns(stop), on=0.0, off=0.0, flow=-1)
         if isinstance(g, UniformTraffic):
-            if g.rate > link_rate * (1 + 1e-12):
-                raise ValueError(
-                    f"load: traffic rate {g.rate:g} bit/s at {g.source} exceeds its link rate "
-                    f"{link_rate:g} bit/s (allowed: (0, 1] of the link)"
-                )
             ds = (
                 [nodes.node(d, "traffic") for d in g.destinations]
                 if g.destinations
                 else [h for h in range(n_hosts) if h != s]
             )
-            rec.update(kind=GEN_UNIFORM, prob=min(1.0, g.rate / link_rate))
+            rec.update(kind=GEN_UNIFORM, prob=min(1.0, rate / link_rate))
             rec.update(gap=L * 8.0 * NS / link_rate, dst_start=len(t.dst_list), dst_count=len(ds))
             for d in ds:
                 if d >= n_hosts or d == s:
                     raise ValueError(f"traffic {g.source}: bad destination {nodes.names[d]!r}")
-                t.offered[flow(s, d)] += g.rate / len(ds)
+                t.offered[flow(s, d)] += rate / len(ds)
                 t.dst_list.append(d)
         else:
             d = nodes.node(g.dest, "traffic")
             if d >= n_hosts or d == s:
                 raise ValueError(f"traffic {g.source}: bad destination {g.dest!r}")
             f = flow(s, d)
+            on = _time(g.on_mean, f"{what}: on_mean")
+            off = _time(g.off_mean, f"{what}: off_mean")
             duty = 1.0
-            if g.on_mean > 0 or g.off_mean > 0:
-                if not (g.on_mean > 0 and g.off_mean > 0):
-                    raise ValueError(f"traffic {g.source}: on_mean and off_mean must both be > 0")
-                duty = g.on_mean / (g.on_mean + g.off_mean)
-            t.offered[f] += min(g.rate, link_rate) * duty
-            rec.update(kind=GEN_CBR, prob=1.0, gap=L * 8.0 * NS / g.rate, flow=f)
-            rec.update(dst_start=0, dst_count=0, on=g.on_mean * NS, off=g.off_mean * NS)
+            if on > 0 or off > 0:
+                if not (on > 0 and off > 0):
+                    raise ValueError(f"{what}: on_mean and off_mean must both be > 0 (or both 0)")
+                duty = on / (on + off)
+            t.offered[f] += rate * duty
+            rec.update(kind=GEN_CBR, prob=1.0, gap=L * 8.0 * NS / rate if rate > 0 else 0.0)
+            rec.update(flow=f, dst_start=0, dst_count=0, on=on * NS, off=off * NS)
+        if rate == 0:
+            continue  # the flow exists (with zero throughput); no generator
         t.gens.append(rec)
     if not t.fsrc:
         raise ValueError("traffic: the scenario has no traffic")
@@ -282,13 +373,23 @@ def _traffic(spec: NetworkSpec, nodes: _Nodes, ports: _Ports, route: np.ndarray)
     return t
 
 
-def _voq_limits(spec: NetworkSpec, n_hosts: int, fsrc: list[int]) -> np.ndarray:
-    """Frames per VOQ: the adapter input buffer shared by the host's VOQs (one per flow)."""
+def _voq_limits(spec: NetworkSpec, n_hosts: int, fsrc: list[int], names) -> np.ndarray:
+    """Frames per VOQ: the adapter input buffer shared by the host's VOQs (one per flow).
+
+    Raises ValueError when a VOQ's share is below one frame (nothing could be queued)."""
     voq_per_host = np.bincount(np.array(fsrc), minlength=n_hosts)
     voq_lim = np.zeros(len(fsrc), np.int64)
+    L = int(spec.frame_size)
     for f in range(len(fsrc)):
-        share = spec.buffers.adapter_ib / voq_per_host[fsrc[f]]
-        voq_lim[f] = _BIG if math.isinf(share) else max(1, int(share // int(spec.frame_size)))
+        n_voq = int(voq_per_host[fsrc[f]])
+        share = spec.buffers.adapter_ib / n_voq
+        if share < L:
+            raise ValueError(
+                f"adapter_ib: {spec.buffers.adapter_ib:g} B gives each of the {n_voq} VOQs of "
+                f"{names[fsrc[f]]} {share:.0f} B, less than one {L} B frame (allowed: "
+                f">= {n_voq * L} B)"
+            )
+        voq_lim[f] = _BIG if math.isinf(share) else int(share // L)
     return voq_lim
 
 
@@ -306,14 +407,25 @@ def _hotspots(spec: NetworkSpec, nodes: _Nodes, ports: _Ports, ob_nodes: set[str
             hs_mon.append(min(p for p in range(ports.n) if dst[p] == ob and host[src[p]] < 0))
         else:
             hs_mon.append(min(into))
-        if not hs.rate > 0:
-            raise ValueError("service_rate: hotspot service rate must be > 0 bit/s")
-        if hs.stop <= hs.start:
-            raise ValueError("hotspot_stop: must be after hotspot_start")
-        hs_port.append(min(into))
-        hs_rate.append(float(hs.rate))
-        hs_a.append(_ns(hs.start))
-        hs_b.append(_ns(hs.stop))
+        port = min(into)
+        top = ports.rate[port]
+        rate = _num(hs.rate, "service_rate")
+        if not 0 < rate <= top * (1 + 1e-12):
+            # a port never sends above its line rate: the service rate is a share of it
+            raise ValueError(
+                f"service_rate: hotspot rate {hs.rate!r} bit/s at {hs.node} is outside the "
+                f"allowed range (0, {top:g}] (the rate of its link)"
+            )
+        start = _time(hs.start, "hotspot_start")
+        stop = _time(hs.stop, "hotspot_stop", inf_ok=True)
+        if stop <= start:
+            raise ValueError(
+                f"hotspot_stop: {hs.stop!r} s must be after hotspot_start ({hs.start!r} s)"
+            )
+        hs_port.append(port)
+        hs_rate.append(rate)
+        hs_a.append(_ns(start))
+        hs_b.append(_ns(stop))
     return hs_port, hs_mon, hs_rate, hs_a, hs_b
 
 
@@ -367,7 +479,7 @@ def compile_network(spec: NetworkSpec) -> CompiledNetwork:
         port_part_limit=part, port_oq_limit=oq, port_xoff=xoff, port_xon=xon,
         host_node=np.arange(nodes.n_hosts, dtype=np.int64), host_port=ports.host_port,
         route=route, flow_src=np.array(t.fsrc, np.int64), flow_dst=np.array(t.fdst, np.int64),
-        flow_of=t.flow_of, flow_voq_limit=_voq_limits(spec, nodes.n_hosts, t.fsrc),
+        flow_of=t.flow_of, flow_voq_limit=_voq_limits(spec, nodes.n_hosts, t.fsrc, names),
         flow_names=[f"{names[s]}->{names[d]}" for s, d in zip(t.fsrc, t.fdst)],
         gen_host=col("host", np.int64), gen_kind=col("kind", np.int64),
         gen_flow=col("flow", np.int64), gen_dst_start=col("dst_start", np.int64),

@@ -112,10 +112,17 @@ class Buffers:
 
 @dataclass(frozen=True)
 class PauseConfig:
-    """IEEE 802.3x PAUSE at switch inputs, with seed 000's watermarks (module docstring)."""
+    """IEEE 802.3x PAUSE at switch inputs, with seed 000's watermarks (module docstring).
+
+    ``rtt`` (s) sets the headroom ``rtt * link_rate * headroom_factor`` reserved above XOFF.
+    ``None`` (default) derives it per input port so that PAUSE is lossless: twice the link's
+    propagation delay, the receiving switch's latency and two maximum frame times (the
+    headroom of IEEE 802.1Q-2014 Annex N for 802.1Qbb: the cable both ways, the frame being
+    sent when PAUSE arrives, the frame being processed).
+    """
 
     enabled: bool = False
-    rtt: float = 0.0
+    rtt: float | None = None
     headroom_factor: float = 1.0
     hysteresis: float = 10e3
 

@@ -53,7 +53,7 @@ class NoneFamily:
     def cp_enqueue(self, fr, f: int, o: int, q: int, L: int, delay: int, now: int) -> None:
         pass
 
-    def cp_dequeue(self, p: int, q: int, now: int) -> None:
+    def cp_dequeue(self, fr, p: int, q: int, L: int, now: int) -> None:
         pass
 
     def np_deliver(self, fr, f: int, t: int, d: int) -> None:
@@ -115,7 +115,7 @@ class QCNFamily(NoneFamily):
             self.sim.c["cnm"] += 1
             self.sim.push(now + delay, K_CNM, f, int(qfb), o, (qoff, qdelta, 0.0))
 
-    def cp_dequeue(self, p: int, q: int, now: int) -> None:
+    def cp_dequeue(self, fr, p: int, q: int, L: int, now: int) -> None:
         if self.sonar:
             self.cps[p].on_queue(float(q), now)
 
@@ -282,13 +282,19 @@ class DCQCNFamily(NoneFamily):
         return 0  # not ECN-marked
 
     def cp_enqueue(self, fr, f: int, o: int, q: int, L: int, delay: int, now: int) -> None:
-        if self.cps[o].on_arrival(float(q)):
+        if not self.cps[o].at_dequeue and self.cps[o].on_arrival(float(q)):
+            fr.aux = 1
+
+    def cp_dequeue(self, fr, p: int, q: int, L: int, now: int) -> None:
+        if self.cps[p].at_dequeue and self.cps[p].on_arrival(float(q + L)):
             fr.aux = 1
 
     def np_deliver(self, fr, f: int, t: int, d: int) -> None:
-        if fr.aux and t <= self.sim.end and self.nps[f].on_packet(True, t):
-            self.sim.c["cnm"] += 1
-            self.sim.push(t + fr.back + d, K_CNM, f, 0, 0)
+        if fr.aux and t <= self.sim.end:
+            tc = self.nps[f].on_packet(True, t)
+            if 0 <= tc <= self.sim.end:
+                self.sim.c["cnm"] += 1
+                self.sim.push(tc + fr.back + d, K_CNM, f, 0, 0)
 
     def on_event(self, kind: int, a: int, b: int, c: int, x, now: int) -> None:
         rp = self.rps[a]

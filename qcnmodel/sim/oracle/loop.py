@@ -32,6 +32,7 @@ from qcnmodel.sim.kernel.state import (
     TG_ROWS,
     TQ_ROWS,
     TR_ROWS,
+    initial_events,
     protocol_config,
 )
 from qcnmodel.sim.network import CompiledNetwork
@@ -272,7 +273,7 @@ class Oracle:
         self.q_touch(o, now)
         o.q -= L
         if o.cp:
-            self.fam.cp_dequeue(p, o.q, now)
+            self.fam.cp_dequeue(fr, p, o.q, L, now)
         self.transmit(p, fr, L, fr.inlink, now)
 
     def host_service(self, h: int, now: int) -> None:
@@ -380,6 +381,11 @@ class Oracle:
             if wmin < INF_NS:
                 self.h_wake[h] = wmin
                 self.push(wmin, K_WAKE, h, 0, 0)
+        if len(self.heap) > initial_events(net):  # the kernel sizes its heap by this bound
+            raise RuntimeError(
+                f"oracle: {len(self.heap)} initial events exceed the kernel's heap bound "
+                f"{initial_events(net)} (qcnmodel.sim.kernel.state.initial_events)"
+            )
         while self.heap and self.heap[0][0] <= self.end:
             now, _, kind, a, b, c, x = heapq.heappop(self.heap)
             self.now = now

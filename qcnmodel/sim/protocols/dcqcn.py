@@ -9,11 +9,25 @@ simulator keeps it). Twin:
 
 Rules
 -----
-* **CP (RED/ECN)**: at each arrival (Q in bytes including the frame) the frame is marked with
-  probability p(Q) = 0 (Q <= Kmin), pmax (Q - Kmin)/(Kmax - Kmin) (Kmin < Q <= Kmax), 1 (Q >
-  Kmax): marked iff u < p(Q), one draw per arrival on ``stream_key(STREAM_CP, j)``.
-* **NP** (receiver, per flow): a marked packet triggers a CNP at once if no CNP was sent for
-  the flow in the last ``cnp_interval`` (the paper's rule; N CNPs per interval at most 1).
+* **CP (RED/ECN)**: a frame is marked with probability p(Q) = 0 (Q <= Kmin),
+  pmax (Q - Kmin)/(Kmax - Kmin) (Kmin < Q <= Kmax), 1 (Q > Kmax): marked iff u < p(Q), one
+  draw per frame on ``stream_key(STREAM_CP, j)``. ``mark_at="dequeue"`` (default; DCQCN's
+  egress marking, Zhu et al., SIGCOMM 2015) draws when the frame starts to leave, against Q
+  = the output queue in bytes including the frame; ``mark_at="enqueue"`` draws at its
+  arrival, against Q in bytes including the frame.
+* **NP** (receiver, per flow, interval tau = ``cnp_interval``), at a marked packet arriving
+  at t; ``last`` is the time of the flow's latest CNP (possibly still ahead of t):
+
+  - ``cnp_mode="dead_time"``: a CNP at t if no CNP in (t - tau, t]; else the mark is
+    ignored.
+  - ``cnp_mode="coalesce"`` (default; the NP of the Mellanox NIC described in the DCQCN
+    paper, SIGCOMM 2015): as dead_time, but a mark inside the interval after a CNP is
+    remembered: one CNP leaves at ``last + tau`` (marks before a pending CNP are covered
+    by it). No mark is lost; at most one CNP per interval.
+  - ``cnp_mode="window"``: intervals on a fixed grid [w tau, (w + 1) tau); one CNP at the
+    end of each interval in which a mark arrived.
+
+  With tau = 0 every marked packet sends a CNP at once.
 * **RP**: on a CNP: (an inactive RL is created at CR = TR = C, alpha = alpha_init) TR = CR,
   CR = max(min_rate, CR (1 - alpha/2)), alpha = (1 - g) alpha + g; byte counter (B U()),
   rate timer (T U()) and alpha timer (tau') restart, stages reset. Alpha timer expiry (no CNP
@@ -26,7 +40,9 @@ Rules
 Kernel contract
 ---------------
 ``dcqcn_cp_on_arrival(cp, j, q_bytes, seed, prm) -> bool`` (marked);
-``dcqcn_np_on_packet(np_state, f, marked, now_ns, prm) -> bool`` (send a CNP to flow f's RP);
+``dcqcn_cp_marks_at_dequeue(prm) -> bool``;
+``dcqcn_np_on_packet(np_state, f, marked, now_ns, prm) -> int64``: the time (ns, >= now) at
+which a CNP leaves the NP towards flow f's RP, or -1 (none);
 ``dcqcn_rp_on_cnp(rp, i, now_ns, seed, prm) -> int64`` rate-timer deadline (generation
 ``rp[D_TIMER_GEN, i]``); the alpha timer must be (re)scheduled at ``rp[D_ALPHA_DEADLINE, i]``
 with generation ``rp[D_ALPHA_GEN, i]``; ``dcqcn_rp_on_tx(rp, i, nbytes, seed, prm) -> TX_*``;
@@ -50,11 +66,15 @@ from qcnmodel.sim.rng import (
 )
 
 # CP
-DCP_KMIN, DCP_KMAX, DCP_PMAX, DCP_N = 0, 1, 2, 3
+DCP_KMIN, DCP_KMAX, DCP_PMAX, DCP_MARK_AT, DCP_N = 0, 1, 2, 3, 4
 DC_RNG, DC_NMARK, DC_NARR, DC_NFIELDS = 0, 1, 2, 3
+MARK_ENQUEUE, MARK_DEQUEUE = 0.0, 1.0  #: DCP_MARK_AT codes
 # NP
-NPP_INTERVAL, NPP_N = 0, 1
+NPP_INTERVAL, NPP_MODE, NPP_N = 0, 1, 2
 NP_LAST_CNP, NP_NCNP, NP_NFIELDS = 0, 1, 2
+CNP_DEAD_TIME, CNP_COALESCE, CNP_WINDOW = 0.0, 1.0, 2.0  #: NPP_MODE codes
+MARK_AT_CODES = {"enqueue": MARK_ENQUEUE, "dequeue": MARK_DEQUEUE}
+CNP_MODE_CODES = {"dead_time": CNP_DEAD_TIME, "coalesce": CNP_COALESCE, "window": CNP_WINDOW}
 # RP parameters
 DRP_C, DRP_G, DRP_ALPHA_T, DRP_RATE_T, DRP_B, DRP_F, DRP_RAI, DRP_RHAI = 0, 1, 2, 3, 4, 5, 6, 7
 DRP_RMIN, DRP_ALPHA0, DRP_JITTER, DRP_RELEASE = 8, 9, 10, 11
@@ -67,13 +87,13 @@ D_NFIELDS = 15
 
 
 def pack_dcqcn_cp_params(p) -> np.ndarray:
-    """CP vector (``DCP_*``) of a DCQCNSimParams."""
-    return np.array([p.kmin, p.kmax, p.pmax])
+    """CP vector (``DCP_*``) of a DCQCNSimParams (a DCQCNParams marks at dequeue)."""
+    return np.array([p.kmin, p.kmax, p.pmax, MARK_AT_CODES[getattr(p, "mark_at", "dequeue")]])
 
 
 def pack_dcqcn_np_params(p) -> np.ndarray:
-    """NP vector (``NPP_*``)."""
-    return np.array([p.cnp_interval])
+    """NP vector (``NPP_*``) (a DCQCNParams coalesces)."""
+    return np.array([p.cnp_interval, CNP_MODE_CODES[getattr(p, "cnp_mode", "coalesce")]])
 
 
 def pack_dcqcn_rp_params(p) -> np.ndarray:
@@ -157,16 +177,33 @@ def dcqcn_cp_on_arrival(cp, j, q_bytes, seed, prm):
 
 
 @njit(cache=True)
+def dcqcn_cp_marks_at_dequeue(prm):
+    """True iff the CP draws its marks at dequeue (``mark_at="dequeue"``)."""
+    return prm[DCP_MARK_AT] == MARK_DEQUEUE
+
+
+@njit(cache=True)
 def dcqcn_np_on_packet(nps, f, marked, now_ns, prm):
-    """Notification point of flow ``f``: True iff a CNP must be sent now."""
+    """Notification point of flow ``f`` (module docstring): the time (ns) at which a CNP
+    leaves for the flow's RP, or -1."""
     if not marked:
-        return False
-    last = nps[NP_LAST_CNP, f]
-    if last >= 0.0 and now_ns - last < _ns(prm[NPP_INTERVAL]):
-        return False
-    nps[NP_LAST_CNP, f] = now_ns
+        return np.int64(-1)
+    now = np.int64(now_ns)
+    iv = _ns(prm[NPP_INTERVAL])
+    last = np.int64(nps[NP_LAST_CNP, f])  # -1: no CNP yet
+    mode = prm[NPP_MODE]
+    t = now
+    if iv > 0 and mode == CNP_WINDOW:
+        t = (now // iv + 1) * iv
+        if t == last:
+            return np.int64(-1)  # this interval's CNP is already due
+    elif iv > 0 and last >= 0 and now < last + iv:
+        if mode != CNP_COALESCE or now < last:
+            return np.int64(-1)  # dead time, or covered by the pending CNP at ``last``
+        t = last + iv
+    nps[NP_LAST_CNP, f] = t
     nps[NP_NCNP, f] += 1.0
-    return True
+    return t
 
 
 # ============================================================================ RP

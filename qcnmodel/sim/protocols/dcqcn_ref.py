@@ -34,10 +34,12 @@ def mark_probability_py(q: float, p) -> float:
 
 
 class DCQCNCongestionPoint:
-    """ECN-marking queue: marked iff u < p(Q), one draw per arrival."""
+    """ECN-marking queue: marked iff u < p(Q), one draw per frame (at arrival or departure,
+    ``mark_at``)."""
 
     def __init__(self, params, seed: int, index: int) -> None:
         self.p = params
+        self.at_dequeue = getattr(params, "mark_at", "dequeue") == "dequeue"
         self.seed = int(seed)
         self.stream = stream_key_py(STREAM_CP, index)
         self.rng = 0
@@ -57,21 +59,31 @@ class DCQCNCongestionPoint:
 
 
 class DCQCNNotificationPoint:
-    """Receiver of one flow: at most one CNP per ``cnp_interval``, sent at a marked packet."""
+    """Receiver of one flow: the CNP rule ``cnp_mode`` with interval ``cnp_interval``."""
 
     def __init__(self, params) -> None:
         self.p = params
+        self.mode = getattr(params, "cnp_mode", "coalesce")
         self.last = -1
         self.n_cnp = 0
 
-    def on_packet(self, marked: bool, now_ns: int) -> bool:
+    def on_packet(self, marked: bool, now_ns: int) -> int:
+        """Time (ns) at which a CNP leaves for the RP, or -1."""
         if not marked:
-            return False
-        if self.last >= 0 and now_ns - self.last < _ns(self.p.cnp_interval):
-            return False
-        self.last = int(now_ns)
+            return -1
+        now, iv, last = int(now_ns), _ns(self.p.cnp_interval), self.last
+        t = now
+        if iv > 0 and self.mode == "window":
+            t = (now // iv + 1) * iv
+            if t == last:
+                return -1
+        elif iv > 0 and last >= 0 and now < last + iv:
+            if self.mode != "coalesce" or now < last:
+                return -1
+            t = last + iv
+        self.last = t
         self.n_cnp += 1
-        return True
+        return t
 
     def as_array(self) -> np.ndarray:
         return np.array([self.last, self.n_cnp], dtype=float)

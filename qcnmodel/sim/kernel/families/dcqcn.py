@@ -1,9 +1,11 @@
 """Kernel adapter of DCQCN (rules of :mod:`..protocols.dcqcn`).
 
-The CP marks frames (``FR[R_AUX] = 1``, RED/ECN); the notification point at the destination
-turns a marked frame into a CNP, which leaves the receiver when the frame arrives and takes
-the path latency back (K_CNM at the RP: f). K_TIMER is the rate-increase timer and K_AUX the
-alpha timer (f, generation).
+The CP marks frames (``FR[R_AUX] = 1``, RED/ECN) at enqueue or, by default, at dequeue
+(``mark_at``; the queue including the frame); the notification point at the destination
+turns marks into CNPs (``cnp_mode``), which leave the receiver at the time the rule gives
+(the frame's arrival, or the end of a CNP interval) and take the path latency back (K_CNM
+at the RP: f); a CNP due after the end time is not sent. K_TIMER is the rate-increase
+timer and K_AUX the alpha timer (f, generation).
 """
 
 from __future__ import annotations
@@ -28,21 +30,25 @@ def rl_send(H, EP, EFREE, BK, S, C, rp, rpp, f, L, now):
 
 @njit(cache=True, inline="always")
 def cp_enqueue(H, EP, EFREE, BK, S, C, EPF, FR, cp, cpp, out, k, f, o, q, L, delay, now):
-    if dc.dcqcn_cp_on_arrival(cp, o, float(q), C[C_SEED], cpp):
-        FR[R_AUX, k] = 1
+    if not dc.dcqcn_cp_marks_at_dequeue(cpp):
+        if dc.dcqcn_cp_on_arrival(cp, o, float(q), C[C_SEED], cpp):
+            FR[R_AUX, k] = 1
 
 
 @njit(cache=True, inline="always")
-def cp_dequeue(C, cp, cpp, p, q, now):
-    return
+def cp_dequeue(C, FR, cp, cpp, p, k, q, L, now):
+    if dc.dcqcn_cp_marks_at_dequeue(cpp):
+        if dc.dcqcn_cp_on_arrival(cp, p, float(q + L), C[C_SEED], cpp):
+            FR[R_AUX, k] = 1
 
 
 @njit(cache=True, inline="always")
 def np_deliver(H, EP, EFREE, BK, S, C, FR, npst, npp, k, f, t, d):
     if FR[R_AUX, k] != 0 and t <= C[C_END]:
-        if dc.dcqcn_np_on_packet(npst, f, True, t, npp):
+        tc = dc.dcqcn_np_on_packet(npst, f, True, t, npp)
+        if tc >= 0 and tc <= C[C_END]:
             S[S_CNM] += 1
-            heap_push(H, EP, EFREE, BK, S, t + FR[R_BACK, k] + d, K_CNM, f, 0, 0)
+            heap_push(H, EP, EFREE, BK, S, tc + FR[R_BACK, k] + d, K_CNM, f, 0, 0)
 
 
 @njit(cache=True, inline="always")

@@ -99,7 +99,7 @@ def cp_enqueue(H, EP, EFREE, BK, S, C, EPF, FR, cp, cpp, out, k, f, o, q, L, del
 
 
 @njit(cache=True, inline="always")
-def cp_dequeue(C, cp, cpp, p, q, now):
+def cp_dequeue(C, FR, cp, cpp, p, k, q, L, now):
     if C[C_SONAR] != 0:
         rv.vcp_on_queue(cp, p, float(q), now, cpp)
 
