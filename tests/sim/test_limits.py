@@ -195,3 +195,16 @@ def test_trace_limit_is_read_from_config():
             simulate("og-hotspot", duration="10ms", bin_width="1ms")
     finally:
         config.reset_defaults()
+
+
+def test_routing_tables_are_estimated_and_refused_before_allocating():
+    # dense node x host and host x host tables: 30000 hosts would need ~13 GiB
+    from qcnmodel import config
+
+    try:
+        config.defaults["sim.max_table_bytes"] = 8 * 50 * 50  # fits 3 hosts, not 60
+        compile_network(_fan_in(3))
+        with pytest.raises(ValueError, match=r"61 hosts need .*max_table_bytes.*35 hosts fit"):
+            compile_network(_fan_in(60))
+    finally:
+        config.reset_defaults()

@@ -103,6 +103,22 @@ class _Nodes:
         return self.idx[name]
 
 
+def _check_table_bytes(n_nodes: int, n_hosts: int, n_switches: int) -> None:
+    """Refuse before allocating when the dense routing and flow tables (node x host,
+    host x host, switch x switch; 8 bytes each) exceed ``config.defaults["sim.max_table_bytes"]``."""
+    from qcnmodel import config
+
+    need = 8 * (n_nodes * n_hosts + n_hosts * n_hosts + n_switches * n_switches)
+    limit = int(config.defaults["sim.max_table_bytes"])
+    if need > limit:
+        most = int(math.isqrt(max(limit // 16, 1)))
+        raise ValueError(
+            f"network: {n_hosts} hosts need {need / 2**20:,.1f} MiB of routing and flow tables, "
+            f"above the limit of {limit / 2**20:,.1f} MiB (config.defaults['sim.max_table_bytes'];"
+            f" about {most} hosts fit)"
+        )
+
+
 def _nodes(spec: NetworkSpec) -> _Nodes:
     names = [h.name for h in spec.hosts] + [s.name for s in spec.switches]
     if len(set(names)) != len(names):
@@ -113,6 +129,7 @@ def _nodes(spec: NetworkSpec) -> _Nodes:
     latency = np.zeros(len(names), np.int64)
     for k, s in enumerate(spec.switches):
         latency[n_hosts + k] = _ns(_time(s.latency, f"switch {s.name}: latency"))
+    _check_table_bytes(len(names), n_hosts, len(spec.switches))
     node_host = np.full(len(names), -1, np.int64)
     node_host[:n_hosts] = np.arange(n_hosts)
     return _Nodes(names, {n: i for i, n in enumerate(names)}, n_hosts, node_host, latency)
