@@ -1,8 +1,9 @@
 """Packet-level confirmation of two operating points for the stability report.
 
-The QCN fluid model predicts a critical RTT for N flows sharing one congestion point. Here the
-reference simulator runs the same situation at half that RTT (predicted stable) and at twice
-it (predicted unstable), with two seeds each, and the hot queue is classified.
+The QCN packet-fidelity fluid model (the default) predicts a critical RTT for N flows sharing
+one congestion point. Here the reference simulator runs the same situation at half that RTT
+(predicted stable) and at twice it (predicted unstable), with two seeds each, and the hot
+queue is classified.
 
 Set-up: the single bottleneck of the validation suite
 (:func:`qcnmodel.validation.network.bottleneck_spec`): N greedy sources, one switch, one sink
@@ -87,8 +88,9 @@ def run_points(params: QCNParams, n_flows: int | None = None, capacity: float | 
     return crit, rows, traces
 
 
-def add_section(doc, cfg, figdir: Path, bar=None) -> None:
-    """Run the two points and add the table, a figure and the verdict to ``doc``."""
+def add_section(doc, cfg, figdir: Path, bar=None) -> list[tuple[Path, str]]:
+    """Run the two points and add the table, a figure and the verdict to ``doc``; return the
+    figure as ``[(path, caption)]``."""
     import matplotlib.pyplot as plt
 
     from qcnmodel.studies.report_figures import save
@@ -100,9 +102,10 @@ def add_section(doc, cfg, figdir: Path, bar=None) -> None:
     seeds = d["studies.packet_seeds"]
     doc.paragraph(
         f"{d['studies.packet_flows']} greedy sources (`qcnmodel.validation.network`) share a "
-        f"{d['studies.packet_capacity'] / 1e9:g} Gb/s congestion point. The fluid "
-        f"model's critical RTT there is {crit * 1e6:.4g} us; the reference simulator runs at "
-        f"half and twice that RTT, seeds {', '.join(map(str, seeds))}, for "
+        f"{d['studies.packet_capacity'] / 1e9:g} Gb/s congestion point. The QCN "
+        f"packet-fidelity fluid model's critical RTT there is {crit * 1e6:.4g} us; the "
+        f"reference simulator runs at half and twice that RTT, seeds "
+        f"{', '.join(map(str, seeds))}, for "
         f"{d['studies.packet_duration']:g} s, and "
         "the hot queue over the second half is classified as steady (empty < 5% of the time, "
         "standard deviation < Qeq/2) or oscillating."
@@ -145,10 +148,10 @@ def add_section(doc, cfg, figdir: Path, bar=None) -> None:
     ax.grid(True, alpha=0.3)
     path = save(fig, figdir / "packet_confirmation.png")
     n_agree = sum(r["agree"] for r in rows)
-    doc.figure(
-        path,
-        f"Packet-level hot queue at half and twice the model's critical RTT "
-        f"(seed {seeds[0]}); {n_agree} of {len(rows)} runs agree with the model.",
-    )
+    caption = (f"Packet-level hot queue at half and twice the QCN packet-fidelity model's "
+               f"critical RTT (seed {seeds[0]}); {n_agree} of {len(rows)} runs agree with the "
+               "model.")  # fmt: skip
+    doc.figure(path, caption)
     if bar is not None:
         bar.update(1)
+    return [(path, caption)]

@@ -271,7 +271,7 @@ def headline(result, ranges) -> str:
         text.append(f"Worst point: {where}, phase margin {pm:.1f} deg.")
     else:
         text.append(f"Worst point: {where}, phase margin {pm:.1f} deg"
-                    + (" (wrapped to (-180, 180] deg)" if pm != r.worst_phase_margin_deg
+                    + (" (wrapped to (-180, 180] deg)" if abs(pm - r.worst_phase_margin_deg) > 1e-6
                        else "") + ".")  # fmt: skip
         text.append(_binding(r, ranges))
     fix = r.fix
