@@ -277,7 +277,7 @@ plt.show()
 # ("inf": for the whole run), the fraction of time the full feedback Fb is >= 0 (the decrease
 # is switched off there, outside the linearised branch), and the half peak-to-peak amplitude
 # and the frequency of the queue over the second half of the run (frequency only where that
-# amplitude exceeds 0.005 B).
+# amplitude exceeds 0.005 B; "-" otherwise).
 
 # %%
 rows = ["| RTT (us) | PM (deg) | sigma (1/s) | w (rad/s) | w_c (rad/s) | delta (B) | "
@@ -286,7 +286,8 @@ rows = ["| RTT (us) | PM (deg) | sigma (1/s) | w (rad/s) | w_c (rad/s) | delta (
 for r in results:
     rows.append(f"| {r['rtt'] * 1e6:.0f} | {r['pm']:.1f} | {r['sigma']:.0f} | {r['omega']:.0f} | "
                 f"{r['wc']:.0f} | {r['delta']:g} | {r['t_dep'] * 1e3:.3g} | "
-                f"{100 * r['fb_off']:.0f} % | {r['tail_amp']:.2g} | {r['w_nl']:.0f} |")
+                f"{100 * r['fb_off']:.0f} % | {r['tail_amp']:.2g} | "
+                f"{'-' if np.isnan(r['w_nl']) else format(r['w_nl'], '.0f')} |")
 display(Markdown("\n".join(rows)))
 
 # %%
