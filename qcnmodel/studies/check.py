@@ -110,7 +110,8 @@ class CheckResult:
 
     @property
     def fix(self) -> dict | None:
-        """The best verified single-field change (None when none makes it stable)."""
+        """The verified single-field change with the smallest relative change (None when
+        none makes it stable)."""
         return self.recommendations[0] if self.recommendations else None
 
     @property

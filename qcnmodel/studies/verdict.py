@@ -204,13 +204,14 @@ def search_fix(params, build, ranges, base_table: dict, progress=None,
     dict
         ``searched`` (field -> [low, high]), ``fixes`` (every verified change, best first:
         ``field``, ``current``, ``value``, ``worst_phase_margin_deg`` (wrapped),
-        ``worst_point``) and ``fix`` (the best, or None).
+        ``worst_point``; smallest relative change first) and ``fix`` (the first, or None).
 
     Notes
     -----
     Each candidate is screened at the three flow counts with the smallest margins of the
     checked set; the best candidate per field is then recomputed over the whole grid and
-    kept only if that verdict is *stable*.
+    kept only if that verdict is *stable*; three bisections (log scale) towards the current
+    value then give the verified value nearest to it (the smallest change found).
     """
     thr = ranges.pm_threshold
     order = sorted(base_table, key=lambda n: _verdict_of({n: base_table[n]}, thr)[1]
@@ -235,14 +236,37 @@ def search_fix(params, build, ranges, base_table: dict, progress=None,
         if best is None or best[0] < thr:
             continue
         verdict, pm, n, k = _verdict_of(scan(best[2], ranges), thr)
-        if verdict == "stable":
-            point = {"n_flows": n, "rtt_s": float(ranges.rtt_grid()[k])}
-            fixes.append({"field": name, "table": "qcn",
-                          "current": float(getattr(params, name)), "value": best[1],
-                          "worst_phase_margin_deg": wrap_phase(pm),
-                          "worst_point": point})  # fmt: skip
-    fixes.sort(key=lambda f: -f["worst_phase_margin_deg"])
+        if verdict != "stable":
+            continue
+        value, (pm, n, k) = _closest(params, name, build, ranges, best[1], (pm, n, k))
+        point = {"n_flows": n, "rtt_s": float(ranges.rtt_grid()[k])}
+        fixes.append({"field": name, "table": "qcn",
+                      "current": float(getattr(params, name)), "value": value,
+                      "worst_phase_margin_deg": wrap_phase(pm),
+                      "worst_point": point})  # fmt: skip
+    fixes.sort(key=lambda f: abs(np.log(f["value"] / f["current"])))  # smallest change first
     return {"searched": searched, "fixes": fixes, "fix": fixes[0] if fixes else None}
+
+
+def _closest(params, name, build, ranges, value, found, steps: int = 3):
+    """The verified value nearest the current one: bisect (log scale) between the current
+    value and ``value``, keeping the nearest whose whole grid is stable."""
+    thr = ranges.pm_threshold
+    cur = float(getattr(params, name))
+    lo, hi = np.log(cur), np.log(value)  # lo fails (the checked set), hi is stable
+    for _ in range(steps):
+        mid = 0.5 * (lo + hi)
+        try:
+            verdict, pm, n, k = _verdict_of(
+                scan(build(params.replace(**{name: float(np.exp(mid))})), ranges), thr
+            )
+        except ValueError:
+            verdict = "unstable"
+        if verdict == "stable":
+            hi, found = mid, (pm, n, k)
+        else:
+            lo = mid
+    return float(np.exp(hi)), found
 
 
 def search_steps(params: QCNParams, candidates: int = 6) -> int:
