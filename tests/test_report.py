@@ -78,3 +78,18 @@ def test_bad_config():
         ReportConfig(rtt_min=1e-3, rtt_max=1e-6)
     with pytest.raises(ValueError, match="ps_values"):
         ReportConfig(ps_values=(0.0,))
+
+
+def test_compilation_is_announced_once_on_stderr(capsys, monkeypatch):
+    from qcnmodel.studies import compiling
+
+    monkeypatch.setattr(compiling, "_ready", lambda what: False)
+    compiling.announce_compile("sim")
+    compiling.announce_compile("fluid", enabled=False)  # --quiet: nothing
+    err = capsys.readouterr().err
+    assert err.count("compiling") == 1 and "the packet simulator" in err
+    monkeypatch.setattr(compiling, "_ready", lambda what: True)
+    compiling.announce_compile("loop")  # already compiled in this process: nothing
+    assert capsys.readouterr().err == ""
+    with pytest.raises(ValueError, match="what"):
+        compiling.announce_compile("kernel")

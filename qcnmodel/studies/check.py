@@ -197,6 +197,10 @@ def check_params(
 
     ranges = ranges or CheckRanges()
     base = _model(params, model, variant)
+    if model == "qcn":
+        from qcnmodel.studies.compiling import announce_compile
+
+        announce_compile("loop", progress is not None and not getattr(progress, "disable", False))
     name, var, label = model_label(base)
     taus = ranges.rtt_grid()
     worst_gm, worst_dm = np.inf, np.inf

@@ -135,14 +135,11 @@ def check_duration(duration) -> float:
 
 
 def _announce_compile(progress: bool) -> None:
-    """Say on stderr that the simulator compiles (tens of seconds, once per cache)."""
+    """Compile the simulator up front, saying so on stderr (tens of seconds, once)."""
     from qcnmodel.sim.kernel import loop
+    from qcnmodel.studies.compiling import announce_compile
 
-    if getattr(loop, "_WARM", True):
-        return
-    if progress:
-        print("compiling the packet simulator (once; numba caches it) ...", file=sys.stderr,
-              flush=True)  # fmt: skip
+    announce_compile("sim", progress)
     loop.warm_up()
 
 

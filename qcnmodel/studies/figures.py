@@ -37,9 +37,11 @@ def register(name: str):
 def _analysis(out_dir: Path) -> list[tuple[Path, str]]:
     """Bode, Nyquist, step, nonlinear, stability map and critical RTT at the 802.1Qau set."""
     from qcnmodel.studies import report_figures
+    from qcnmodel.studies.compiling import announce_compile
     from qcnmodel.studies.report import ReportConfig, compute_margins_grid
 
     cfg = ReportConfig(packet=False)
+    announce_compile("loop", _PROGRESS["on"])
     grid = compute_margins_grid(cfg)
     return report_figures.draw_all(cfg, grid, out_dir, progress=_PROGRESS["on"])
 

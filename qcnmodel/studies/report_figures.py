@@ -10,35 +10,9 @@ from pathlib import Path
 
 import numpy as np
 
+from qcnmodel.studies.compiling import announce_compile
+
 __all__ = ["announce_compile", "draw_all", "save"]
-
-
-def announce_compile(what: str, enabled: bool = True) -> None:
-    """One line on stderr before a numba compilation that would otherwise stall a progress bar.
-
-    ``what`` is ``"fluid"`` (the packet-fidelity model's cohort integrator) or ``"sim"`` (the
-    packet simulator's kernel); nothing is printed when that code is already compiled in this
-    process or ``enabled`` is false.
-    """
-    import sys
-
-    if not enabled:
-        return
-    if what == "fluid":
-        from qcnmodel.models._qcn_cohort import integrate
-
-        if integrate.signatures:
-            return
-        text = "the packet-fidelity fluid model's integrator"
-    else:
-        from qcnmodel.sim.kernel import loop
-
-        if loop._WARM:
-            return
-        text = "the packet simulator"
-    from tqdm.auto import tqdm
-
-    tqdm.write(f"compiling {text} (numba; once, cached for later runs) ...", file=sys.stderr)
 
 
 def save(fig, path: Path) -> Path:
