@@ -36,13 +36,17 @@ def register(name: str):
 @register("analysis")
 def _analysis(out_dir: Path) -> list[tuple[Path, str]]:
     """Bode, Nyquist, step, nonlinear, stability map and critical RTT at the 802.1Qau set."""
+    from tqdm.auto import tqdm
+
     from qcnmodel.studies import report_figures
     from qcnmodel.studies.compiling import announce_compile
     from qcnmodel.studies.report import ReportConfig, compute_margins_grid
 
     cfg = ReportConfig(packet=False)
     announce_compile("loop", _PROGRESS["on"])
-    grid = compute_margins_grid(cfg)
+    with tqdm(total=len(cfg.weights) * len(cfg.ps_values), desc="analysis: margins grid",
+              unit="map", leave=False, disable=not _PROGRESS["on"]) as bar:  # fmt: skip
+        grid = compute_margins_grid(cfg, progress=bar)
     return report_figures.draw_all(cfg, grid, out_dir, progress=_PROGRESS["on"])
 
 
