@@ -181,3 +181,20 @@ def test_check_critical_rtt_is_an_rtt_for_a_model_with_a_lag():
     assert res.worst_delay_margin_s == pytest.approx(
         min(res.critical_rtt_s.values()) - ranges.rtt_grid()[-1], rel=1e-9
     )
+
+
+def test_confirm_points_straddle_the_boundary():
+    # worst point beyond the critical RTT: the second point is 0.8 x the critical RTT at the
+    # same N, where the model predicts stability (no simulation here)
+    from types import SimpleNamespace
+
+    from qcnmodel.models.qcn import QCNFluidModel
+    from qcnmodel.studies.confirm import confirm_points
+
+    model = QCNFluidModel(QCNParams(), n_flows=10)
+    crit = 315.5e-6  # the model's critical RTT at N = 10 (printed by critical_rtt: 315.5 us)
+    res = SimpleNamespace(worst_point={"n_flows": 10, "rtt_s": 1e-3}, critical_rtt_s={10: crit})
+    pts = confirm_points(res, CheckRanges(rtt=(2e-6, 1e-3), flows=(10, 10)), model)
+    assert [p["role"] for p in pts] == ["worst point", "0.8 x critical RTT at N = 10"]
+    assert pts[1]["rtt_s"] == pytest.approx(0.8 * crit)
+    assert not pts[0]["stable"] and pts[1]["stable"]

@@ -143,6 +143,33 @@ def _announce_compile(progress: bool) -> None:
     loop.warm_up()
 
 
+def plot_confirmation(confirmation: dict, qeq: float, path):
+    """Hot-queue traces of the confirmation runs, one panel per point, with the model's and
+    the packets' verdicts in each title; saved deterministically to ``path``."""
+    import matplotlib.pyplot as plt
+
+    from qcnmodel.studies.report_figures import save
+
+    rows = confirmation["rows"]
+    fig, axes = plt.subplots(len(rows), 1, figsize=(9, 2.8 * len(rows)), squeeze=False,
+                             sharex=True)  # fmt: skip
+    for ax, r in zip(axes[:, 0], rows):
+        ax.plot(r["time_s"] * 1e3, r["queue_bytes"] / 1e3, lw=0.7, color="k")
+        ax.axhline(qeq / 1e3, color="0.5", ls=":", lw=0.8, label="Qeq")
+        ax.axvspan(confirmation["duration_s"] / 2 * 1e3, confirmation["duration_s"] * 1e3,
+                   color="C0", alpha=0.07, label="analysed")  # fmt: skip
+        model = "stable" if r["predicted_stable"] else "unstable"
+        ax.set_title(f"{r['role']}: N = {r['n_flows']}, RTT = {r['rtt_s'] * 1e6:.4g} us; model "
+                     f"{model}, packets {r['verdict']} ({'agree' if r['agree'] else 'DISAGREE'})",
+                     fontsize=9, color="k" if r["agree"] else "C3")  # fmt: skip
+        ax.set_ylabel("hot queue (KB)")
+        ax.grid(True, alpha=0.3)
+        ax.legend(fontsize=7, loc="upper right")
+    axes[-1, 0].set_xlabel("time (ms)")
+    fig.tight_layout()
+    return save(fig, path)
+
+
 def drop_traces(confirmation: dict) -> dict:
     """The confirmation without the queue traces (for JSON)."""
     rows = [{k: v for k, v in r.items() if k not in ("time_s", "queue_bytes")}

@@ -214,6 +214,7 @@ def write_report(out_dir: str | Path, cfg: ReportConfig | None = None, progress:
 
         doc.heading("Packet-level confirmation")
         report_figures.announce_compile("sim", progress)
+        figs += _confirm_section(doc, cfg, verdict, ranges, figdir)
         figs += report_packet.add_section(doc, cfg, figdir, bar)
     doc.paragraph(f"Computed in {time.perf_counter() - t0:.1f} s.")
     md, page = doc.write(out, "report")
@@ -226,6 +227,33 @@ def write_report(out_dir: str | Path, cfg: ReportConfig | None = None, progress:
         "verdict": verdict.verdict,
         "headline": verdict.headline,
     }
+
+
+def _confirm_section(doc, cfg: ReportConfig, verdict, ranges, figdir):
+    """The verdict put to the packet simulator (as ``qcnmodel check --confirm``)."""
+    from qcnmodel.models import build_model
+    from qcnmodel.studies.confirm import confirm_verdict, plot_confirmation
+
+    conf = confirm_verdict(cfg.params, verdict, ranges, build_model("qcn", cfg.params))
+    n_agree = sum(r["agree"] for r in conf["rows"])
+    doc.paragraph(
+        f"The verdict above, put to the packet simulator at the parameter set's line rate "
+        f"({conf['duration_s']:g} s per run, the second half analysed by the oscillation "
+        f"detector): {n_agree} of {len(conf['rows'])} points agree, so the packets "
+        + ("confirm" if conf["agree"] else "contradict")
+        + " the analytical verdict."
+    )
+    doc.table(["point", "N", "RTT (us)", "model", "packets", "queue std (KB)", "empty",
+               "agree"],
+              [[r["role"], r["n_flows"], f"{r['rtt_s'] * 1e6:.4g}",
+                "stable" if r["predicted_stable"] else "unstable", r["verdict"],
+                r["std"] / 1e3, f"{r['underflow']:.0%}", "yes" if r["agree"] else "NO"]
+               for r in conf["rows"]])  # fmt: skip
+    path = plot_confirmation(conf, cfg.params.qeq, figdir / "verdict_confirmation.png")
+    caption = ("Hot queue of the packet runs at the verdict's worst point and across the "
+               f"boundary; {n_agree} of {len(conf['rows'])} agree with the model.")  # fmt: skip
+    doc.figure(path, caption)
+    return [(path, caption)]
 
 
 def _headline(doc, verdict) -> None:
