@@ -198,3 +198,16 @@ def test_confirm_points_straddle_the_boundary():
     assert [p["role"] for p in pts] == ["worst point", "0.8 x critical RTT at N = 10"]
     assert pts[1]["rtt_s"] == pytest.approx(0.8 * crit)
     assert not pts[0]["stable"] and pts[1]["stable"]
+
+
+def test_outside_the_packet_models_domain_the_paper_model_answers_and_says_so():
+    # the teak-2007 set uses drift, which the packet-fidelity model does not model
+    p = QCNParams.preset("teak-2007")
+    res = check_params(p, CheckRanges(rtt=(2e-6, 20e-6), flows=(2, 20), **SMALL),
+                       recommend=False)  # fmt: skip
+    assert res.model_variant == "paper"
+    assert "does not cover this parameter set (drift_period" in res.headline
+    assert "published cycle-averaged equations" in res.headline
+    with pytest.raises(ValueError, match="drift_period"):  # an explicit variant is not replaced
+        check_params(p, CheckRanges(rtt=(2e-6, 20e-6), flows=(2, 20), **SMALL),
+                     recommend=False, variant="packet")  # fmt: skip

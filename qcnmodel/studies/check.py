@@ -107,6 +107,7 @@ class CheckResult:
     searched: dict = field(default_factory=dict)
     headline: str = ""
     confirmation: dict | None = None
+    fallback: str = ""
 
     @property
     def fix(self) -> dict | None:
@@ -139,6 +140,7 @@ class CheckResult:
             "recommendations": self.recommendations,
             "searched": self.searched,
             "notes": self.notes,
+            "model_fallback": self.fallback,
             "confirmation": self.confirmation,
         }
 
@@ -196,7 +198,19 @@ def check_params(
     from qcnmodel.analysis.margins import critical_rtt, extra_delay, margins_over_delay
 
     ranges = ranges or CheckRanges()
-    base = _model(params, model, variant)
+    fallback = ""
+    try:
+        base = _model(params, model, variant)
+    except ValueError as exc:
+        if model != "qcn" or variant is not None:
+            raise
+        # outside the packet-fidelity model's domain (e.g. drift): say so and use the paper's
+        fallback = (f"The QCN packet-fidelity fluid model does not cover this parameter set "
+                    f"({exc}); this verdict uses the published cycle-averaged equations "
+                    "(--variant paper), which ignore drift, the cycle jitter and the sampling "
+                    "table (they sample at the base probability).")  # fmt: skip
+        variant = "paper"
+        base = _model(params, model, variant)
     if model == "qcn":
         from qcnmodel.studies.compiling import announce_compile
 
@@ -235,6 +249,7 @@ def check_params(
         model_label=label,
         notes=inactive_fields(params),
         searched=search["searched"],
+        fallback=fallback,
     )
     result = dataclasses.replace(result, headline=headline(result, ranges))
     if confirm:

@@ -291,6 +291,8 @@ def headline(result, ranges) -> str:
     text = [f"{r.verdict.upper()} over {span} ({r.model_label}, exact delay; stable means "
             f"every point closed-loop stable with a phase margin of at least "
             f"{r.pm_threshold_deg:g} deg)."]  # fmt: skip
+    if getattr(r, "fallback", ""):
+        text.append(r.fallback)
     if r.verdict == "stable":
         text.append(f"Worst point: {where}, phase margin {pm:.1f} deg.")
     else:
