@@ -211,3 +211,18 @@ def test_outside_the_packet_models_domain_the_paper_model_answers_and_says_so():
     with pytest.raises(ValueError, match="drift_period"):  # an explicit variant is not replaced
         check_params(p, CheckRanges(rtt=(2e-6, 20e-6), flows=(2, 20), **SMALL),
                      recommend=False, variant="packet")  # fmt: skip
+
+
+def test_headline_explains_a_margin_beyond_minus_180():
+    from types import SimpleNamespace
+
+    from qcnmodel.studies.verdict import headline
+
+    r = SimpleNamespace(verdict="unstable", worst_point={"n_flows": 1, "rtt_s": 1e-3},
+                        worst_phase_margin_deg=-275.8, critical_rtt_s={1: 178e-6},
+                        model_label="M", pm_threshold_deg=30.0, fix=None, searched={},
+                        fallback="")  # fmt: skip
+    h = headline(r, CheckRanges(rtt=(2e-6, 1e-3), flows=(1, 1)))
+    # -275.8 deg wraps to +84.2 deg: the text must not read as a healthy margin
+    assert "phase margin below -180 deg (-276 deg unwrapped, 84.2 deg wrapped" in h
+    assert "exceeds the critical RTT there (178 us) by 822 us" in h

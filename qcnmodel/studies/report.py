@@ -21,6 +21,7 @@ The numbers are computed here; :mod:`qcnmodel.studies.report_figures` draws, and
 
 from __future__ import annotations
 
+import dataclasses
 import time
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -57,6 +58,7 @@ class ReportConfig:
     packet: bool = True
     recommend: bool = True
     pm_threshold: float = _default("studies.check_pm_threshold")
+    variant: str | None = None
 
     def __post_init__(self) -> None:
         if not (0 < self.rtt_min < self.rtt_max):
@@ -98,7 +100,8 @@ def compute_margins_grid(cfg: ReportConfig, progress=None) -> xr.Dataset:
     from qcnmodel.analysis.stability import stability_map
     from qcnmodel.models import build_model
 
-    base = build_model("qcn", cfg.params, rtt=cfg.point_rtts[0], n_flows=cfg.point_flows[0])
+    base = build_model("qcn", cfg.params, cfg.variant, rtt=cfg.point_rtts[0],
+                       n_flows=cfg.point_flows[0])  # fmt: skip
     blocks = []
     for w in cfg.weights:
         row = []
@@ -139,14 +142,20 @@ def _point_rows(cfg: ReportConfig):
     rows = []
     for N in cfg.point_flows:
         for rtt in cfg.point_rtts:
-            for name, key in (("QCN packet-fidelity", "qcn"), ("FOPDT", "fopdt")):
-                s = summary(build_model(key, cfg.params, rtt=rtt, n_flows=N), fixed_point=False)
+            for name, key in ((_qcn_name(cfg), "qcn"), ("FOPDT", "fopdt")):
+                var = cfg.variant if key == "qcn" else None
+                s = summary(build_model(key, cfg.params, var, rtt=rtt, n_flows=N),
+                            fixed_point=False)  # fmt: skip
                 rows.append(
                     [name, N, f"{rtt * 1e6:g}", s["phase_margin_deg"], s["gain_margin_db"],
                      s["delay_margin_s"] * 1e6, s["critical_rtt_s"] * 1e6,
                      "stable" if s["stable"] else "UNSTABLE"]
                 )  # fmt: skip
     return rows
+
+
+def _qcn_name(cfg: ReportConfig) -> str:
+    return "published-equations" if cfg.variant == "paper" else "QCN packet-fidelity"
 
 
 def _sampling_lag(params: QCNParams, ps: float, capacity: float) -> float:
@@ -191,7 +200,10 @@ def write_report(out_dir: str | Path, cfg: ReportConfig | None = None, progress:
     bar = tqdm(total=n_steps, desc="report", unit="step", disable=not progress)
 
     doc = Document(f"QCN stability report: {cfg.preset} parameters")
-    verdict = check_params(cfg.params, ranges, recommend=cfg.recommend, progress=bar)
+    verdict = check_params(cfg.params, ranges, recommend=cfg.recommend, progress=bar,
+                           variant=cfg.variant)  # fmt: skip
+    if verdict.fallback:  # outside the packet-fidelity model's domain: the paper's, as said
+        cfg = dataclasses.replace(cfg, variant=verdict.model_variant)
     _headline(doc, verdict)  # 0. the verdict, first
     _intro(doc, cfg, verdict)
     _points_section(doc, cfg)  # 1. margins at representative points
@@ -234,7 +246,8 @@ def _confirm_section(doc, cfg: ReportConfig, verdict, ranges, figdir):
     from qcnmodel.models import build_model
     from qcnmodel.studies.confirm import confirm_verdict, plot_confirmation
 
-    conf = confirm_verdict(cfg.params, verdict, ranges, build_model("qcn", cfg.params))
+    conf = confirm_verdict(cfg.params, verdict, ranges,
+                           build_model("qcn", cfg.params, cfg.variant))  # fmt: skip
     n_agree = sum(r["agree"] for r in conf["rows"])
     doc.paragraph(
         f"The verdict above, put to the packet simulator at the parameter set's line rate "
@@ -308,7 +321,7 @@ def _points_section(doc, cfg: ReportConfig) -> None:
 
 def _critical_section(doc, cfg: ReportConfig, grid) -> None:
     crit = grid["critical_rtt"]
-    doc.heading("Critical RTT of the QCN loop (packet-fidelity model)")
+    doc.heading(f"Critical RTT of the QCN loop ({_qcn_name(cfg)} model)")
     doc.paragraph(
         f"Largest RTT with a positive phase margin, in microseconds, over N (rows) and the "
         f"feedback weight W at Ps = {cfg.ps_values[0]:.0%} (left) and over Ps at "

@@ -14,6 +14,9 @@ from qcnmodel.studies.compiling import announce_compile
 
 __all__ = ["announce_compile", "draw_all", "save"]
 
+#: the names of the QCN model in titles and captions (set by :func:`draw_all`)
+_NAME = {"loop": "QCN packet-fidelity loop", "model": "QCN packet-fidelity fluid model"}
+
 
 def save(fig, path: Path) -> Path:
     """Save a figure deterministically (no software/date metadata) and close it."""
@@ -36,7 +39,11 @@ def draw_all(cfg, grid, figdir: Path, progress: bool = False) -> list[tuple[Path
 
     p = cfg.params
     ref = {"n": 10 if 10 in cfg.flows else cfg.flows[len(cfg.flows) // 2], "rtt": 100e-6}
-    fluid = build_model("qcn", p, rtt=ref["rtt"], n_flows=ref["n"])
+    fluid = build_model("qcn", p, cfg.variant, rtt=ref["rtt"], n_flows=ref["n"])
+    paper = fluid.fidelity == "paper"
+    _NAME["loop"] = "QCN loop (published equations)" if paper else "QCN packet-fidelity loop"
+    _NAME["model"] = ("QCN fluid model (published equations)" if paper
+                      else "QCN packet-fidelity fluid model")  # fmt: skip
     fop = build_model("fopdt", p, rtt=ref["rtt"], n_flows=ref["n"])
     crit = float(critical_rtt(fluid))
     announce_compile("fluid", progress)
@@ -54,10 +61,10 @@ def _bode(fluid, ref, figdir):
 
     wc = float(fluid.loop().margins().crossover_rad_s)
     fig = plot_bode(fluid.loop(), omega=np.geomspace(wc / 1e3, wc * 30, 2000))
-    fig.suptitle(f"QCN packet-fidelity loop, N={ref['n']}, RTT={ref['rtt'] * 1e6:g} us")
+    fig.suptitle(f"{_NAME['loop']}, N={ref['n']}, RTT={ref['rtt'] * 1e6:g} us")
     return (
         save(fig, figdir / "bode.png"),
-        f"Bode plot of the linearised QCN packet-fidelity loop (N = {ref['n']}, RTT = "
+        f"Bode plot of the linearised {_NAME['loop']} (N = {ref['n']}, RTT = "
         f"{ref['rtt'] * 1e6:g} us), exact delay; margins marked.",
     )
 
@@ -77,7 +84,7 @@ def _nyquist(fluid, ref, crit, figdir):
                      color=ax.title.get_color())  # fmt: skip
     return (
         save(fig, figdir / "nyquist.png"),
-        "Nyquist plots of the QCN packet-fidelity loop below and above the critical RTT "
+        f"Nyquist plots of the {_NAME['loop']} below and above the critical RTT "
         f"({crit * 1e6:.0f} us at N = {ref['n']}); arrows show increasing frequency, the "
         "verdict and the encirclement count of -1 are in each title; the contour indents "
         "around the integrator at s = 0.",
@@ -91,14 +98,13 @@ def _step(fluid, fop, figdir):
 
     fig, axes = plt.subplots(1, 2, figsize=(12, 4.5))
     plot_step([fluid.loop().step_response()], ax=axes[0])
-    axes[0].set_title("linearised QCN packet-fidelity loop")
+    axes[0].set_title(f"linearised {_NAME['loop']}")
     plot_step([fop.loop()], ax=axes[1])
     axes[1].set_title("FOPDT view")
     return (
         save(fig, figdir / "step.png"),
-        "Closed-loop step responses of the linearised loops: the QCN packet-fidelity model "
-        "(Fourier inversion with the exact delay) and the FOPDT view (Pade approximant of "
-        "the delay).",
+        f"Closed-loop step responses of the linearised loops: the {_NAME['model']} and the "
+        "FOPDT view.",
     )
 
 
@@ -117,13 +123,17 @@ def _nonlinear(fluid, ref, crit, qeq, figdir):
         early = np.abs(dq.where(small.time < 0.02, drop=True)).max()
         amp[rtt] = (float(early), float(late))
         axes[0].plot(small.time * 1e3, dq / 1e3, style, label=f"RTT {rtt * 1e6:.0f} us")
-        big = m.simulate(0.1, start="idle")
+        if m.fidelity == "packet":
+            big = m.simulate(0.1, start="idle")
+        else:  # the paper's equations: empty queue, every source at the line rate
+            line = m.params.line_rate
+            big = m.simulate(0.1, x0={"q": 0.0, "rate_current": line, "rate_target": line})
         axes[1].plot(big.time * 1e3, big.q / 1e3, style, label=f"RTT {rtt * 1e6:.0f} us")
     axes[0].set_ylabel("queue minus its equilibrium (KB)")
     axes[0].set_title("queue displaced by 5% of Qeq at t = 0")
     axes[1].axhline(qeq / 1e3, color="0.5", lw=0.8, label="Qeq")
     axes[1].set_ylabel("queue (KB)")
-    axes[1].set_title("start from idle rate limiters (as a packet run)")
+    axes[1].set_title("start of a packet run (empty queue)")
     for ax in axes:
         ax.set_xlabel("time (ms)")
         ax.legend()
@@ -131,11 +141,12 @@ def _nonlinear(fluid, ref, crit, qeq, figdir):
     (e1, l1), (e2, l2) = amp[0.5 * crit], amp[rtt_bad]
     return (
         save(fig, figdir / "nonlinear.png"),
-        f"Nonlinear trajectories of the QCN packet-fidelity fluid model (N = {ref['n']}). "
+        f"Nonlinear trajectories of the {_NAME['model']} (N = {ref['n']}). "
         f"Left: after the queue is displaced by 5% of Qeq the largest deviation is {e1:.3g} B "
         f"in the first 20 ms and {l1:.3g} B after 80 ms at 0.5 x the critical RTT, against "
         f"{e2:.3g} B and {l2:.3g} B at 1.5 x (the linear verdict, carried into the nonlinear "
-        "model). Right: the start of a packet run (idle rate limiters, empty queue).",
+        "model). Right: the start of a packet run (empty queue; idle rate limiters, or every "
+        "source at the line rate for the published equations).",
     )
 
 
@@ -152,7 +163,7 @@ def _maps(cfg, grid, figdir):
     out = [
         (
             save(fig, figdir / "stability_map.png"),
-            f"Stability map of the QCN packet-fidelity loop over RTT and the number of flows "
+            f"Stability map of the {_NAME['loop']} over RTT and the number of flows "
             f"(W = {w0:g}, fixed sampling Ps = {ps0:.0%}); phase margins wrapped to "
             "(-180, 180] deg; the black line is the zero-phase-margin boundary.",
         )
@@ -173,7 +184,7 @@ def _maps(cfg, grid, figdir):
     out.append(
         (
             save(fig, figdir / "critical_rtt.png"),
-            "Critical RTT of the QCN packet-fidelity loop against the number of flows, for "
+            f"Critical RTT of the {_NAME['loop']} against the number of flows, for "
             "each feedback weight W and sampling probability Ps (no point: unstable at every "
             "RTT, or no congestion).",
         )

@@ -296,9 +296,15 @@ def headline(result, ranges) -> str:
     if r.verdict == "stable":
         text.append(f"Worst point: {where}, phase margin {pm:.1f} deg.")
     else:
-        text.append(f"Worst point: {where}, phase margin {pm:.1f} deg"
-                    + (" (wrapped to (-180, 180] deg)" if abs(pm - r.worst_phase_margin_deg) > 1e-6
-                       else "") + ".")  # fmt: skip
+        raw = r.worst_phase_margin_deg
+        if raw < -180:  # more than half a turn beyond the boundary: the wrapped value misleads
+            crit = r.critical_rtt_s.get(wp["n_flows"], float("nan"))
+            beyond = (f"; the RTT exceeds the critical RTT there ({_us(crit)}) by "
+                      f"{_us(wp['rtt_s'] - crit)}" if crit > 0 else "")  # fmt: skip
+            text.append(f"Worst point: {where}, phase margin below -180 deg ({raw:.0f} deg "
+                        f"unwrapped, {pm:.1f} deg wrapped to (-180, 180]){beyond}.")  # fmt: skip
+        else:
+            text.append(f"Worst point: {where}, phase margin {pm:.1f} deg.")
         text.append(_binding(r, ranges))
     fix = r.fix
     if r.verdict != "stable" and fix is not None:
