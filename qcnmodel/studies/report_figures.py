@@ -133,7 +133,8 @@ def _nonlinear(fluid, ref, crit, qeq, figdir):
     axes[0].set_title("queue displaced by 5% of Qeq at t = 0")
     axes[1].axhline(qeq / 1e3, color="0.5", lw=0.8, label="Qeq")
     axes[1].set_ylabel("queue (KB)")
-    axes[1].set_title("start of a packet run (empty queue)")
+    axes[1].set_title("start of a packet run (empty queue); axis clipped at 4 Qeq")
+    axes[1].set_ylim(0, 4 * qeq / 1e3)
     for ax in axes:
         ax.set_xlabel("time (ms)")
         ax.legend()

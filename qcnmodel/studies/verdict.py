@@ -316,9 +316,14 @@ def headline(result, ranges) -> str:
             f"{_us(fp['rtt_s'])}."
         )
     elif r.verdict != "stable" and r.searched:
-        names = ", ".join(f"{k} {lo:.3g} .. {hi:.3g}" for k, (lo, hi) in r.searched.items())
+        names = ", ".join(f"{k} {lo:.3g} .. {hi:.3g}{_UNITS.get(k, '')}"
+                          for k, (lo, hi) in r.searched.items())  # fmt: skip
         text.append(f"No single-parameter change within range stabilises it (searched {names}).")
     return " ".join(text)
+
+
+#: units of the searched fields in the headline (TOML values are SI)
+_UNITS = {"qeq": " B", "bc_limit": " B", "sample_base": " B", "timer": " s"}
 
 
 def _binding(r, ranges) -> str:
