@@ -1,58 +1,146 @@
-"""`qcnmodel check`: verdicts, JSON, recommendations and bad-file errors (exit 0/1/2)."""
+"""`qcnmodel check`: verdicts, the headline, verified fixes, JSON, --confirm and bad-file errors.
+
+The default model is the QCN packet-fidelity fluid model. At the 802.1Qau defaults it has no
+congestion at N = 1 (one flow at the line rate fills the link exactly: open loop), a critical
+RTT of a few hundred microseconds for 2 <= N <= 20, and no positive phase margin at any RTT
+for N of about 50 and more (the timer-synchronised oscillation). The tests below use small
+grids (each flow count costs one loop evaluation, about 0.5 s).
+"""
 
 import json
 
+import numpy as np
 import pytest
 
 from qcnmodel.cli import main
 from qcnmodel.params import QCNParams
+from qcnmodel.studies import verdict as verdict_mod
 from qcnmodel.studies.check import CheckRanges, check_params
+from qcnmodel.studies.verdict import inactive_fields, wrap_phase
+
+SMALL = dict(n_rtt=8, n_flows=2)
 
 
 def test_verdict_follows_the_critical_rtt():
+    from qcnmodel.models.qcn import QCNFluidModel
+
     p = QCNParams()
-    # The critical RTT over N = 1..100 is smallest at N = 1 (report: ~139 us). A range well
-    # inside it has no unstable point; one beyond it must be unstable.
-    short = check_params(p, CheckRanges(rtt=(2e-6, 20e-6), flows=(1, 100)), recommend=False)
-    long = check_params(p, CheckRanges(rtt=(2e-6, 1e-3), flows=(1, 100)), recommend=False)
+    short = check_params(p, CheckRanges(rtt=(2e-6, 20e-6), flows=(2, 20), **SMALL),
+                         recommend=False)  # fmt: skip
+    long = check_params(p, CheckRanges(rtt=(2e-6, 1e-3), flows=(2, 20), **SMALL),
+                        recommend=False)  # fmt: skip
     assert short.verdict in ("stable", "marginal") and short.worst_phase_margin_deg > 0
     assert long.verdict == "unstable" and long.exit_code == 1
-    assert min(long.critical_rtt_s.values()) < 1e-3
-    # The threshold decides between stable and marginal.
-    loose = check_params(p, CheckRanges(rtt=(2e-6, 20e-6), pm_threshold=0.0), recommend=False)
+    assert max(long.critical_rtt_s.values()) < 1e-3
+    # the worst point's margin is the one the model gives at that point on its own
+    wp = long.worst_point
+    m = QCNFluidModel(p, rtt=wp["rtt_s"], n_flows=wp["n_flows"]).loop().margins()
+    assert long.worst_phase_margin_deg == pytest.approx(m.phase_margin_deg, rel=1e-9)
+    assert not m.stable
+    # the threshold decides between stable and marginal
+    loose = check_params(p, CheckRanges(rtt=(2e-6, 20e-6), flows=(2, 20), pm_threshold=0.0,
+                                        **SMALL), recommend=False)  # fmt: skip
     assert loose.verdict == "stable" and loose.exit_code == 0
 
 
-def test_recommendation_improves_the_worst_case():
-    from qcnmodel.models.qcn import QCNFluidModel
-    from qcnmodel.studies.check import _worst_delay_margin
-
+@pytest.mark.slow  # ~10 s: the search screens 36 candidates and recomputes the fix
+def test_headline_names_the_model_the_worst_point_and_a_verified_fix():
     p = QCNParams()
-    ranges = CheckRanges(rtt=(2e-6, 300e-6), flows=(1, 10), n_flows=4)
+    ranges = CheckRanges(rtt=(2e-6, 1e-3), flows=(2, 20), **SMALL)
     res = check_params(p, ranges)
-    base = min(res.critical_rtt_s[n] for n in ranges.flow_grid()) - ranges.rtt[1]
-    assert {r["parameter"] for r in res.recommendations} == {"w", "ps", "gd"}
-    for rec in res.recommendations:
-        # The reported worst-case delay margin is reproduced from the recommended value alone.
-        name, value = rec["parameter"], rec["recommended"]
-        model = QCNFluidModel(p if name == "ps" else p.replace(**{name: value}))
-        model = model.replace(ps=value) if name == "ps" else model
-        assert _worst_delay_margin(model, ranges) == pytest.approx(rec["worst_delay_margin_s"])
-    # Searching can only help: the best recommendation is at least as good as the current set.
-    assert max(r["worst_delay_margin_s"] for r in res.recommendations) >= base
+    h = res.headline
+    assert h.startswith("UNSTABLE over RTT 2 us .. 1 ms and N 2 .. 20 flows")
+    assert "QCN packet-fidelity fluid model" in h
+    assert (res.model, res.model_variant) == ("qcn", "packet")
+    assert f"N = {res.worst_point['n_flows']}" in h and "phase margin" in h
+    assert "still unstable" not in h
+    assert res.recommendations, "the model finds a single change here (w, see below)"
+    toml = p.to_toml()
+    for fix in res.recommendations:
+        # a real [qcn] field, and the change alone is stable when recomputed from scratch
+        assert f"\n{fix['field']} = " in toml
+        again = check_params(p.replace(**{fix["field"]: fix["value"]}), ranges, recommend=False)
+        assert again.verdict == "stable"
+    assert f"Fix: set {res.fix['field']} = " in h
 
 
-def test_cli_json_and_exit_codes(tmp_path, capsys):
-    code = main(
-        ["check", "examples/802.1qau.toml", "--rtt-range", "2us..20us", "--json", "--no-recommend"]
+def test_no_fix_is_said_so(monkeypatch):
+    # a search interval too narrow to help: the headline must say so, not suggest it
+    monkeypatch.setattr(verdict_mod, "SEARCH_FIELDS", {"w": (2.0, 2.1)})
+    res = check_params(QCNParams(), CheckRanges(rtt=(2e-6, 1e-3), flows=(2, 20), **SMALL))
+    assert res.verdict == "unstable" and res.recommendations == []
+    assert "No single-parameter change within range stabilises it (searched w 2 .. 2.1)" in (
+        res.headline
     )
+
+
+def test_fields_without_effect_are_named():
+    table = inactive_fields(QCNParams())  # sampling = "table", HAI on
+    assert len(table) == 1 and table[0].startswith("ps_fixed = 0.01 has no effect")
+    fixed = inactive_fields(QCNParams().replace(sampling="fixed", hai=False))
+    assert fixed[0].startswith("sample_base = 150000 B has no effect")
+    assert fixed[1].startswith("r_hai") and len(fixed) == 2
+
+
+@pytest.mark.parametrize(
+    ("deg", "wrapped"), [(-450.0, -90.0), (180.0, 180.0), (-180.0, 180.0), (190.0, -170.0),
+                         (-587275.0, -115.0), (30.0, 30.0)],
+)  # fmt: skip
+def test_wrap_phase(deg, wrapped):
+    assert wrap_phase(deg) == pytest.approx(wrapped)
+    assert wrap_phase(np.inf) == np.inf
+
+
+def test_paper_variant_is_named():
+    res = check_params(QCNParams(), CheckRanges(rtt=(2e-6, 20e-6), flows=(2, 20), **SMALL),
+                       recommend=False, variant="paper")  # fmt: skip
+    assert res.model_variant == "paper" and "published cycle-averaged equations" in res.headline
+
+
+@pytest.fixture
+def small_grid(monkeypatch):
+    """The CLI's grid from the configuration, made small (8 RTTs x 2 flow counts)."""
+    from qcnmodel import config
+
+    monkeypatch.setitem(config.defaults, "studies.check_n_rtt", 8)
+    monkeypatch.setitem(config.defaults, "studies.check_n_flows", 2)
+
+
+def test_cli_json_and_exit_codes(capsys, small_grid):
+    args = ["check", "examples/802.1qau.toml", "--flows", "2..20", "--no-recommend"]
+    code = main([*args, "--rtt-range", "2us..20us", "--json"])
     out = json.loads(capsys.readouterr().out)
     assert out["verdict"] in ("stable", "marginal") and code == (
         0 if out["verdict"] == "stable" else 1
     )
+    assert out["model_variant"] == "packet" and out["headline"].startswith(out["verdict"].upper())
     assert set(out["critical_rtt_s"]) and out["rtt_range_s"] == [2e-6, 2e-5]
-    assert main(["check", "examples/802.1qau.toml", "--no-recommend"]) == 1
-    assert "UNSTABLE" in capsys.readouterr().out
+    assert main([*args, "--rtt-range", "2us..1ms"]) == 1
+    text = capsys.readouterr().out
+    # the verdict paragraph comes first, right after the file line
+    assert text.splitlines()[2].startswith("UNSTABLE over RTT")
+    assert "note: ps_fixed = 0.01 has no effect" in text
+
+
+def test_confirm_runs_packets_and_reports_agreement(capsys, tmp_path, small_grid):
+    # a tiny run: this checks the wiring (points, detector, JSON, exit status), not the model
+    f = tmp_path / "p.toml"
+    f.write_text('[ranges]\nrtt = "50us..100us"\nflows = "10..10"\n')
+    code = main(["check", str(f), "--no-recommend", "--json", "--confirm", "20ms"])
+    out = json.loads(capsys.readouterr().out)
+    conf = out["confirmation"]
+    assert conf["duration_s"] == pytest.approx(0.02) and len(conf["rows"]) >= 1
+    row = conf["rows"][0]
+    assert row["role"] == "worst point" and row["n_flows"] == 10
+    assert row["verdict"] in ("stable", "oscillating", "underflow")
+    assert row["agree"] == ((row["verdict"] == "stable") == row["predicted_stable"])
+    assert conf["agree"] == all(r["agree"] for r in conf["rows"])
+    assert code == (0 if out["verdict"] == "stable" and conf["agree"] else 1)
+
+
+def test_confirm_bad_duration_exit_2(capsys):
+    assert main(["check", "examples/802.1qau.toml", "--confirm", "20s"]) == 2
+    assert "confirm" in capsys.readouterr().err
 
 
 @pytest.mark.parametrize(
@@ -78,19 +166,63 @@ def test_missing_file_exit_2(capsys):
 
 def test_check_critical_rtt_is_an_rtt_for_a_model_with_a_lag():
     # the check's critical RTT per N and its worst delay margin come from the one
-    # critical-RTT function, which subtracts the model's sampling lag
+    # critical-RTT function, which subtracts the model's sampling lag (FOPDT, zero-order hold)
     from qcnmodel.analysis.margins import critical_rtt
-    from qcnmodel.models.qcn import QCNFluidModel
+    from qcnmodel.models.fopdt import FOPDTModel
 
     ranges = CheckRanges(rtt=(2e-6, 2e-4), flows=(2, 20), n_rtt=8, n_flows=2)
-    res = check_params(QCNParams(), ranges, recommend=False, variant="reset=cnm+lag")
+    res = check_params(QCNParams(), ranges, model="fopdt", recommend=False, variant="zoh")
     for n, crit in res.critical_rtt_s.items():
-        model = QCNFluidModel(n_flows=n, reset="cnm", sampling_lag=True)
+        model = FOPDTModel(n_flows=n, lag="zoh")
         search = critical_rtt(
             lambda r, m=model: m.replace(rtt=r).loop(), rtt_min=1e-6, rtt_max=1e-2
         )
         assert crit == pytest.approx(search, rel=1e-8)
-    # the worst delay margin is the smallest critical RTT minus the largest RTT of the grid
     assert res.worst_delay_margin_s == pytest.approx(
         min(res.critical_rtt_s.values()) - ranges.rtt_grid()[-1], rel=1e-9
     )
+
+
+def test_confirm_points_straddle_the_boundary():
+    # worst point beyond the critical RTT: the second point is 0.8 x the critical RTT at the
+    # same N, where the model predicts stability (no simulation here)
+    from types import SimpleNamespace
+
+    from qcnmodel.models.qcn import QCNFluidModel
+    from qcnmodel.studies.confirm import confirm_points
+
+    model = QCNFluidModel(QCNParams(), n_flows=10)
+    crit = 315.5e-6  # the model's critical RTT at N = 10 (printed by critical_rtt: 315.5 us)
+    res = SimpleNamespace(worst_point={"n_flows": 10, "rtt_s": 1e-3}, critical_rtt_s={10: crit})
+    pts = confirm_points(res, CheckRanges(rtt=(2e-6, 1e-3), flows=(10, 10)), model)
+    assert [p["role"] for p in pts] == ["worst point", "0.8 x critical RTT at N = 10"]
+    assert pts[1]["rtt_s"] == pytest.approx(0.8 * crit)
+    assert not pts[0]["stable"] and pts[1]["stable"]
+
+
+def test_outside_the_packet_models_domain_the_paper_model_answers_and_says_so():
+    # the teak-2007 set uses drift, which the packet-fidelity model does not model
+    p = QCNParams.preset("teak-2007")
+    res = check_params(p, CheckRanges(rtt=(2e-6, 20e-6), flows=(2, 20), **SMALL),
+                       recommend=False)  # fmt: skip
+    assert res.model_variant == "paper"
+    assert "does not cover this parameter set (drift_period" in res.headline
+    assert "published cycle-averaged equations" in res.headline
+    with pytest.raises(ValueError, match="drift_period"):  # an explicit variant is not replaced
+        check_params(p, CheckRanges(rtt=(2e-6, 20e-6), flows=(2, 20), **SMALL),
+                     recommend=False, variant="packet")  # fmt: skip
+
+
+def test_headline_explains_a_margin_beyond_minus_180():
+    from types import SimpleNamespace
+
+    from qcnmodel.studies.verdict import headline
+
+    r = SimpleNamespace(verdict="unstable", worst_point={"n_flows": 1, "rtt_s": 1e-3},
+                        worst_phase_margin_deg=-275.8, critical_rtt_s={1: 178e-6},
+                        model_label="M", pm_threshold_deg=30.0, fix=None, searched={},
+                        fallback="")  # fmt: skip
+    h = headline(r, CheckRanges(rtt=(2e-6, 1e-3), flows=(1, 1)))
+    # -275.8 deg wraps to +84.2 deg: the text must not read as a healthy margin
+    assert "phase margin below -180 deg (-276 deg unwrapped, 84.2 deg wrapped" in h
+    assert "exceeds the critical RTT there (178 us) by 822 us" in h

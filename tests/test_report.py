@@ -9,6 +9,7 @@ from qcnmodel.studies.report import ReportConfig, compute_margins_grid, write_re
 
 
 def small_config(**kw):
+    kw.setdefault("recommend", False)  # the fix search is tested in test_check.py
     return ReportConfig(
         n_rtt=12, flows=(1, 10, 100), weights=(2.0, 8.0), ps_values=(0.01, 0.05), packet=False, **kw
     )
@@ -28,17 +29,43 @@ def test_grid_matches_single_point_margins():
 
 
 def test_write_report(tmp_path):
-    paths = write_report(tmp_path / "rep", small_config(), progress=False)
+    from qcnmodel.studies.check import check_params
+
+    cfg = small_config()
+    paths = write_report(tmp_path / "rep", cfg, progress=False)
     html = (tmp_path / "rep" / "report.html").read_text()
     md = (tmp_path / "rep" / "report.md").read_text()
     assert html.count("data:image/png;base64,") == len(paths["figures"]) >= 5
     for needle in ("Critical RTT", "Worst case", "sampling lag", "Margins at representative"):
         assert needle in md
+    # the verdict opens the report, names the model, and is the check's over the same ranges
+    first = md.split("## Verdict", 1)[1].strip().split("\n")[0]
+    assert md.index("## Verdict") < md.index("## Parameters")
+    assert first == check_params(cfg.params, cfg.check_ranges(), recommend=False).headline
+    assert "QCN packet-fidelity fluid model" in first
     grid = xr.open_dataset(paths["margins"], engine="h5netcdf")
-    assert np.isfinite(grid["critical_rtt"].values).all()
+    # N = 1 at the line rate has no congestion (open loop: infinite critical RTT); N = 100 is
+    # unstable at every RTT (negative); no point is left undefined
+    assert not np.isnan(grid["critical_rtt"].values).any()
+    assert "packet-fidelity" in grid.attrs["model"]
     grid.close()
 
 
+@pytest.mark.slow  # a whole report through the CLI, ~15 s
+def test_report_figure_count_matches_the_cli(tmp_path, capsys, monkeypatch):
+    # the CLI's "N figures" line counts what the report embeds
+    from qcnmodel.cli import main
+    from qcnmodel.studies import report as report_mod
+
+    monkeypatch.setattr(report_mod, "ReportConfig", lambda **kw: small_config(
+        **{k: v for k, v in kw.items() if k in ("params", "preset")}))  # fmt: skip
+    assert main(["report", "--out", str(tmp_path / "r"), "--quiet", "--no-packet"]) == 0
+    out = capsys.readouterr().out
+    html = (tmp_path / "r" / "report.html").read_text()
+    assert f"and {html.count('data:image/png;base64,')} figures" in out
+
+
+@pytest.mark.slow  # two reports, ~35 s
 def test_figures_are_deterministic(tmp_path):
     a = write_report(tmp_path / "a", small_config(), progress=False)
     b = write_report(tmp_path / "b", small_config(), progress=False)
@@ -51,3 +78,18 @@ def test_bad_config():
         ReportConfig(rtt_min=1e-3, rtt_max=1e-6)
     with pytest.raises(ValueError, match="ps_values"):
         ReportConfig(ps_values=(0.0,))
+
+
+def test_compilation_is_announced_once_on_stderr(capsys, monkeypatch):
+    from qcnmodel.studies import compiling
+
+    monkeypatch.setattr(compiling, "_ready", lambda what: False)
+    compiling.announce_compile("sim")
+    compiling.announce_compile("fluid", enabled=False)  # --quiet: nothing
+    err = capsys.readouterr().err
+    assert err.count("compiling") == 1 and "the packet simulator" in err
+    monkeypatch.setattr(compiling, "_ready", lambda what: True)
+    compiling.announce_compile("loop")  # already compiled in this process: nothing
+    assert capsys.readouterr().err == ""
+    with pytest.raises(ValueError, match="what"):
+        compiling.announce_compile("kernel")

@@ -16,11 +16,13 @@
 # %% [markdown]
 # # 03 Packet-level simulation against the fluid model
 #
-# The QCN fluid model (notebook 02) predicts a critical RTT for N flows sharing one
-# congestion point (CP). Here the packet-level reference simulator (`qcnmodel.sim.simulate`)
-# runs the same situation below and above that RTT, and its hot queue is compared with the
-# model: the linear verdict (stable / oscillating), the nonlinear fluid trajectory from the
-# same start, the queue level and the oscillation frequency.
+# The default QCN model, the packet-fidelity fluid model (`QCNFluidModel()`,
+# `fidelity="packet"`), predicts a critical RTT for N flows sharing one congestion point (CP).
+# Here the packet-level reference simulator (`qcnmodel.sim.simulate`) runs the same situation
+# below and above that RTT, and its hot queue is compared with the model: the linear verdict
+# (stable / oscillating), the nonlinear trajectories of the packet-fidelity model and of the
+# published cycle-averaged equations (`fidelity="paper"`, Alizadeh et al., Allerton 2008;
+# notebook 02) from the same start, the queue level and the oscillation frequency.
 #
 # Set-up (`qcnmodel.validation.network.bottleneck_spec`, the single bottleneck of the
 # validation suite and of the stability report): N greedy sources (each offering twice its
@@ -55,30 +57,32 @@ SEEDS = [0, 1, 2] if FULL else [0]
 DURATION = 0.5 if FULL else 0.2
 BIN = 20e-6
 
-model = QCNFluidModel(params, rtt=100e-6, n_flows=N_FLOWS, capacity=CAPACITY)
+model = QCNFluidModel(params, rtt=100e-6, n_flows=N_FLOWS, capacity=CAPACITY)  # packet fidelity
+paper = QCNFluidModel(params, rtt=100e-6, n_flows=N_FLOWS, capacity=CAPACITY, fidelity="paper")
 crit = critical_rtt(model)
 display(Markdown(
-    f"N = {N_FLOWS} flows, C = {CAPACITY / 1e9:g} Gb/s: the fluid model's critical RTT is "
-    f"**{crit * 1e6:.0f} us**. Runs at {', '.join(f'{f:g}' for f in FACTORS)} x that RTT, "
+    f"N = {N_FLOWS} flows, C = {CAPACITY / 1e9:g} Gb/s: the packet-fidelity model's critical "
+    f"RTT is **{crit * 1e6:.0f} us** (the published equations: "
+    f"{critical_rtt(paper) * 1e6:.0f} us). Runs at {', '.join(f'{f:g}' for f in FACTORS)} x that RTT, "
     f"seeds {SEEDS}, {DURATION:g} s each, queue traces binned at {BIN * 1e6:g} us."
 ))
 
 # %% [markdown]
 # ## 1. Runs
 # For each RTT: the packet simulation (the first call compiles the kernel unless the numba
-# cache is warm) and the nonlinear fluid model in four forms:
+# cache is warm) and the nonlinear fluid models in four forms:
 #
-# * "fluid, line-rate start": the reconstructed fluid equations from the packet run's start
-#   (empty queue, every source at the line rate);
-# * "fluid+timer+HAI, line-rate start": the same with the RP timer and hyperactive increase;
-# * "fluid, near equilibrium": the base model from its fixed point with the queue displaced by
-#   1 KB (its sustained behaviour without the start-up transient);
-# * "fluid reset=cnm+timer+HAI, line-rate start": the variant found by the validation work
-#   (`reset="cnm"`: the RP counters are reset by CNMs only, which are sent only while Fb < 0),
-#   with timer and HAI, from the line-rate start.
+# * "packet-fidelity model, idle start": the default model from the packet run's start (empty
+#   queue, idle rate limiters, sources at their offered rate);
+# * "packet-fidelity model, near equilibrium": from its fixed point with the queue displaced
+#   by 1 KB (its sustained behaviour without the start-up transient);
+# * "published equations, line-rate start": the cycle-averaged equations (`fidelity="paper"`)
+#   from an empty queue with every source at the line rate;
+# * "published equations reset=cnm+timer+HAI, line-rate start": the same with the switches
+#   the validation added one at a time (RP counters reset by CNMs only, timer, HAI).
 #
-# The RTTs are multiples of the *base* model's critical RTT; the last table column gives each
-# model's own phase margin at that RTT.
+# The RTTs are multiples of the packet-fidelity model's critical RTT; the last table column
+# gives each model's own phase margin at that RTT.
 
 # %%
 def dominant_frequency(t, q):
@@ -113,13 +117,15 @@ for factor in FACTORS:
     mdl = model.replace(rtt=rtt)
     lin = mdl.loop().margins()
     start = {"q": 0.0, "rate_current": params.line_rate, "rate_target": params.line_rate}
-    near = {"q": mdl.fixed_point()["q"] + 1000.0}
-    cnm = mdl.replace(reset="cnm", timer=True, hai=True)
-    for variant, m_, x0 in (("fluid, line-rate start", mdl, start),
-                            ("fluid+timer+HAI, line-rate start", mdl.replace(timer=True, hai=True), start),
-                            ("fluid, near equilibrium", mdl, near),
-                            ("fluid reset=cnm+timer+HAI, line-rate start", cnm, start)):
-        ds = m_.simulate(DURATION, x0=x0, record_dt=BIN)
+    pap = paper.replace(rtt=rtt)
+    runs = (("packet-fidelity model, idle start", mdl, dict(start="idle")),
+            ("packet-fidelity model, near equilibrium", mdl,
+             dict(x0={"q": mdl.fixed_point()["q"] + 1000.0})),
+            ("published equations, line-rate start", pap, dict(x0=start)),
+            ("published equations reset=cnm+timer+HAI, line-rate start",
+             pap.replace(reset="cnm", timer=True, hai=True), dict(x0=start)))
+    for variant, m_, kw in runs:
+        ds = m_.simulate(DURATION, record_dt=BIN, **kw)
         t, q = ds["time"].values, ds["q"].values
         traces[(factor, variant)] = (t, q)
         own = m_.loop().margins()
@@ -142,7 +148,7 @@ print(f"all runs: {time.perf_counter() - t_wall:.1f} s wall")
 # %% [markdown]
 # ## 2. Hot queue: packets vs fluid model
 # Figure: one panel per RTT; hot queue of the packet simulation (time average per 20 us bin,
-# first seed) and three of the fluid trajectories; Qeq dotted. The y range is clipped to show the
+# first seed) and three of the model trajectories; Qeq dotted. The y range is clipped to show the
 # queue around Qeq (the start-up transient overshoots to megabytes in both).
 
 # %%
@@ -150,9 +156,9 @@ fig, axs = plt.subplots(len(FACTORS), 1, figsize=(11, 2.8 * len(FACTORS)), share
                         squeeze=False)
 for ax, factor in zip(axs[:, 0], FACTORS):
     for key, style in ((f"packet seed {SEEDS[0]}", dict(color="k", lw=0.6)),
-                       ("fluid, line-rate start", dict(color="C0", lw=1.0)),
-                       ("fluid, near equilibrium", dict(color="C1", lw=1.0, ls="--")),
-                       ("fluid reset=cnm+timer+HAI, line-rate start", dict(color="C3", lw=1.0))):
+                       ("packet-fidelity model, idle start", dict(color="C0", lw=1.0)),
+                       ("packet-fidelity model, near equilibrium", dict(color="C1", lw=1.0, ls="--")),
+                       ("published equations, line-rate start", dict(color="C3", lw=1.0))):
         t, q = traces[(factor, key)]
         ax.plot(t * 1e3, q / 1e3, label=key, **style)
     ax.axhline(params.qeq / 1e3, color="0.5", ls=":", lw=0.8)
@@ -191,45 +197,35 @@ pk = [r for r in rows if r["source"] == "packet"]
 agree = sum((r["verdict"] == "steady") == (r["predicted"] == "stable") for r in pk)
 lo = [r for r in pk if r["factor"] < 1]
 hi = [r for r in pk if r["factor"] > 1]
-fl_hi = [r for r in rows if r["source"] == "fluid, near equilibrium" and r["factor"] > 1]
-fl_lo = [r for r in rows if r["source"] == "fluid, near equilibrium" and r["factor"] < 1]
-fl_start = [r for r in rows if "line-rate start" in r["source"] and "cnm" not in r["source"]]
-txt = (f"The packet simulation agrees with the linear verdict in **{agree} of {len(pk)}** runs. ")
+fl_hi = [r for r in rows if r["source"] == "packet-fidelity model, near equilibrium" and r["factor"] > 1]
+fl_lo = [r for r in rows if r["source"] == "packet-fidelity model, near equilibrium" and r["factor"] < 1]
+idle = [r for r in rows if r["source"] == "packet-fidelity model, idle start"]
+pub = [r for r in rows if r["source"] == "published equations, line-rate start"]
+txt = (f"The packet simulation agrees with the packet-fidelity model's linear verdict in "
+       f"**{agree} of {len(pk)}** runs. ")
 if lo:
     txt += (f"Below the critical RTT the packet queue stays around "
             f"{np.mean([r['mean'] for r in lo]) / 1e3:.1f} KB (Qeq = {params.qeq / 1e3:g} KB) with a "
-            f"standard deviation of {np.mean([r['std'] for r in lo]) / 1e3:.1f} KB, i.e. packet-level "
-            f"noise of thousands of bytes around an equilibrium that the fluid model places "
-            f"{model.fixed_point()['q'] - params.qeq:.1f} B from the switching surface "
-            f"(the fluid model near equilibrium: mean {np.mean([r['mean'] for r in fl_lo]) / 1e3:.1f} KB, "
-            f"std {np.mean([r['std'] for r in fl_lo]):.2g} B). ")
+            f"standard deviation of {np.mean([r['std'] for r in lo]) / 1e3:.1f} KB; the "
+            f"packet-fidelity model near equilibrium: mean "
+            f"{np.mean([r['mean'] for r in fl_lo]) / 1e3:.1f} KB, std "
+            f"{np.mean([r['std'] for r in fl_lo]) / 1e3:.2g} KB. ")
 if hi and fl_hi:
-    txt += (f"Above it the packet queue oscillates with underflow (empty "
-            f"{100 * np.mean([r['empty_fraction'] for r in hi]):.0f} % of the time) at "
-            f"{np.nanmean([r['freq'] for r in hi]):.0f} rad/s, well below the gain crossover "
-            f"({hi[0]['wc']:.0f} rad/s): a relaxation oscillation of the switching regime. The "
-            f"fluid model near equilibrium also leaves the linear regime (std "
-            f"{np.mean([r['std'] for r in fl_hi]) / 1e3:.1f} KB) but with a much slower "
-            f"excursion, so the linear verdict transfers to the packet level while amplitude "
-            f"and frequency do not. ")
-txt += (f"From the line-rate start, however, the fluid model leaves the queue empty in "
-        f"{100 * min(r['empty_fraction'] for r in fl_start):.0f} .. "
-        f"{100 * max(r['empty_fraction'] for r in fl_start):.0f} % of the second half (with or without "
-        f"timer and HAI), while the packet RPs recover within tens of ms: after the deep initial "
-        f"cut the fluid increase terms are throttled by the factor (1-p)^(F B) = "
-        f"{(1 - params.ps) ** (params.fr_th * params.bc_limit / params.frame_size):.4f} (the "
-        f"probability of F byte-counter cycles without a sampled frame), which the model applies "
-        f"even when Fb >= 0 and no CNM is sent. That is a limitation of the reconstructed "
-        f"equations (the default `reset='sample'`) for large-signal recovery, not of the simulator. ")
-cn = [r for r in rows if r["source"].startswith("fluid reset=cnm")]
-txt += ("With `reset='cnm'` (plus timer and HAI) the fluid model no longer stays empty after the start-up "
-        "(compare amplitudes and empty fractions with the packet runs): "
-        + "; ".join(f"at {r['factor']:g} x critical mean {r['mean'] / 1e3:.1f} KB, std "
-                    f"{r['std'] / 1e3:.1f} KB, empty {100 * r['empty_fraction']:.0f} % ({r['verdict']}; "
-                    f"packet: {np.mean([k['mean'] for k in pk if k['factor'] == r['factor']]) / 1e3:.1f} KB, "
-                    f"{np.mean([k['std'] for k in pk if k['factor'] == r['factor']]) / 1e3:.1f} KB, "
-                    f"{100 * np.mean([k['empty_fraction'] for k in pk if k['factor'] == r['factor']]):.0f} %)"
-                    for r in cn) + ".")
+    txt += (f"Above it the packet queue has a standard deviation of "
+            f"{np.mean([r['std'] for r in hi]) / 1e3:.1f} KB and is empty "
+            f"{100 * np.mean([r['empty_fraction'] for r in hi]):.0f} % of the time; the "
+            f"packet-fidelity model near equilibrium: std "
+            f"{np.mean([r['std'] for r in fl_hi]) / 1e3:.1f} KB, empty "
+            f"{100 * np.mean([r['empty_fraction'] for r in fl_hi]):.0f} %. ")
+txt += ("From the start of a packet run: "
+        + "; ".join(f"at {r['factor']:g} x critical the packet-fidelity model has mean "
+                    f"{r['mean'] / 1e3:.1f} KB, empty {100 * r['empty_fraction']:.0f} % "
+                    f"({r['verdict']}), the published equations mean {p['mean'] / 1e3:.1f} KB, "
+                    f"empty {100 * p['empty_fraction']:.0f} % ({p['verdict']})"
+                    for r, p in zip(idle, pub))
+        + ". The published equations throttle their increase by (1-p)^(F B) = "
+        f"{(1 - params.ps) ** (params.fr_th * params.bc_limit / params.frame_size):.4f} even "
+        "when no CNM is sent, which is why they recover slowly after the deep initial cut.")
 display(Markdown(txt))
 
 # %% [markdown]

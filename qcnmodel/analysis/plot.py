@@ -11,6 +11,32 @@ import numpy as np
 
 __all__ = ["plot_bode", "plot_nyquist", "plot_step", "plot_stability_map"]
 
+#: axis labels in words for the coordinates and variables of a stability map
+_LABELS = {
+    "rtt": ("round-trip time RTT", "us", 1e6),
+    "n_flows": ("number of flows N", "", 1.0),
+    "w": ("feedback weight W", "", 1.0),
+    "ps": ("sampling probability Ps", "", 1.0),
+    "gd": ("decrease gain Gd", "", 1.0),
+    "capacity": ("bottleneck capacity C", "Gb/s", 1e-9),
+    "phase_margin_deg": ("phase margin", "deg", 1.0),
+    "gain_margin_db": ("gain margin", "dB", 1.0),
+    "delay_margin_s": ("delay margin", "us", 1e6),
+    "critical_rtt": ("critical RTT", "us", 1e6),
+}
+
+
+def _label(ds, name: str) -> tuple[str, float]:
+    """(axis label in words with its unit, scale applied to the values)."""
+    words, unit, scale = _LABELS.get(name, (name, ds[name].attrs.get("units", ""), 1.0))
+    return (f"{words} ({unit})" if unit else words), scale
+
+
+def _wrap_deg(x):
+    """Degrees wrapped to (-180, 180]."""
+    with np.errstate(invalid="ignore"):
+        return np.where(np.isfinite(x), 180.0 - np.remainder(180.0 - x, 360.0), x)
+
 
 def _fig_axes(ax, n: int = 1, **kw):
     import matplotlib.pyplot as plt
@@ -53,7 +79,7 @@ def plot_bode(loop, ax=None, omega=None, show_margins: bool = True):
     if hasattr(loop, "num"):
         phase = np.degrees(Rational(loop.num, loop.den).phase(w) - w * loop.delay)
     else:  # a loop known by its frequency response: the continuous phase of its values
-        phase = np.degrees(np.unwrap(np.angle(np.asarray(frd.fresp).reshape(-1))))
+        phase = np.degrees(np.unwrap(np.angle(resp)))
     label = loop.name or None
     ax_m.semilogx(w, 20 * np.log10(np.abs(resp)), label=label)
     ax_p.semilogx(w, phase, label=label)
@@ -97,33 +123,47 @@ def plot_nyquist(loop, ax=None, radius: float = 3.0):
 
     fig, ax = _fig_axes(ax, 1, figsize=(6, 6))
     _, values = nyquist_contour(loop)
-    (line,) = ax.plot(values.real, values.imag, lw=1.2, label=loop.name or "L(s)")
-    ax.plot(values.real, -values.imag, lw=1.0, ls="--", color=line.get_color())
+    (line,) = ax.plot(values.real, values.imag, lw=1.2, label="L(jw), w > 0")
+    ax.plot(values.real, -values.imag, lw=1.0, ls="--", color=line.get_color(),
+            label="L(jw), w < 0 (mirror)")  # fmt: skip
+    mag = np.abs(values)
+    inside = np.nonzero((mag < 0.9 * radius) & (mag > 0.4))[0]
     n = len(values)
-    for i in (n // 3, 2 * n // 3):  # direction of travel (increasing frequency)
+    picks = (
+        [inside[len(inside) // 3], inside[2 * len(inside) // 3]]
+        if len(inside) > 8
+        else [n // 3, 2 * n // 3]
+    )
+    for i in picks:  # direction of travel: increasing frequency (solid), decreasing (mirror)
         if i + 1 < n:
-            ax.annotate(
-                "",
-                xy=(values[i + 1].real, values[i + 1].imag),
-                xytext=(values[i].real, values[i].imag),
-                arrowprops={"arrowstyle": "->", "color": line.get_color()},
-            )
-    ax.plot([-1], [0], "x", color="C3", ms=9, mew=2)
+            for sign in (1, -1):
+                a, b = values[i], values[i + 1]
+                ax.annotate(
+                    "",
+                    xy=(b.real, sign * b.imag) if sign > 0 else (a.real, -a.imag),
+                    xytext=(a.real, sign * a.imag) if sign > 0 else (b.real, -b.imag),
+                    arrowprops={"arrowstyle": "-|>", "color": line.get_color(), "lw": 1.2},
+                )
+    ax.plot([-1], [0], "x", color="C3", ms=9, mew=2, label="critical point -1")
     theta = np.linspace(0, 2 * np.pi, 200)
-    ax.plot(np.cos(theta), np.sin(theta), color="0.7", lw=0.6)
+    ax.plot(np.cos(theta), np.sin(theta), color="0.7", lw=0.6, label="unit circle |L| = 1")
     ax.axhline(0, color="0.6", lw=0.6)
     ax.axvline(0, color="0.6", lw=0.6)
     c = nyquist_count(loop)
     ax.set_title(
-        f"N = {c.encirclements_cw} cw encirclements of -1, P = {c.open_loop_rhp_poles}, "
-        f"Z = {c.closed_loop_rhp_poles} ({'stable' if c.stable else 'unstable'})",
+        f"{'STABLE' if c.stable else 'UNSTABLE'}: {c.encirclements_cw} clockwise "
+        f"encirclement{'s' if c.encirclements_cw != 1 else ''} of -1\n"
+        f"(open-loop unstable poles P = {c.open_loop_rhp_poles}, closed-loop Z = "
+        f"{c.closed_loop_rhp_poles})",
         fontsize=9,
+        color="k" if c.stable else "C3",
     )
+    ax.legend(fontsize=7, loc="lower right")
     ax.set_xlim(-radius, radius)
     ax.set_ylim(-radius, radius)
     ax.set_aspect("equal")
-    ax.set_xlabel("Re L")
-    ax.set_ylabel("Im L")
+    ax.set_xlabel("Re L(jw)")
+    ax.set_ylabel("Im L(jw)")
     return fig
 
 
@@ -144,7 +184,8 @@ def plot_step(responses, ax=None, pade_order: int | None = None):
     for r in responses:
         if hasattr(r, "step_response"):  # a loop: simulate it
             r = r.step_response(pade_order=pade_order)
-        label = f"{r.name or 'loop'} (Pade {r.pade_order})"
+        how = f"Pade {r.pade_order}" if r.pade_order else "exact delay"
+        label = f"{r.name or 'loop'} ({how})"
         ax.plot(r.time, r.output, label=label)
     ax.axhline(1.0, color="0.6", lw=0.8)
     ax.set_xlabel("time (s)")
@@ -167,24 +208,29 @@ def plot_stability_map(ds, var: str = "phase_margin_deg", ax=None, cmap: str = "
 
     Notes
     -----
-    Log x axis when x is ``rtt``; the stability boundary is the zero contour
-    of ``phase_margin_deg`` (black), and points the argument principle finds
-    unstable are hatched by the ``stable`` variable's 0.5 contour (dashed).
+    Axes are labelled in words with units (RTT in us). Log x axis when x is ``rtt``; phase
+    margins are shown wrapped to (-180, 180] deg (the analysis keeps the unwrapped value,
+    which falls linearly with the delay); the stability boundary is the zero contour of the
+    unwrapped ``phase_margin_deg`` (black), and the boundary of the argument principle's
+    ``stable`` flag is its 0.5 contour (dashed).
     """
     fig, ax = _fig_axes(ax, 1, figsize=(7, 5))
     y, x = ds[var].dims
-    xs, ys = ds[x].values, ds[y].values
-    z = np.asarray(ds[var].values, float)
-    finite = z[np.isfinite(z)]
+    xlabel, xscale = _label(ds, x)
+    ylabel, yscale = _label(ds, y)
+    vlabel, vscale = _label(ds, var)
+    xs, ys = ds[x].values * xscale, ds[y].values * yscale
+    z = np.asarray(ds[var].values, float) * vscale
     kw = {}
-    if var == "phase_margin_deg" and finite.size:
-        # symmetric around the boundary, saturating at +-90 deg so that the
-        # interesting range is not washed out by deeply unstable corners
-        lim = min(max(abs(finite.min()), abs(finite.max()), 1e-9), 90.0)
-        kw = {"vmin": -lim, "vmax": lim}
+    if var == "phase_margin_deg":
+        # wrapped for display (the boundary below uses the unwrapped margin); symmetric
+        # around 0 and saturating at +-90 deg so that the boundary region stays readable
+        z = _wrap_deg(z)
+        vlabel = "phase margin (deg, wrapped to (-180, 180])"
+        kw = {"vmin": -90.0, "vmax": 90.0}
     mesh = ax.pcolormesh(xs, ys, np.ma.masked_invalid(z), shading="nearest", cmap=cmap, **kw)
     cb = fig.colorbar(mesh, ax=ax)
-    cb.set_label(f"{var} ({ds[var].attrs.get('units', '')})")
+    cb.set_label(vlabel)
     if xs.size > 1 and ys.size > 1:
         if "phase_margin_deg" in ds:
             pm = np.asarray(ds["phase_margin_deg"].values, float)
@@ -196,7 +242,9 @@ def plot_stability_map(ds, var: str = "phase_margin_deg", ax=None, cmap: str = "
                 ax.contour(xs, ys, st, levels=[0.5], colors="k", linestyles="--", linewidths=0.8)
     if x == "rtt":
         ax.set_xscale("log")
-    ax.set_xlabel(f"{x} ({ds[x].attrs.get('units', '')})")
-    ax.set_ylabel(f"{y} ({ds[y].attrs.get('units', '')})")
+    if y == "n_flows" and ys.size > 1 and ys.min() > 0 and ys.max() / ys.min() > 20:
+        ax.set_yscale("log")
+    ax.set_xlabel(xlabel)
+    ax.set_ylabel(ylabel)
     ax.set_title(str(ds.attrs.get("model", "")), fontsize=9)
     return fig

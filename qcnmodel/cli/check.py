@@ -1,14 +1,18 @@
 """``qcnmodel check PARAMS.toml``: is this parameter set stable over the operating ranges?
 
-Validates the file (errors name the field and its line), prints the worst-case margins of the
-linearised QCN fluid loop over the RTT and flow ranges, the critical RTT per N, a verdict
-(stable, marginal or unstable, with the phase-margin threshold used) and recommendations (the
-W, Ps or Gd that maximises the worst-case delay margin over the ranges).
+Validates the file (errors name the field and its line) and opens with one verdict paragraph:
+stable, marginal or unstable over the RTT and flow ranges, the model that produced it (default
+the QCN packet-fidelity fluid model), the worst point with its phase margin, the binding
+constraint and the one [qcn] field change that makes it stable (recomputed over the ranges), or
+that none within the searched intervals does. Then: fields without effect in the file's mode,
+worst-case margins, the critical RTT per N. With --confirm the packet simulator runs at the
+worst point and across the boundary and the verdict is confirmed or contradicted.
 
 Ranges come from the command line, else from the file's ``[ranges]`` table
 (``rtt = "2us..1ms"``, ``flows = "1..100"``, ``pm_threshold = 30``), else those defaults.
 
-Exit status: 0 stable, 1 unstable or marginal, 2 bad input.
+Exit status: 0 stable (and not contradicted by --confirm), 1 unstable, marginal or
+contradicted, 2 bad input.
 """
 
 from __future__ import annotations
@@ -55,6 +59,10 @@ def register(subparsers) -> None:
     add_jobs_option(p, "unused (the check runs in one process; accepted for a uniform CLI)")
     add_out_option(p, None, "also write the JSON result to this file (.json)")
     p.add_argument("--json", action="store_true", help="print one JSON object")
+    p.add_argument("--confirm", nargs="?", const="0.4s", default=None, metavar="DURATION",
+                   help="confirm the verdict with the packet simulator at the worst point and "
+                   "across the boundary (run length per point, default 0.4s); exit 1 if "
+                   "the packets contradict it")  # fmt: skip
     p.set_defaults(func=run)
 
 
@@ -151,14 +159,23 @@ def run(args) -> int:
     """Run ``qcnmodel check``; exit 0 stable, 1 unstable/marginal, 2 bad input."""
     from qcnmodel.cli.common import check_out, print_json
     from qcnmodel.studies.check import check_params
+    from qcnmodel.studies.check_text import render
+    from qcnmodel.studies.confirm import check_duration
+    from qcnmodel.units import parse_time
 
     if args.out:
         check_out(args.out, (".json",))
     params = _params(args)
     ranges = _ranges(args)
     label = _file(args) or f"preset {args.preset or '802.1qau'}"
+    confirm = getattr(args, "confirm", None)
+    duration = None if confirm is None else check_duration(parse_time(confirm, "confirm"))
+    bar = _bar(params, ranges, args)
     result = check_params(params, ranges, model=args.model, recommend=not args.no_recommend,
-                          variant=args.variant)  # fmt: skip
+                          variant=args.variant, progress=bar, confirm=confirm is not None,
+                          confirm_duration=duration)  # fmt: skip
+    if bar is not None:
+        bar.close()
     if args.json:
         out = {"file": label, "valid": True, "model": args.model,
                "rtt_range_s": list(ranges.rtt), "flows_range": list(ranges.flows)}  # fmt: skip
@@ -169,35 +186,7 @@ def run(args) -> int:
     if args.out:
         _write_json(args.out, {"file": label, "valid": True, "model": args.model,
                                **result.to_dict()})  # fmt: skip
-    print(f"{label}: valid")
-    print(
-        f"ranges: RTT {ranges.rtt[0] * 1e6:g} us .. {ranges.rtt[1] * 1e6:g} us, "
-        f"N {ranges.flows[0]} .. {ranges.flows[1]} ({args.model} model, exact delay)"
-    )
-    wp = result.worst_point
-    print(
-        f"worst phase margin  {result.worst_phase_margin_deg:9.2f} deg "
-        f"(N={wp.get('n_flows')}, RTT={wp.get('rtt_s', 0) * 1e6:.4g} us)"
-    )
-    print(f"worst gain margin   {result.worst_gain_margin_db:9.2f} dB")
-    print(f"worst delay margin  {result.worst_delay_margin_s * 1e6:9.4g} us")
-    print("critical RTT per N:")
-    for n, c in result.critical_rtt_s.items():
-        print(f"  N={n:<5d} {c * 1e6:10.4g} us")
-    print(
-        f"verdict: {result.verdict.upper()} "
-        f"(stable needs every point stable with PM >= {result.pm_threshold_deg:g} deg)"
-    )
-    if result.recommendations:
-        print("recommendations (one parameter at a time, maximising the worst-case delay margin):")
-        for r in result.recommendations:
-            ok = "stable over the ranges" if r["stable_over_ranges"] else "still unstable"
-            if r["at_search_bound"]:
-                ok += f"; at the edge of the searched interval {r['search_interval']}"
-            print(
-                f"  {r['parameter']:<3s} {r['current']:.6g} -> {r['recommended']:.6g}: "
-                f"worst delay margin {r['worst_delay_margin_s'] * 1e6:.4g} us ({ok})"
-            )
+    print(render(result, ranges, label))
     sys.stdout.flush()
     return result.exit_code
 
@@ -211,3 +200,15 @@ def _write_json(path, obj) -> None:
 
     with atomic_path(path) as tmp:
         tmp.write_text(json.dumps(to_jsonable(obj), indent=2) + "\n")
+
+
+def _bar(params, ranges, args):
+    """A progress bar on stderr when it is a terminal (None otherwise)."""
+    if getattr(args, "quiet", False) or not sys.stderr.isatty():
+        return None
+    from tqdm.auto import tqdm
+
+    from qcnmodel.studies.check import check_steps
+
+    total = check_steps(params, ranges, recommend=not args.no_recommend)
+    return tqdm(total=total, desc="check", unit="step", file=sys.stderr, leave=False)

@@ -1,30 +1,42 @@
 """A standards editor's check of a parameter set over operating ranges (``qcnmodel check``).
 
 Given a :class:`~qcnmodel.params.QCNParams` and ranges of RTT and flow count N, the linearised
-QCN fluid loop (:mod:`qcnmodel.models.qcn`, exact delay) is evaluated over the whole range grid:
+QCN loop (default the packet-fidelity fluid model, :mod:`qcnmodel.models.qcn`, exact delay) is
+evaluated over the whole range grid:
 
 * worst-case phase, gain and delay margins over the grid;
 * the critical RTT for each N (largest RTT with a positive phase margin);
 * a verdict: **stable** when every grid point is closed-loop stable with a phase margin of at
   least ``pm_threshold`` degrees; **marginal** when every point is stable but some have less
   margin than that; **unstable** when some point is unstable;
-* recommendations: for each of W, Ps and Gd, the value (others fixed) that maximises the
-  worst-case delay margin over the ranges, i.e. ``min over N of critical_rtt(N) - rtt_max``,
-  searched on a log grid of candidates and refined by bounded scalar minimisation.
+* when the verdict is not stable, the fix: one ``[qcn]`` field change that makes it stable,
+  verified by recomputing the grid (:func:`qcnmodel.studies.verdict.search_fix`), or the
+  statement that none within the searched intervals does;
+* the fields of the file that have no effect in its current mode, and a one-paragraph
+  headline naming the model that produced the verdict (:mod:`qcnmodel.studies.verdict`).
 """
 
 from __future__ import annotations
 
+import dataclasses
 from dataclasses import dataclass, field
 
 import numpy as np
-from scipy import optimize
 
 from qcnmodel import config
 from qcnmodel._errors import unknown_name
 from qcnmodel.params import QCNParams
+from qcnmodel.studies.verdict import (
+    _verdict_of,
+    headline,
+    inactive_fields,
+    model_label,
+    search_fix,
+    search_steps,
+    wrap_phase,
+)
 
-__all__ = ["CheckRanges", "CheckResult", "check_params", "parse_range"]
+__all__ = ["CheckRanges", "CheckResult", "check_params", "check_steps", "parse_range"]
 
 
 def parse_range(text: str, parser, field: str, integer: bool = False) -> tuple[float, float]:
@@ -88,23 +100,48 @@ class CheckResult:
     worst_point: dict
     critical_rtt_s: dict
     recommendations: list = field(default_factory=list)
+    model: str = "qcn"
+    model_variant: str = "packet"
+    model_label: str = ""
+    notes: list = field(default_factory=list)
+    searched: dict = field(default_factory=dict)
+    headline: str = ""
+    confirmation: dict | None = None
+    fallback: str = ""
+
+    @property
+    def fix(self) -> dict | None:
+        """The verified single-field change with the smallest relative change (None when
+        none makes it stable)."""
+        return self.recommendations[0] if self.recommendations else None
 
     @property
     def exit_code(self) -> int:
-        """0 stable, 1 marginal or unstable."""
+        """0 stable (and, when confirmed, not contradicted by the packets), else 1."""
+        if self.confirmation is not None and not self.confirmation["agree"]:
+            return 1
         return 0 if self.verdict == "stable" else 1
 
     def to_dict(self) -> dict:
         """Plain dict for JSON output."""
         return {
+            "headline": self.headline,
             "verdict": self.verdict,
+            "model": self.model,
+            "model_variant": self.model_variant,
+            "model_label": self.model_label,
             "pm_threshold_deg": self.pm_threshold_deg,
-            "worst_phase_margin_deg": self.worst_phase_margin_deg,
+            "worst_phase_margin_deg": wrap_phase(self.worst_phase_margin_deg),
+            "worst_phase_margin_unwrapped_deg": self.worst_phase_margin_deg,
             "worst_gain_margin_db": self.worst_gain_margin_db,
             "worst_delay_margin_s": self.worst_delay_margin_s,
             "worst_point": self.worst_point,
             "critical_rtt_s": {str(k): v for k, v in self.critical_rtt_s.items()},
             "recommendations": self.recommendations,
+            "searched": self.searched,
+            "notes": self.notes,
+            "model_fallback": self.fallback,
+            "confirmation": self.confirmation,
         }
 
 
@@ -120,77 +157,17 @@ def _model(params: QCNParams, model: str, variant: str | None = None):
     return build_model(model, params, variant)
 
 
-def _worst_delay_margin(model, ranges: CheckRanges) -> float:
-    """min over N of (critical RTT(N) - rtt_max): the objective of the recommendations."""
-    from qcnmodel.analysis.margins import critical_rtt
-
-    worst = np.inf
-    for n in ranges.flow_grid():
-        try:
-            m = model.replace(n_flows=int(n))
-            loop = m.loop()
-        except ValueError:
-            return -np.inf
-        worst = min(worst, critical_rtt(m, loop=loop) - ranges.rtt[1])
-    return worst
-
-
-def _recommend(
-    params: QCNParams, model_name: str, ranges: CheckRanges, variant: str | None = None
-) -> list[dict]:
-    recs = []
-    for name, (lo, hi) in config.defaults["studies.check_search"].items():
-
-        def objective(logx, name=name):
-            try:
-                m = _model(params.replace(**_param_change(params, name, float(np.exp(logx)))),
-                           model_name, variant)  # fmt: skip
-                m = m.replace(ps=float(np.exp(logx))) if name == "ps" else m
-            except ValueError:
-                return np.inf
-            return -_worst_delay_margin(m, ranges)
-
-        xs = np.linspace(np.log(lo), np.log(hi), config.defaults["studies.check_candidates"])
-        vals = np.array([objective(x) for x in xs])
-        k = int(np.argmin(vals))
-        a, b = xs[max(k - 1, 0)], xs[min(k + 1, len(xs) - 1)]
-        res = optimize.minimize_scalar(objective, bounds=(a, b), method="bounded",
-                                       options={"xatol": 1e-3})  # fmt: skip
-        best_x, best_val = (res.x, res.fun) if res.fun <= vals[k] else (xs[k], vals[k])
-        value = float(np.exp(best_x))
-        current = _current(params, name)
-        recs.append(
-            {
-                "parameter": name,
-                "current": current,
-                "recommended": value,
-                "worst_delay_margin_s": float(-best_val),
-                "stable_over_ranges": bool(-best_val > 0),
-                "at_search_bound": bool(
-                    min(abs(best_x - np.log(lo)), abs(best_x - np.log(hi))) < 1e-2
-                ),
-                "search_interval": [lo, hi],
-            }
-        )
-    return recs
-
-
-def _param_change(params: QCNParams, name: str, value: float) -> dict:
-    return {} if name == "ps" else {name: value}
-
-
-def _current(params: QCNParams, name: str) -> float:
-    return float(params.ps if name == "ps" else getattr(params, name))
-
-
 def check_params(
     params: QCNParams,
     ranges: CheckRanges | None = None,
     model: str = "qcn",
     recommend: bool = True,
     variant: str | None = None,
+    progress=None,
+    confirm: bool = False,
+    confirm_duration: float | None = None,
 ) -> CheckResult:
-    """Worst-case margins, critical RTT per N, verdict and recommendations.
+    """Worst-case margins, critical RTT per N, verdict, the fix and the headline.
 
     Parameters
     ----------
@@ -200,9 +177,19 @@ def check_params(
     model : {"qcn", "fopdt"}
         Which linearised model to use (default the QCN fluid model).
     variant : str, optional
-        A named configuration of that model (:data:`qcnmodel.models.MODELS`).
+        A named configuration of that model (:data:`qcnmodel.models.MODELS`; default the
+        packet-fidelity QCN model).
     recommend : bool
-        Search W, Ps and Gd for the best worst-case delay margin.
+        When the verdict is not *stable*, search one ``[qcn]`` field at a time for a value
+        that makes it stable (:func:`qcnmodel.studies.verdict.search_fix`).
+    progress : tqdm, optional
+        Advanced once per flow count and once per screened candidate.
+    confirm : bool
+        Run the packet simulator at the worst point and across the boundary
+        (:func:`qcnmodel.studies.confirm.confirm_verdict`); a disagreement makes
+        :attr:`CheckResult.exit_code` 1.
+    confirm_duration : float, optional
+        Packet run length per point, s (default 0.4).
 
     Returns
     -------
@@ -211,39 +198,69 @@ def check_params(
     from qcnmodel.analysis.margins import critical_rtt, extra_delay, margins_over_delay
 
     ranges = ranges or CheckRanges()
-    base = _model(params, model, variant)
+    fallback = ""
+    try:
+        base = _model(params, model, variant)
+    except ValueError as exc:
+        if model != "qcn" or variant is not None:
+            raise
+        # outside the packet-fidelity model's domain (e.g. drift): say so and use the paper's
+        fallback = (f"The QCN packet-fidelity fluid model does not cover this parameter set "
+                    f"({exc}); this verdict uses the published cycle-averaged equations "
+                    "(--variant paper), which ignore drift, the cycle jitter and the sampling "
+                    "table (they sample at the base probability).")  # fmt: skip
+        variant = "paper"
+        base = _model(params, model, variant)
+    if model == "qcn":
+        from qcnmodel.studies.compiling import announce_compile
+
+        announce_compile("loop", progress is not None and not getattr(progress, "disable", False))
+    name, var, label = model_label(base)
     taus = ranges.rtt_grid()
-    worst_pm, worst_gm, worst_dm = np.inf, np.inf, np.inf
-    worst_point: dict = {}
-    all_stable = True
+    worst_gm, worst_dm = np.inf, np.inf
+    table: dict[int, tuple] = {}
     crit: dict[int, float] = {}
     for n in ranges.flow_grid():
         model_n = base.replace(n_flows=int(n))
         loop = model_n.loop()
         m = margins_over_delay(loop, taus + extra_delay(model_n))  # loop delays of the RTTs
-        pm = np.asarray(m.phase_margin_deg, float)
-        k = int(np.argmin(pm))
-        if pm[k] < worst_pm:
-            worst_pm = float(pm[k])
-            worst_point = {"n_flows": int(n), "rtt_s": float(taus[k])}
+        table[int(n)] = (np.asarray(m.phase_margin_deg, float), np.asarray(m.stable, bool))
         worst_gm = min(worst_gm, float(np.min(m.gain_margin_db)))
         worst_dm = min(worst_dm, float(np.min(m.delay_margin_s)))
-        all_stable &= bool(np.all(m.stable))
         crit[int(n)] = float(critical_rtt(model_n, loop=loop))
-    if not all_stable or worst_pm <= 0:
-        verdict = "unstable"
-    elif worst_pm < ranges.pm_threshold:
-        verdict = "marginal"
-    else:
-        verdict = "stable"
-    recs = _recommend(params, model, ranges, variant) if recommend else []
-    return CheckResult(
+        if progress is not None:
+            progress.update(1)
+    verdict, worst_pm, n_w, k_w = _verdict_of(table, ranges.pm_threshold)
+    search = {"searched": {}, "fixes": []}
+    if recommend and verdict != "stable":
+        search = search_fix(params, lambda p: _model(p, model, variant), ranges, table,
+                            progress=progress)  # fmt: skip
+    result = CheckResult(
         verdict=verdict,
         pm_threshold_deg=float(ranges.pm_threshold),
         worst_phase_margin_deg=worst_pm,
         worst_gain_margin_db=worst_gm,
         worst_delay_margin_s=worst_dm,
-        worst_point=worst_point,
+        worst_point={"n_flows": n_w, "rtt_s": float(taus[k_w])},
         critical_rtt_s=crit,
-        recommendations=recs,
+        recommendations=search["fixes"],
+        model=name,
+        model_variant=var,
+        model_label=label,
+        notes=inactive_fields(params),
+        searched=search["searched"],
+        fallback=fallback,
     )
+    result = dataclasses.replace(result, headline=headline(result, ranges))
+    if confirm:
+        from qcnmodel.studies.confirm import confirm_verdict, drop_traces
+
+        conf = confirm_verdict(params, result, ranges, base, duration=confirm_duration,
+                               progress=progress is not None)  # fmt: skip
+        result = dataclasses.replace(result, confirmation=drop_traces(conf))
+    return result
+
+
+def check_steps(params: QCNParams, ranges: CheckRanges, recommend: bool = True) -> int:
+    """Progress steps of :func:`check_params` (flow counts, plus the search's candidates)."""
+    return len(ranges.flow_grid()) + (search_steps(params) if recommend else 0)

@@ -18,6 +18,10 @@ __all__ = ["GROUPS", "register", "regenerate"]
 
 GROUPS: dict[str, Callable[[Path], list[tuple[Path, str]]]] = {}
 
+#: whether the running :func:`regenerate` shows progress (the groups then say on stderr when a
+#: numba compilation starts, so that the bar does not stall silently)
+_PROGRESS = {"on": False}
+
 
 def register(name: str):
     """Decorator adding a figure group under ``name``."""
@@ -32,11 +36,18 @@ def register(name: str):
 @register("analysis")
 def _analysis(out_dir: Path) -> list[tuple[Path, str]]:
     """Bode, Nyquist, step, nonlinear, stability map and critical RTT at the 802.1Qau set."""
+    from tqdm.auto import tqdm
+
     from qcnmodel.studies import report_figures
+    from qcnmodel.studies.compiling import announce_compile
     from qcnmodel.studies.report import ReportConfig, compute_margins_grid
 
     cfg = ReportConfig(packet=False)
-    return report_figures.draw_all(cfg, compute_margins_grid(cfg), out_dir)
+    announce_compile("loop", _PROGRESS["on"])
+    with tqdm(total=len(cfg.weights) * len(cfg.ps_values), desc="analysis: margins grid",
+              unit="map", leave=False, disable=not _PROGRESS["on"]) as bar:  # fmt: skip
+        grid = compute_margins_grid(cfg, progress=bar)
+    return report_figures.draw_all(cfg, grid, out_dir, progress=_PROGRESS["on"])
 
 
 @register("packet")
@@ -44,8 +55,10 @@ def _packet(out_dir: Path) -> list[tuple[Path, str]]:
     """The report's packet-level confirmation (two RTTs around the model's critical RTT)."""
     from qcnmodel.document import Document
     from qcnmodel.studies.report import ReportConfig
+    from qcnmodel.studies.report_figures import announce_compile
     from qcnmodel.studies.report_packet import add_section
 
+    announce_compile("sim", _PROGRESS["on"])
     doc = Document("packet")
     add_section(doc, ReportConfig(), out_dir)
     return [data for kind, data in doc.blocks if kind == "figure"]
@@ -107,8 +120,14 @@ def regenerate(out_dir: str | Path = "figures", only: list[str] | None = None, p
         if name not in GROUPS:
             raise unknown_name("only", "figure group", name, GROUPS, sort=False)
     figures: list[tuple[Path, str]] = []
-    for name in tqdm(names, desc="figures", unit="group", disable=not progress):
-        figures += [(Path(p), c) for p, c in GROUPS[name](out)]
+    _PROGRESS["on"] = bool(progress)
+    bar = tqdm(names, desc="figures", unit="group", disable=not progress)
+    try:
+        for name in bar:
+            bar.set_postfix_str(f"drawing {name}")
+            figures += [(Path(p), c) for p, c in GROUPS[name](out)]
+    finally:
+        _PROGRESS["on"] = False
     index = out / "README.md"
     lines = ["# Figures", "", "Regenerate with `qcnmodel figures` (deterministic).", ""]
     known = {}

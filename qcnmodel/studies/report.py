@@ -3,8 +3,10 @@
 On the 802.1Qau defaults (or any :class:`~qcnmodel.params.QCNParams`) it computes, with no
 network access:
 
-* margins of the linearised QCN fluid model and of the FOPDT view (:mod:`qcnmodel.models`) at
-  representative operating points, with the exact delay;
+* a headline verdict first (:func:`qcnmodel.studies.check.check_params` over the report's
+  ranges: stable or not, the model, the worst point, the binding constraint and the fix);
+* margins of the linearised QCN loop (the packet-fidelity model, the default) and of the FOPDT
+  view (:mod:`qcnmodel.models`) at representative operating points, with the exact delay;
 * the full margins grid over RTT (2 us .. 1 ms) x N (1 .. 100) x W (2, 8, 32) x Ps (1 .. 10%),
   saved as ``margins.nc`` (xarray/netCDF), and the critical RTT per (N, W, Ps);
 * the worst case over the ranges and a check of the IBM Zurich deck's claim "whenever delay exceeds
@@ -19,6 +21,7 @@ The numbers are computed here; :mod:`qcnmodel.studies.report_figures` draws, and
 
 from __future__ import annotations
 
+import dataclasses
 import time
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -53,6 +56,9 @@ class ReportConfig:
     point_rtts: tuple[float, ...] = _default("studies.report_point_rtts")
     point_flows: tuple[int, ...] = _default("studies.report_point_flows")
     packet: bool = True
+    recommend: bool = True
+    pm_threshold: float = _default("studies.check_pm_threshold")
+    variant: str | None = None
 
     def __post_init__(self) -> None:
         if not (0 < self.rtt_min < self.rtt_max):
@@ -71,9 +77,19 @@ class ReportConfig:
         """Log-spaced RTT grid (s)."""
         return np.geomspace(self.rtt_min, self.rtt_max, self.n_rtt)
 
+    def check_ranges(self):
+        """The ranges of the headline verdict (:class:`~qcnmodel.studies.check.CheckRanges`):
+        the report's RTT range and grid, its flow range with as many flow counts."""
+        from qcnmodel.studies.check import CheckRanges
+
+        return CheckRanges(rtt=(self.rtt_min, self.rtt_max),
+                           flows=(int(min(self.flows)), int(max(self.flows))),
+                           n_rtt=self.n_rtt, n_flows=len(self.flows),
+                           pm_threshold=self.pm_threshold)  # fmt: skip
+
 
 def compute_margins_grid(cfg: ReportConfig, progress=None) -> xr.Dataset:
-    """Margins of the QCN fluid loop over RTT x N x W x Ps.
+    """Margins of the QCN loop (the default, packet-fidelity model) over RTT x N x W x Ps.
 
     Returns
     -------
@@ -84,7 +100,8 @@ def compute_margins_grid(cfg: ReportConfig, progress=None) -> xr.Dataset:
     from qcnmodel.analysis.stability import stability_map
     from qcnmodel.models import build_model
 
-    base = build_model("qcn", cfg.params, rtt=cfg.point_rtts[0], n_flows=cfg.point_flows[0])
+    base = build_model("qcn", cfg.params, cfg.variant, rtt=cfg.point_rtts[0],
+                       n_flows=cfg.point_flows[0])  # fmt: skip
     blocks = []
     for w in cfg.weights:
         row = []
@@ -108,8 +125,10 @@ def compute_margins_grid(cfg: ReportConfig, progress=None) -> xr.Dataset:
                 progress.update(1)
         blocks.append(xr.concat(row, dim="ps").expand_dims(w=[float(w)]))
     grid = xr.concat(blocks, dim="w")
+    from qcnmodel.studies.verdict import model_label
+
     grid.attrs = {
-        "model": "QCNFluidModel (linearised symbolically, exact delay)",
+        "model": f"{model_label(base)[2]} (linearised, exact delay)",
         "preset": cfg.preset,
         "params_toml": cfg.params.to_toml(),
     }
@@ -123,14 +142,20 @@ def _point_rows(cfg: ReportConfig):
     rows = []
     for N in cfg.point_flows:
         for rtt in cfg.point_rtts:
-            for name, key in (("QCN fluid", "qcn"), ("FOPDT", "fopdt")):
-                s = summary(build_model(key, cfg.params, rtt=rtt, n_flows=N), fixed_point=False)
+            for name, key in ((_qcn_name(cfg), "qcn"), ("FOPDT", "fopdt")):
+                var = cfg.variant if key == "qcn" else None
+                s = summary(build_model(key, cfg.params, var, rtt=rtt, n_flows=N),
+                            fixed_point=False)  # fmt: skip
                 rows.append(
                     [name, N, f"{rtt * 1e6:g}", s["phase_margin_deg"], s["gain_margin_db"],
                      s["delay_margin_s"] * 1e6, s["critical_rtt_s"] * 1e6,
                      "stable" if s["stable"] else "UNSTABLE"]
                 )  # fmt: skip
     return rows
+
+
+def _qcn_name(cfg: ReportConfig) -> str:
+    return "published-equations" if cfg.variant == "paper" else "QCN packet-fidelity"
 
 
 def _sampling_lag(params: QCNParams, ps: float, capacity: float) -> float:
@@ -162,17 +187,25 @@ def write_report(out_dir: str | Path, cfg: ReportConfig | None = None, progress:
 
     from qcnmodel.document import Document
     from qcnmodel.studies import report_figures
+    from qcnmodel.studies.check import check_params, check_steps
 
     cfg = cfg or ReportConfig()
     out = Path(out_dir)
     figdir = out / "figures"
     figdir.mkdir(parents=True, exist_ok=True)
     t0 = time.perf_counter()
-    n_steps = len(cfg.weights) * len(cfg.ps_values) + 6 + (2 if cfg.packet else 0)
+    ranges = cfg.check_ranges()
+    n_check = check_steps(cfg.params, ranges, cfg.recommend)
+    n_steps = n_check + len(cfg.weights) * len(cfg.ps_values) + 6 + (2 if cfg.packet else 0)
     bar = tqdm(total=n_steps, desc="report", unit="step", disable=not progress)
 
     doc = Document(f"QCN stability report: {cfg.preset} parameters")
-    _intro(doc, cfg)
+    verdict = check_params(cfg.params, ranges, recommend=cfg.recommend, progress=bar,
+                           variant=cfg.variant)  # fmt: skip
+    if verdict.fallback:  # outside the packet-fidelity model's domain: the paper's, as said
+        cfg = dataclasses.replace(cfg, variant=verdict.model_variant)
+    _headline(doc, verdict)  # 0. the verdict, first
+    _intro(doc, cfg, verdict)
     _points_section(doc, cfg)  # 1. margins at representative points
     bar.update(1)
     grid = compute_margins_grid(cfg, progress=bar)  # 2. the full grid
@@ -182,7 +215,7 @@ def write_report(out_dir: str | Path, cfg: ReportConfig | None = None, progress:
     _worst_case_section(doc, cfg, grid)  # 3. worst case and the IBM deck's claim
     _claim_section(doc, cfg, grid)
     bar.update(1)
-    figs = report_figures.draw_all(cfg, grid, figdir)  # 4. figures
+    figs = report_figures.draw_all(cfg, grid, figdir, progress=progress)  # 4. figures
     bar.update(3)
     doc.heading("Figures")
     for path, caption in figs:
@@ -192,7 +225,9 @@ def write_report(out_dir: str | Path, cfg: ReportConfig | None = None, progress:
         from qcnmodel.studies import report_packet
 
         doc.heading("Packet-level confirmation")
-        report_packet.add_section(doc, cfg, figdir, bar)
+        report_figures.announce_compile("sim", progress)
+        figs += _confirm_section(doc, cfg, verdict, ranges, figdir)
+        figs += report_packet.add_section(doc, cfg, figdir, bar)
     doc.paragraph(f"Computed in {time.perf_counter() - t0:.1f} s.")
     md, page = doc.write(out, "report")
     bar.close()
@@ -201,20 +236,64 @@ def write_report(out_dir: str | Path, cfg: ReportConfig | None = None, progress:
         "html": str(page),
         "margins": str(grid_path),
         "figures": [str(f) for f, _ in figs],
+        "verdict": verdict.verdict,
+        "headline": verdict.headline,
     }
 
 
-def _intro(doc, cfg: ReportConfig) -> None:
+def _confirm_section(doc, cfg: ReportConfig, verdict, ranges, figdir):
+    """The verdict put to the packet simulator (as ``qcnmodel check --confirm``)."""
+    from qcnmodel.models import build_model
+    from qcnmodel.studies.confirm import confirm_verdict, plot_confirmation
+
+    conf = confirm_verdict(cfg.params, verdict, ranges,
+                           build_model("qcn", cfg.params, cfg.variant))  # fmt: skip
+    n_agree = sum(r["agree"] for r in conf["rows"])
+    doc.paragraph(
+        f"The verdict above, put to the packet simulator at the parameter set's line rate "
+        f"({conf['duration_s']:g} s per run, the second half analysed by the oscillation "
+        f"detector): {n_agree} of {len(conf['rows'])} points agree, so the packets "
+        + ("confirm" if conf["agree"] else "contradict")
+        + " the analytical verdict."
+    )
+    doc.table(["point", "N", "RTT (us)", "model", "packets", "queue std (KB)", "empty",
+               "agree"],
+              [[r["role"], r["n_flows"], f"{r['rtt_s'] * 1e6:.4g}",
+                "stable" if r["predicted_stable"] else "unstable", r["verdict"],
+                r["std"] / 1e3, f"{r['underflow']:.0%}", "yes" if r["agree"] else "NO"]
+               for r in conf["rows"]])  # fmt: skip
+    path = plot_confirmation(conf, cfg.params.qeq, figdir / "verdict_confirmation.png")
+    caption = ("Hot queue of the packet runs at the verdict's worst point and across the "
+               f"boundary; {n_agree} of {len(conf['rows'])} agree with the model.")  # fmt: skip
+    doc.figure(path, caption)
+    return [(path, caption)]
+
+
+def _headline(doc, verdict) -> None:
+    """The one-paragraph verdict and the fields without effect (the report's first screen)."""
+    doc.heading("Verdict")
+    doc.paragraph(verdict.headline)
+    for note in verdict.notes:
+        doc.paragraph(f"Note: {note}.")
+
+
+def _intro(doc, cfg: ReportConfig, verdict) -> None:
     from qcnmodel import __version__
 
     p = cfg.params
     doc.paragraph(
-        f"Generated by qcnmodel {__version__}. Models: the QCN fluid model (after Alizadeh et "
-        "al., Allerton 2008 and SIGMETRICS 2011; byte-counter cycles, fixed sampling "
-        "probability) linearised symbolically at its fixed point, and the "
-        'first-order-lag-plus-delay view of the IBM Zurich deck "Toward a Scalable and Robust '
-        'QCN". All margins use the exact delay e^(-s*RTT) (no Pade approximant); `stable` is '
-        "the Nyquist (argument-principle) verdict, not just the sign of the phase margin."
+        f"Generated by qcnmodel {__version__}. Models: the {verdict.model_label} (`--model "
+        f"{verdict.model} --variant {verdict.model_variant}`: the reaction points of IEEE "
+        "802.1Qau-2010 as a renewal population whose byte-counter and timer cycles end at "
+        "jittered ages after each CNM, with the congestion point's sampled feedback; the "
+        "model the packet simulator validates, `qcnmodel validate`), linearised at its "
+        "equilibrium, and the first-order-lag-plus-delay view of the IBM Zurich deck "
+        '"Toward a Scalable and Robust QCN". The published cycle-averaged equations '
+        '(Alizadeh et al., "Data center transport mechanisms: congestion control theory and '
+        'IEEE standardization", Allerton 2008) are the alternative `--variant paper`. All '
+        "margins use the exact delay e^(-s*RTT) (no Pade approximant); `stable` is the "
+        "Nyquist (argument-principle) verdict, not just the sign of the phase margin; phase "
+        "margins in text and figures are wrapped to (-180, 180] deg."
     )
     doc.heading("Parameters")
     doc.table(
@@ -242,7 +321,7 @@ def _points_section(doc, cfg: ReportConfig) -> None:
 
 def _critical_section(doc, cfg: ReportConfig, grid) -> None:
     crit = grid["critical_rtt"]
-    doc.heading("Critical RTT of the QCN fluid loop")
+    doc.heading(f"Critical RTT of the QCN loop ({_qcn_name(cfg)} model)")
     doc.paragraph(
         f"Largest RTT with a positive phase margin, in microseconds, over N (rows) and the "
         f"feedback weight W at Ps = {cfg.ps_values[0]:.0%} (left) and over Ps at "
@@ -272,8 +351,9 @@ def _worst_case_section(doc, cfg: ReportConfig, grid) -> None:
                  stable_frac]
             )  # fmt: skip
     doc.paragraph(
-        "For each setting: the smallest critical RTT over N (the largest RTT at which every "
-        "N in the range is stable), the N where it occurs, and the fraction of grid points "
+        "For each setting (fixed sampling probability Ps): the smallest critical RTT over N "
+        "(the largest RTT at which every N in the range is stable; negative: some N is "
+        "unstable at every RTT), the N where it occurs, and the fraction of grid points "
         "(RTT x N) that are stable."
     )
     doc.table(["setting", "smallest critical RTT (us)", "at N", "stable fraction"],
@@ -294,14 +374,25 @@ def _claim_section(doc, cfg: ReportConfig, grid) -> None:
         w=p.w if p.w in cfg.weights else cfg.weights[0], ps=cfg.ps_values[0]
     )
     ratio = crit_base.values / lag
+    ok = np.isfinite(ratio) & (ratio > 0)
     doc.heading("The IBM Zurich deck's claim: delay beyond the sampling lag destabilises")
+    if not ok.any():
+        doc.paragraph(
+            f"The sampling lag T = 1/(Ps n lambda) at equilibrium is {lag * 1e6:.4g} us here. "
+            "No flow count in the range has a finite, positive critical RTT, so the claim "
+            "cannot be compared."
+        )
+        return
+    ns = np.asarray(crit_base.n_flows)[ok]
+    r = ratio[ok]
     doc.paragraph(
         f"The sampling lag T = 1/(Ps n lambda) at equilibrium is {lag * 1e6:.4g} us here. The "
-        f"critical RTT of the fluid loop ranges from {np.nanmin(ratio):.3g} T to "
-        f"{np.nanmax(ratio):.3g} T over N = {min(cfg.flows)} .. {max(cfg.flows)}: "
+        f"critical RTT of the QCN loop ranges from {r.min():.3g} T to {r.max():.3g} T over "
+        f"the {ok.sum()} flow counts N = {ns.min()} .. {ns.max()} that have a finite, positive "
+        "critical RTT (the others have no congestion or no stable RTT): "
         + (
-            "the claim holds to within a factor of two at every N."
-            if np.all((ratio > 0.5) & (ratio < 2))
+            "the claim holds to within a factor of two at every such N."
+            if np.all((r > 0.5) & (r < 2))
             else "the loop does not lose stability where the RTT equals the sampling lag at "
             "every N, so the claim is a rule of thumb, not a boundary."
         )

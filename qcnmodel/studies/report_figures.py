@@ -10,7 +10,12 @@ from pathlib import Path
 
 import numpy as np
 
-__all__ = ["draw_all", "save"]
+from qcnmodel.studies.compiling import announce_compile
+
+__all__ = ["announce_compile", "draw_all", "save"]
+
+#: the names of the QCN model in titles and captions (set by :func:`draw_all`)
+_NAME = {"loop": "QCN packet-fidelity loop", "model": "QCN packet-fidelity fluid model"}
 
 
 def save(fig, path: Path) -> Path:
@@ -22,8 +27,9 @@ def save(fig, path: Path) -> Path:
     return path
 
 
-def draw_all(cfg, grid, figdir: Path) -> list[tuple[Path, str]]:
-    """Draw the report's figures into ``figdir``; return ``(path, caption)`` pairs."""
+def draw_all(cfg, grid, figdir: Path, progress: bool = False) -> list[tuple[Path, str]]:
+    """Draw the report's figures into ``figdir``; return ``(path, caption)`` pairs
+    (``progress``: say on stderr when a numba compilation starts)."""
     import matplotlib
 
     matplotlib.use("Agg", force=False)
@@ -33,9 +39,14 @@ def draw_all(cfg, grid, figdir: Path) -> list[tuple[Path, str]]:
 
     p = cfg.params
     ref = {"n": 10 if 10 in cfg.flows else cfg.flows[len(cfg.flows) // 2], "rtt": 100e-6}
-    fluid = build_model("qcn", p, rtt=ref["rtt"], n_flows=ref["n"])
+    fluid = build_model("qcn", p, cfg.variant, rtt=ref["rtt"], n_flows=ref["n"])
+    paper = fluid.fidelity == "paper"
+    _NAME["loop"] = "QCN loop (published equations)" if paper else "QCN packet-fidelity loop"
+    _NAME["model"] = ("QCN fluid model (published equations)" if paper
+                      else "QCN packet-fidelity fluid model")  # fmt: skip
     fop = build_model("fopdt", p, rtt=ref["rtt"], n_flows=ref["n"])
     crit = float(critical_rtt(fluid))
+    announce_compile("fluid", progress)
     return [
         _bode(fluid, ref, figdir),
         _nyquist(fluid, ref, crit, figdir),
@@ -50,10 +61,10 @@ def _bode(fluid, ref, figdir):
 
     wc = float(fluid.loop().margins().crossover_rad_s)
     fig = plot_bode(fluid.loop(), omega=np.geomspace(wc / 1e3, wc * 30, 2000))
-    fig.suptitle(f"QCN fluid loop, N={ref['n']}, RTT={ref['rtt'] * 1e6:g} us")
+    fig.suptitle(f"{_NAME['loop']}, N={ref['n']}, RTT={ref['rtt'] * 1e6:g} us")
     return (
         save(fig, figdir / "bode.png"),
-        f"Bode plot of the linearised QCN fluid loop (N = {ref['n']}, RTT = "
+        f"Bode plot of the linearised {_NAME['loop']} (N = {ref['n']}, RTT = "
         f"{ref['rtt'] * 1e6:g} us), exact delay; margins marked.",
     )
 
@@ -66,13 +77,17 @@ def _nyquist(fluid, ref, crit, figdir):
     rtt_bad = 1.5 * crit
     fig, axes = plt.subplots(1, 2, figsize=(11, 5))
     plot_nyquist(fluid.loop(), ax=axes[0])
-    axes[0].set_title(f"RTT {ref['rtt'] * 1e6:g} us (stable)")
     plot_nyquist(fluid.replace(rtt=rtt_bad).loop(), ax=axes[1])
-    axes[1].set_title(f"RTT {rtt_bad * 1e6:.0f} us = 1.5 x critical")
+    for ax, what in ((axes[0], f"RTT {ref['rtt'] * 1e6:g} us"),
+                     (axes[1], f"RTT {rtt_bad * 1e6:.0f} us = 1.5 x critical")):  # fmt: skip
+        ax.set_title(f"{what}, N = {ref['n']} flows\n{ax.get_title()}", fontsize=9,
+                     color=ax.title.get_color())  # fmt: skip
     return (
         save(fig, figdir / "nyquist.png"),
-        "Nyquist plots of the QCN fluid loop below and above the critical RTT "
-        f"({crit * 1e6:.0f} us); the contour indents around the integrator at s = 0.",
+        f"Nyquist plots of the {_NAME['loop']} below and above the critical RTT "
+        f"({crit * 1e6:.0f} us at N = {ref['n']}); arrows show increasing frequency, the "
+        "verdict and the encirclement count of -1 are in each title; the contour indents "
+        "around the integrator at s = 0.",
     )
 
 
@@ -82,19 +97,14 @@ def _step(fluid, fop, figdir):
     from qcnmodel.analysis.plot import plot_step
 
     fig, axes = plt.subplots(1, 2, figsize=(12, 4.5))
-    steps = [fluid.loop().step_response(pade_order=k) for k in (6, 10, 14)]
-    ref = steps[-1]
-    pade_diff = max(
-        float(np.max(np.abs(np.interp(ref.time, s.time, s.output) - ref.output))) for s in steps
-    )
-    plot_step(steps, ax=axes[0])
-    axes[0].set_title("linearised QCN fluid loop: Pade order 6, 10, 14")
+    plot_step([fluid.loop().step_response()], ax=axes[0])
+    axes[0].set_title(f"linearised {_NAME['loop']}")
     plot_step([fop.loop()], ax=axes[1])
     axes[1].set_title("FOPDT view")
     return (
         save(fig, figdir / "step.png"),
-        "Closed-loop step responses of the linearised loops. Pade orders 6, 10 and 14 "
-        f"of the delay differ by at most {pade_diff:.1e} (output units) from order 14.",
+        f"Closed-loop step responses of the linearised loops: the {_NAME['model']} and the "
+        "FOPDT view.",
     )
 
 
@@ -106,21 +116,25 @@ def _nonlinear(fluid, ref, crit, qeq, figdir):
     amp = {}
     for rtt, style in ((0.5 * crit, "-"), (rtt_bad, "--")):
         m = fluid.replace(rtt=rtt)
-        fp = m.fixed_point()
-        r0 = float(fp["rate_current"])
-        small = m.simulate(0.1, x0={"rate_current": r0 * (1 + 1e-4)})
-        dq = small.q - float(fp["q"])
+        q0 = float(m.fixed_point()["q"])
+        small = m.simulate(0.1, x0={"q": q0 + 0.05 * qeq})
+        dq = small.q - q0
         late = np.abs(dq.where(small.time > 0.08, drop=True)).max()
         early = np.abs(dq.where(small.time < 0.02, drop=True)).max()
         amp[rtt] = (float(early), float(late))
-        axes[0].plot(small.time * 1e3, dq, style, label=f"RTT {rtt * 1e6:.0f} us")
-        big = m.simulate(0.1, x0={"rate_current": r0 * 1.05})
+        axes[0].plot(small.time * 1e3, dq / 1e3, style, label=f"RTT {rtt * 1e6:.0f} us")
+        if m.fidelity == "packet":
+            big = m.simulate(0.1, start="idle")
+        else:  # the paper's equations: empty queue, every source at the line rate
+            line = m.params.line_rate
+            big = m.simulate(0.1, x0={"q": 0.0, "rate_current": line, "rate_target": line})
         axes[1].plot(big.time * 1e3, big.q / 1e3, style, label=f"RTT {rtt * 1e6:.0f} us")
-    axes[0].set_ylabel("q - q* (bytes)")
-    axes[0].set_title("rate perturbed by 0.01%")
-    axes[1].axhline(qeq / 1e3, color="0.5", lw=0.8)
+    axes[0].set_ylabel("queue minus its equilibrium (KB)")
+    axes[0].set_title("queue displaced by 5% of Qeq at t = 0")
+    axes[1].axhline(qeq / 1e3, color="0.5", lw=0.8, label="Qeq")
     axes[1].set_ylabel("queue (KB)")
-    axes[1].set_title("rate perturbed by 5%")
+    axes[1].set_title("start of a packet run (empty queue); axis clipped at 4 Qeq")
+    axes[1].set_ylim(0, 4 * qeq / 1e3)
     for ax in axes:
         ax.set_xlabel("time (ms)")
         ax.legend()
@@ -128,12 +142,12 @@ def _nonlinear(fluid, ref, crit, qeq, figdir):
     (e1, l1), (e2, l2) = amp[0.5 * crit], amp[rtt_bad]
     return (
         save(fig, figdir / "nonlinear.png"),
-        f"Nonlinear fluid trajectories (N = {ref['n']}). Left: after a 0.01% rate "
-        f"perturbation the queue deviation goes from {e1:.3g} B to {l1:.2g} B at "
-        f"0.5 x critical RTT and from {e2:.3g} B to {l2:.3g} B at 1.5 x critical RTT "
-        "(the linear prediction). Right: a 5% perturbation crosses the switching "
-        "surface Fb = 0, which the fixed point lies next to, and the queue drains; "
-        "with byte-counter cycles only, recovery is slow. The linear analysis is local.",
+        f"Nonlinear trajectories of the {_NAME['model']} (N = {ref['n']}). "
+        f"Left: after the queue is displaced by 5% of Qeq the largest deviation is {e1:.3g} B "
+        f"in the first 20 ms and {l1:.3g} B after 80 ms at 0.5 x the critical RTT, against "
+        f"{e2:.3g} B and {l2:.3g} B at 1.5 x (the linear verdict, carried into the nonlinear "
+        "model). Right: the start of a packet run (empty queue; idle rate limiters, or every "
+        "source at the line rate for the published equations).",
     )
 
 
@@ -146,12 +160,13 @@ def _maps(cfg, grid, figdir):
     w0 = cfg.params.w if cfg.params.w in cfg.weights else cfg.weights[0]
     ps0 = cfg.ps_values[0]
     fig = plot_stability_map(grid.sel(w=w0, ps=ps0))
-    fig.axes[0].set_title(f"phase margin (deg), W={w0:g}, Ps={ps0:.0%}")
+    fig.axes[0].set_title(f"phase margin (deg), W = {w0:g}, Ps = {ps0:.0%}")
     out = [
         (
             save(fig, figdir / "stability_map.png"),
-            f"Stability map of the QCN fluid loop over RTT and N (W = {w0:g}, Ps = "
-            f"{ps0:.0%}); the black line is the zero-phase-margin boundary.",
+            f"Stability map of the {_NAME['loop']} over RTT and the number of flows "
+            f"(W = {w0:g}, fixed sampling Ps = {ps0:.0%}); phase margins wrapped to "
+            "(-180, 180] deg; the black line is the zero-phase-margin boundary.",
         )
     ]
     fig, axes = plt.subplots(1, 2, figsize=(12, 4.5), sharey=True)
@@ -162,7 +177,7 @@ def _maps(cfg, grid, figdir):
         c = grid["critical_rtt"].sel(w=w0, ps=ps)
         axes[1].loglog(c.n_flows, c * 1e6, "o-", label=f"Ps={ps:.0%}")
     for ax, title in zip(axes, (f"Ps={ps0:.0%}", f"W={w0:g}")):
-        ax.set_xlabel("flows N")
+        ax.set_xlabel("number of flows N")
         ax.set_title(title)
         ax.grid(True, which="both", alpha=0.3)
         ax.legend()
@@ -170,8 +185,9 @@ def _maps(cfg, grid, figdir):
     out.append(
         (
             save(fig, figdir / "critical_rtt.png"),
-            "Critical RTT of the QCN fluid loop against the number of flows, for each "
-            "feedback weight W and sampling probability Ps.",
+            f"Critical RTT of the {_NAME['loop']} against the number of flows, for "
+            "each feedback weight W and sampling probability Ps (no point: unstable at every "
+            "RTT, or no congestion).",
         )
     )
     return out

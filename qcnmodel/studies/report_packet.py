@@ -1,8 +1,9 @@
 """Packet-level confirmation of two operating points for the stability report.
 
-The QCN fluid model predicts a critical RTT for N flows sharing one congestion point. Here the
-reference simulator runs the same situation at half that RTT (predicted stable) and at twice
-it (predicted unstable), with two seeds each, and the hot queue is classified.
+The QCN packet-fidelity fluid model (the default) predicts a critical RTT for N flows sharing
+one congestion point. Here the reference simulator runs the same situation at half that RTT
+(predicted stable) and at twice it (predicted unstable), with two seeds each, and the hot
+queue is classified.
 
 Set-up: the single bottleneck of the validation suite
 (:func:`qcnmodel.validation.network.bottleneck_spec`): N greedy sources, one switch, one sink
@@ -40,7 +41,8 @@ def classify_queue(q: np.ndarray, qeq: float) -> dict:
             "verdict": "steady" if steady else "oscillating"}  # fmt: skip
 
 
-def run_points(params: QCNParams, n_flows: int | None = None, capacity: float | None = None):
+def run_points(params: QCNParams, n_flows: int | None = None, capacity: float | None = None,
+               variant: str | None = None):  # fmt: skip
     """Simulate at 0.5x and 2x the model's critical RTT; return rows and traces.
 
     ``n_flows``, ``capacity``, the seeds, the run length, the trace bin and the RTT factors
@@ -55,7 +57,7 @@ def run_points(params: QCNParams, n_flows: int | None = None, capacity: float | 
     n_flows = cfg["studies.packet_flows"] if n_flows is None else n_flows
     capacity = cfg["studies.packet_capacity"] if capacity is None else capacity
     duration = cfg["studies.packet_duration"]
-    model = build_model("qcn", params, rtt=100e-6, n_flows=n_flows, capacity=capacity)
+    model = build_model("qcn", params, variant, rtt=100e-6, n_flows=n_flows, capacity=capacity)
     crit = float(critical_rtt(model))
     rows, traces = [], []
     for factor in cfg["studies.packet_rtt_factors"]:
@@ -87,22 +89,26 @@ def run_points(params: QCNParams, n_flows: int | None = None, capacity: float | 
     return crit, rows, traces
 
 
-def add_section(doc, cfg, figdir: Path, bar=None) -> None:
-    """Run the two points and add the table, a figure and the verdict to ``doc``."""
+def add_section(doc, cfg, figdir: Path, bar=None) -> list[tuple[Path, str]]:
+    """Run the two points and add the table, a figure and the verdict to ``doc``; return the
+    figure as ``[(path, caption)]``."""
     import matplotlib.pyplot as plt
 
     from qcnmodel.studies.report_figures import save
 
-    crit, rows, traces = run_points(cfg.params)
+    crit, rows, traces = run_points(cfg.params, variant=getattr(cfg, "variant", None))
+    name = ("QCN fluid model (published equations)" if getattr(cfg, "variant", None) == "paper"
+            else "QCN packet-fidelity fluid model")  # fmt: skip
     if bar is not None:
         bar.update(1)
     d = config.defaults
     seeds = d["studies.packet_seeds"]
     doc.paragraph(
         f"{d['studies.packet_flows']} greedy sources (`qcnmodel.validation.network`) share a "
-        f"{d['studies.packet_capacity'] / 1e9:g} Gb/s congestion point. The fluid "
-        f"model's critical RTT there is {crit * 1e6:.4g} us; the reference simulator runs at "
-        f"half and twice that RTT, seeds {', '.join(map(str, seeds))}, for "
+        f"{d['studies.packet_capacity'] / 1e9:g} Gb/s congestion point. The "
+        f"{name}'s critical RTT there is {crit * 1e6:.4g} us; the "
+        f"reference simulator runs at half and twice that RTT, seeds "
+        f"{', '.join(map(str, seeds))}, for "
         f"{d['studies.packet_duration']:g} s, and "
         "the hot queue over the second half is classified as steady (empty < 5% of the time, "
         "standard deviation < Qeq/2) or oscillating."
@@ -145,10 +151,10 @@ def add_section(doc, cfg, figdir: Path, bar=None) -> None:
     ax.grid(True, alpha=0.3)
     path = save(fig, figdir / "packet_confirmation.png")
     n_agree = sum(r["agree"] for r in rows)
-    doc.figure(
-        path,
-        f"Packet-level hot queue at half and twice the model's critical RTT "
-        f"(seed {seeds[0]}); {n_agree} of {len(rows)} runs agree with the model.",
-    )
+    caption = (f"Packet-level hot queue at half and twice the {name}'s "
+               f"critical RTT (seed {seeds[0]}); {n_agree} of {len(rows)} runs agree with the "
+               "model.")  # fmt: skip
+    doc.figure(path, caption)
     if bar is not None:
         bar.update(1)
+    return [(path, caption)]

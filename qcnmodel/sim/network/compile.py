@@ -105,7 +105,8 @@ class _Nodes:
 
 def _check_table_bytes(n_nodes: int, n_hosts: int, n_switches: int) -> None:
     """Refuse before allocating when the dense routing and flow tables (node x host,
-    host x host, switch x switch; 8 bytes each) exceed ``config.defaults["sim.max_table_bytes"]``."""
+    host x host, switch x switch; 8 bytes each) exceed the configured bytes
+    (``config.defaults["sim.max_table_bytes"]``)."""
     from qcnmodel import config
 
     need = 8 * (n_nodes * n_hosts + n_hosts * n_hosts + n_switches * n_switches)

@@ -1,0 +1,344 @@
+"""The headline verdict of ``qcnmodel check`` and of the report, in words a standards editor
+can act on.
+
+* :func:`model_label` names the model and variant that produced a number (e.g. "QCN
+  packet-fidelity fluid model");
+* :func:`wrap_phase` puts a phase margin in (-180, 180] deg for display (the analysis keeps
+  the unwrapped value, which falls linearly with the delay; stability always comes from the
+  Nyquist count, never from the sign of a wrapped margin);
+* :func:`inactive_fields` lists the parameter-file fields that have no effect in the file's
+  current mode (``ps_fixed`` with the sampling table, ``r_hai`` with HAI off ...);
+* :func:`search_fix` looks for one change of one ``[qcn]`` field that makes the verdict
+  *stable* over the same ranges, and verifies every candidate by recomputing the whole grid;
+* :func:`headline` writes the one-paragraph verdict.
+
+The phase margins and stability flags of the grid scans come from the loop's gain crossovers
+and the delay-sweep argument principle (:mod:`qcnmodel.analysis.margins`); the gain margin,
+which needs a root search per delay, is only computed by the main check.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from qcnmodel.params import QCNParams
+
+__all__ = [
+    "SEARCH_FIELDS",
+    "headline",
+    "inactive_fields",
+    "model_label",
+    "scan",
+    "search_fix",
+    "wrap_phase",
+]
+
+#: (model, variant) -> the name printed with every verdict
+_LABELS = {
+    ("qcn", "packet"): "QCN packet-fidelity fluid model",
+    ("qcn", "paper"): "QCN fluid model, published cycle-averaged equations (Alizadeh et al. 2008)",
+    ("fopdt", None): "first-order-lag-plus-delay view of the QCN loop (IBM Zurich deck)",
+}
+
+
+def model_label(model) -> tuple[str, str, str]:
+    """``(name, variant, label)`` of a model object, e.g. ``("qcn", "packet", "QCN
+    packet-fidelity fluid model")``; the label of an unlisted variant names it."""
+    from qcnmodel.models import identify
+
+    name, variant = identify(model)
+    label = _LABELS.get((name, variant)) or _LABELS.get((name, None))
+    if label is None:
+        label = f"{name} model"
+    if (name, variant) not in _LABELS:
+        label += f" (variant {variant})"
+    return name, variant, label
+
+
+def wrap_phase(deg):
+    """Phase in degrees wrapped to (-180, 180] (``inf`` and ``nan`` unchanged)."""
+    x = np.asarray(deg, float)
+    with np.errstate(invalid="ignore"):
+        out = np.where(np.isfinite(x), 180.0 - np.remainder(180.0 - x, 360.0), x)
+    return float(out) if out.ndim == 0 else out
+
+
+def inactive_fields(params: QCNParams) -> list[str]:
+    """Sentences naming the ``[qcn]`` fields that have no effect in the file's current mode
+    (IEEE 802.1Qau-2010 clauses 32.8-32.9: the fixed probability and the sampling table are
+    alternatives; the hyperactive-increase step applies only in HAI)."""
+    p = params
+    notes = []
+    if p.sampling == "table":
+        notes.append(
+            f"ps_fixed = {p.ps_fixed:g} has no effect: it applies only with sampling = "
+            f'"fixed"; this file uses the 802.1Qau sampling table (scaled by sample_base = '
+            f"{p.sample_base:g} B, base probability {p.ps:.3g})"
+        )
+    else:
+        notes.append(
+            f"sample_base = {p.sample_base:g} B has no effect: it scales the sampling table, "
+            f'which applies only with sampling = "table"; this file samples at ps_fixed = '
+            f"{p.ps_fixed:g}"
+        )
+    if not p.hai:
+        notes.append(f"r_hai = {p.r_hai:g} bit/s has no effect: hai = false")
+    if p.drift_period == 0 and (p.drift_inc != 0 or p.drift_factor != 1):
+        notes.append("drift_inc and drift_factor have no effect: drift_period = 0")
+    return notes
+
+
+# ------------------------------------------------------------------------- grid scans
+def _pm_stable(loop, taus):
+    """Phase margins (deg, unwrapped) and closed-loop stability of ``loop`` at the delays
+    ``taus``, without the gain margin (crossovers and the delay-sweep argument principle)."""
+    from qcnmodel.analysis.margins import margins_over_delay
+
+    cross = getattr(loop, "_crossovers", None)
+    if cross is None:  # rational loops: the full margins are cheap
+        m = margins_over_delay(loop, taus)
+        return np.asarray(m.phase_margin_deg, float), np.asarray(m.stable, bool)
+    wc_all, pm0_all, direction = cross
+    z0 = loop._z0
+    if not wc_all.size:
+        return np.full(taus.shape, np.inf), np.full(taus.shape, z0 == 0)
+    dm0 = pm0_all / wc_all
+    dm_sel = np.where(direction > 0, dm0, np.inf) if np.any(direction > 0) else dm0
+    i = int(np.argmin(dm_sel))
+    pm = np.degrees(pm0_all[i] - wc_all[i] * taus)
+    a = np.remainder(pm0_all, 2 * np.pi)
+    wt = wc_all[None, :] * taus[:, None]
+    n_cross = np.where(wt >= a * (1 - 1e-12), np.floor((wt - a) / (2 * np.pi) + 1e-9) + 1, 0)
+    z = z0 + 2 * (n_cross * direction[None, :]).sum(axis=1)
+    return pm, z == 0
+
+
+def scan(model, ranges, flows=None) -> dict:
+    """Phase margin and stability of ``model`` over the RTT grid, for each N of ``flows``
+    (default the ranges' flow grid).
+
+    Returns
+    -------
+    dict
+        N -> ``(pm_deg, stable)`` arrays over ``ranges.rtt_grid()``; an N whose model has
+        no operating point gives ``(-inf, False)`` everywhere.
+    """
+    from qcnmodel.analysis.margins import extra_delay
+
+    taus = ranges.rtt_grid()
+    out = {}
+    for n in ranges.flow_grid() if flows is None else flows:
+        try:
+            m = model.replace(n_flows=int(n))
+            out[int(n)] = _pm_stable(m.loop(), taus + extra_delay(m))
+        except ValueError:
+            out[int(n)] = (np.full(taus.shape, -np.inf), np.zeros(taus.shape, bool))
+    return out
+
+
+def _verdict_of(table: dict, threshold: float) -> tuple[str, float, int, int]:
+    """(verdict, worst unwrapped PM, its N, its RTT index) of a :func:`scan` table."""
+    worst, where = np.inf, None
+    all_stable = True
+    for n, (pm, st) in table.items():
+        # an unstable point is worse than any stable one
+        key = np.where(st, pm, pm - 1e6)
+        k = int(np.argmin(key))
+        if where is None or key[k] < worst:
+            worst, where = float(key[k]), (n, k)
+        all_stable &= bool(np.all(st))
+    n, k = where
+    pm = float(table[n][0][k])
+    if not all_stable or pm <= 0:
+        return "unstable", pm, n, k
+    return ("marginal" if pm < threshold else "stable"), pm, n, k
+
+
+#: ``[qcn]`` fields searched for a fix: field -> (low, high) of the search, as factors of the
+#: current value (``None``: absolute bounds from ``studies.check_search`` where listed)
+SEARCH_FIELDS = {
+    "w": (0.25, 64.0),
+    "gd": (1 / 2048, 1 / 16),
+    "qeq": ("x0.25", "x4"),
+    "timer": ("x0.1", "x4"),
+    "bc_limit": ("x0.25", "x4"),
+    "ps_fixed": (0.005, 0.2),
+    "sample_base": ("x0.25", "x4"),
+}
+
+
+def _bounds(params: QCNParams, name: str) -> tuple[float, float]:
+    cur = float(getattr(params, name))
+    lo, hi = SEARCH_FIELDS[name]
+    lo = cur * float(lo[1:]) if isinstance(lo, str) else lo
+    hi = cur * float(hi[1:]) if isinstance(hi, str) else hi
+    return lo, hi
+
+
+def _active_search(params: QCNParams) -> list[str]:
+    skip = {"sample_base"} if params.sampling == "fixed" else {"ps_fixed"}
+    return [f for f in SEARCH_FIELDS if f not in skip]
+
+
+def search_fix(params, build, ranges, base_table: dict, progress=None,
+               candidates: int = 6) -> dict:  # fmt: skip
+    """One ``[qcn]`` field change that makes the verdict *stable* over ``ranges``.
+
+    Parameters
+    ----------
+    params : QCNParams
+        The checked parameter set.
+    build : callable
+        ``build(params) -> model`` (the checked model and variant).
+    ranges : CheckRanges
+        The checked ranges and threshold.
+    base_table : dict
+        :func:`scan` of the checked set (its worst flow counts are screened first).
+    progress : tqdm, optional
+        Advanced once per candidate.
+    candidates : int
+        Log-spaced values per field, ends included.
+
+    Returns
+    -------
+    dict
+        ``searched`` (field -> [low, high]), ``fixes`` (every verified change, best first:
+        ``field``, ``current``, ``value``, ``worst_phase_margin_deg`` (wrapped),
+        ``worst_point``; smallest relative change first) and ``fix`` (the first, or None).
+
+    Notes
+    -----
+    Each candidate is screened at the three flow counts with the smallest margins of the
+    checked set; the best candidate per field is then recomputed over the whole grid and
+    kept only if that verdict is *stable*; three bisections (log scale) towards the current
+    value then give the verified value nearest to it (the smallest change found).
+    """
+    thr = ranges.pm_threshold
+    order = sorted(base_table, key=lambda n: _verdict_of({n: base_table[n]}, thr)[1]
+                   - (0 if np.all(base_table[n][1]) else 1e6))  # fmt: skip
+    screen = order[:3]
+    searched, fixes = {}, []
+    for name in _active_search(params):
+        lo, hi = _bounds(params, name)
+        searched[name] = [lo, hi]
+        best = None
+        for value in np.geomspace(lo, hi, candidates):
+            if progress is not None:
+                progress.update(1)
+            try:
+                model = build(params.replace(**{name: float(value)}))
+                v = _verdict_of(scan(model, ranges, screen), thr)
+            except ValueError:
+                continue
+            score = v[1] if v[0] != "unstable" else v[1] - 1e6
+            if best is None or score > best[0]:
+                best = (score, float(value), model)
+        if best is None or best[0] < thr:
+            continue
+        verdict, pm, n, k = _verdict_of(scan(best[2], ranges), thr)
+        if verdict != "stable":
+            continue
+        value, (pm, n, k) = _closest(params, name, build, ranges, best[1], (pm, n, k))
+        point = {"n_flows": n, "rtt_s": float(ranges.rtt_grid()[k])}
+        fixes.append({"field": name, "table": "qcn",
+                      "current": float(getattr(params, name)), "value": value,
+                      "worst_phase_margin_deg": wrap_phase(pm),
+                      "worst_point": point})  # fmt: skip
+    fixes.sort(key=lambda f: abs(np.log(f["value"] / f["current"])))  # smallest change first
+    return {"searched": searched, "fixes": fixes, "fix": fixes[0] if fixes else None}
+
+
+def _closest(params, name, build, ranges, value, found, steps: int = 3):
+    """The verified value nearest the current one: bisect (log scale) between the current
+    value and ``value``, keeping the nearest whose whole grid is stable."""
+    thr = ranges.pm_threshold
+    cur = float(getattr(params, name))
+    lo, hi = np.log(cur), np.log(value)  # lo fails (the checked set), hi is stable
+    for _ in range(steps):
+        mid = 0.5 * (lo + hi)
+        try:
+            verdict, pm, n, k = _verdict_of(
+                scan(build(params.replace(**{name: float(np.exp(mid))})), ranges), thr
+            )
+        except ValueError:
+            verdict = "unstable"
+        if verdict == "stable":
+            hi, found = mid, (pm, n, k)
+        else:
+            lo = mid
+    return float(np.exp(hi)), found
+
+
+def search_steps(params: QCNParams, candidates: int = 6) -> int:
+    """Number of candidates :func:`search_fix` screens (for a progress bar)."""
+    return len(_active_search(params)) * candidates
+
+
+# ------------------------------------------------------------------------- the paragraph
+def _us(x: float) -> str:
+    """A time in us (ms from 1 ms on), three significant digits."""
+    return f"{x * 1e3:.3g} ms" if abs(x) >= 1e-3 else f"{x * 1e6:.3g} us"
+
+
+def headline(result, ranges) -> str:
+    """The one-paragraph verdict of a :class:`~qcnmodel.studies.check.CheckResult`."""
+    r = result
+    span = (f"RTT {_us(ranges.rtt[0])} .. {_us(ranges.rtt[1])} and N {ranges.flows[0]} .. "
+            f"{ranges.flows[1]} flows")  # fmt: skip
+    wp = r.worst_point
+    pm = wrap_phase(r.worst_phase_margin_deg)
+    where = f"N = {wp['n_flows']}, RTT = {_us(wp['rtt_s'])}"
+    text = [f"{r.verdict.upper()} over {span} ({r.model_label}, exact delay; stable means "
+            f"every point closed-loop stable with a phase margin of at least "
+            f"{r.pm_threshold_deg:g} deg)."]  # fmt: skip
+    if getattr(r, "fallback", ""):
+        text.append(r.fallback)
+    if r.verdict == "stable":
+        text.append(f"Worst point: {where}, phase margin {pm:.1f} deg.")
+    else:
+        raw = r.worst_phase_margin_deg
+        if raw < -180:  # more than half a turn beyond the boundary: the wrapped value misleads
+            crit = r.critical_rtt_s.get(wp["n_flows"], float("nan"))
+            beyond = (f"; the RTT exceeds the critical RTT there ({_us(crit)}) by "
+                      f"{_us(wp['rtt_s'] - crit)}" if crit > 0 else "")  # fmt: skip
+            text.append(f"Worst point: {where}, phase margin below -180 deg ({raw:.0f} deg "
+                        f"unwrapped, {pm:.1f} deg wrapped to (-180, 180]){beyond}.")  # fmt: skip
+        else:
+            text.append(f"Worst point: {where}, phase margin {pm:.1f} deg.")
+        text.append(_binding(r, ranges))
+    fix = r.fix
+    if r.verdict != "stable" and fix is not None:
+        fp = fix["worst_point"]
+        text.append(
+            f"Fix: set {fix['field']} = {fix['value']:.4g} in [qcn] (now {fix['current']:.4g}); "
+            f"recomputed over the same ranges this is stable, worst phase margin "
+            f"{fix['worst_phase_margin_deg']:.1f} deg at N = {fp['n_flows']}, RTT = "
+            f"{_us(fp['rtt_s'])}."
+        )
+    elif r.verdict != "stable" and r.searched:
+        names = ", ".join(f"{k} {lo:.3g} .. {hi:.3g}{_UNITS.get(k, '')}"
+                          for k, (lo, hi) in r.searched.items())  # fmt: skip
+        text.append(f"No single-parameter change within range stabilises it (searched {names}).")
+    return " ".join(text)
+
+
+#: units of the searched fields in the headline (TOML values are SI)
+_UNITS = {"qeq": " B", "bc_limit": " B", "sample_base": " B", "timer": " s"}
+
+
+def _binding(r, ranges) -> str:
+    """The binding constraint: the N with the smallest critical RTT."""
+    crit = {n: c for n, c in r.critical_rtt_s.items()}
+    n_bad = [n for n, c in crit.items() if not (c > ranges.rtt[0])]
+    if n_bad:
+        ns = ", ".join(map(str, n_bad))
+        return (f"Binding constraint: at N = {ns} the loop has no positive phase margin even "
+                f"at the smallest RTT checked ({_us(ranges.rtt[0])}).")  # fmt: skip
+    n, c = min(crit.items(), key=lambda kv: kv[1])
+    if c < ranges.rtt[1]:
+        return (f"Binding constraint: the critical RTT at N = {n} is {_us(c)}, below the "
+                f"largest RTT checked ({_us(ranges.rtt[1])}).")  # fmt: skip
+    return (
+        f"Binding constraint: the phase margin falls below {r.pm_threshold_deg:g} deg "
+        f"before the critical RTT (smallest critical RTT {_us(c)} at N = {n})."
+    )
