@@ -303,3 +303,22 @@ def test_a_run_shorter_than_the_default_bin_works(capsys):
             "--json", "--quiet"]  # fmt: skip
     assert main(argv) == 0
     assert json.loads(capsys.readouterr().out)["duration_s"] == pytest.approx(100e-6)
+
+
+def test_a_closed_pipe_ends_quietly(monkeypatch, capsys):
+    # `qcnmodel scenarios | head -1`: the reader leaves; no "error: Broken pipe", status 0
+    from qcnmodel.cli import main as cli_main
+
+    class Closed:
+        def write(self, _text):
+            raise BrokenPipeError(32, "Broken pipe")
+
+        def flush(self):
+            pass
+
+        def fileno(self):
+            raise ValueError("no descriptor")
+
+    monkeypatch.setattr("sys.stdout", Closed())
+    assert cli_main(["scenarios"]) == 0
+    assert "Broken pipe" not in capsys.readouterr().err

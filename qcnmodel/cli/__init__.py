@@ -87,6 +87,17 @@ def _os_message(exc: OSError) -> str:
     return f"{exc.filename}: {what}" if exc.filename else what
 
 
+def _silence_stdout() -> None:
+    """Point stdout at /dev/null so that the interpreter's final flush does not fail."""
+    import os
+
+    try:
+        devnull = os.open(os.devnull, os.O_WRONLY)
+        os.dup2(devnull, sys.stdout.fileno())
+    except (OSError, ValueError):  # no real file descriptor (captured output)
+        pass
+
+
 def main(argv: list[str] | None = None) -> int:
     """Entry point of the ``qcnmodel`` console script (exit status: module docstring)."""
     argv = _join_negative_values(list(sys.argv[1:] if argv is None else argv))
@@ -103,6 +114,9 @@ def main(argv: list[str] | None = None) -> int:
         except (ValueError, OverflowError) as exc:
             print(f"qcnmodel {name}: error: {exc}", file=sys.stderr)
             return 2
+        except BrokenPipeError:  # the reader left (``| head``): stop quietly, as Unix tools do
+            _silence_stdout()
+            return 0
         except OSError as exc:
             print(f"qcnmodel {name}: error: {_os_message(exc)}", file=sys.stderr)
             return 2
