@@ -1,0 +1,77 @@
+"""Edge cases of the input checks: files that are not UTF-8, NaN values, and metrics over
+windows where the hotspot is not active."""
+
+import dataclasses
+import math
+from pathlib import Path
+
+import pytest
+
+from qcnmodel.cli import main
+
+ROOT = Path(__file__).resolve().parents[1]
+_NOT_UTF8 = b'rtt = "5us"\n# caf\xe9 \xff\xfe\n'
+
+
+def _err(capsys) -> str:
+    err = capsys.readouterr().err
+    assert "Traceback" not in err
+    return err
+
+
+def test_non_utf8_parameter_file_names_the_file(tmp_path, capsys):
+    f = tmp_path / "latin1-params.toml"
+    f.write_bytes(_NOT_UTF8)
+    assert main(["margins", "--params", str(f)]) == 2
+    err = _err(capsys)
+    assert "latin1-params.toml" in err and "UTF-8" in err, err
+
+
+def test_non_utf8_parameter_file_through_the_api_names_the_file(tmp_path):
+    from qcnmodel.params import load_params
+
+    f = tmp_path / "latin1-api.toml"
+    f.write_bytes(_NOT_UTF8)
+    with pytest.raises(ValueError, match="latin1-api.toml.*UTF-8"):
+        load_params(f)
+
+
+def test_non_utf8_topology_file_names_the_file(tmp_path, capsys):
+    f = tmp_path / "latin1-net.toml"
+    f.write_bytes(_NOT_UTF8)
+    assert main(["simulate", "--topology", str(f), "--duration", "1ms"]) == 2
+    err = _err(capsys)
+    assert "latin1-net.toml" in err and "UTF-8" in err, err
+
+
+@pytest.mark.parametrize("value", ["nan", "NaN", "-nan"])
+def test_flows_nan_names_the_field(value, capsys):
+    assert main(["margins", "--flows", value]) == 2
+    assert "flows" in _err(capsys)
+
+
+def _spec():
+    from qcnmodel.sim.topology import load_topology
+
+    return load_topology(ROOT / "examples/topologies/two-switch.toml")
+
+
+@pytest.mark.parametrize(
+    ("change", "field"),
+    [
+        (lambda s: {"measure": (math.nan, 1.0)}, "measure"),
+        (lambda s: {"measure": (0.0, math.nan)}, "measure"),
+        (lambda s: {"measure": (0.5, 0.1)}, "measure"),
+        (lambda s: {"frame_size": math.nan}, "frame_size"),
+        (lambda s: {"links": (dataclasses.replace(s.links[0], rate=math.nan),) + s.links[1:]},
+         "rate"),
+        (lambda s: {"buffers": dataclasses.replace(s.buffers, switch_memory=math.nan)},
+         "switch_memory"),
+    ],
+)  # fmt: skip
+def test_nan_in_a_network_spec_names_the_field(change, field):
+    from qcnmodel.sim.network.compile import compile_network
+
+    spec = _spec()
+    with pytest.raises(ValueError, match=field):
+        compile_network(dataclasses.replace(spec, **change(spec)))
