@@ -30,6 +30,7 @@ from qcnmodel.sim.kernel.state import (
     K_TXDONE,
     K_WAKE,
     TG_ROWS,
+    TQ_MAX,
     TQ_ROWS,
     TR_ROWS,
     initial_events,
@@ -350,14 +351,19 @@ class Oracle:
             self.fam.cp_enqueue(fr, fr.flow, out, oo.q, L, delay, now)
         return out
 
-    def on_sample(self, b: int, now: int) -> None:
+    def record_bin(self, b: int, now: int) -> None:
+        """Bin ``b``'s cumulative counters at ``now`` (the kernel's ``record_bin``)."""
         for p, o in enumerate(self.ports):
             self.q_touch(o, now)
-            self.TQ[:, p, b] = (o.q, o.qarea, o.qmax, o.txb, o.drops)
+            qmax = max(int(self.TQ[TQ_MAX, p, b]), o.qmax)
+            self.TQ[:, p, b] = (o.q, o.qarea, qmax, o.txb, o.drops)
             o.qmax = o.q
         c = self.c
         self.TG[:, b] = (c["cnm"], c["pause"], c["drop"], c["deliv"], c["sent"], c["blocked"],
                          c["deliv_bytes"])  # fmt: skip
+
+    def on_sample(self, b: int, now: int) -> None:
+        self.record_bin(b, now)
         for r, f in enumerate(self.tr_flows):
             self.TRP[:, r, b] = self.fam.trace_rl(f)
         if b + 1 < self.nbins:
@@ -435,6 +441,8 @@ class Oracle:
                 self.switch_service(psvc, now)
         for h in range(net.n_hosts):
             self.catch_up(h, self.end)
+        if self.nbins > 0:  # events at the end time, after the last sample, count too
+            self.record_bin(self.nbins - 1, self.end)
         return self
 
     def in_network(self) -> int:
