@@ -99,3 +99,34 @@ def test_metrics_before_the_hotspot_starts_are_against_the_link(capsys):
     # margin covers the Bernoulli arrivals (~39000 frames: relative spread ~0.5%)
     assert out["hot_port_utilisation"] == pytest.approx(0.85, abs=0.02)
     assert out["hot_port_utilisation"] <= 1.0
+
+
+@pytest.mark.parametrize(
+    ("argv", "field"),
+    [
+        (["--model", "qcn", "--grid", "n_flows=1..10:3"], "n_flows"),  # 5.5 flows
+        (["--model", "qcn", "--grid", "w=2..-1:4"], "w"),  # the last value is out of range
+        (["--model", "qcn", "--grid", "rtt=5us,10us", "--grid", "qeq=30KB,-1KB"], "qeq"),
+        (["--scenario", "og-hotspot", "--grid", "load=0.5,0.9,-1", "--duration", "1ms"], "load"),
+        (["--scenario", "og-hotspot", "--grid", "n_nodes=2..10:4", "--duration", "1ms"],
+         "n_nodes"),
+    ],
+)  # fmt: skip
+def test_sweep_refuses_a_bad_grid_value_before_any_point(argv, field, tmp_path, capsys,
+                                                        monkeypatch):  # fmt: skip
+    import qcnmodel.studies.points as points
+
+    computed = []
+    for name in ("analysis_point", "simulation_point"):
+        real = getattr(points, name)
+
+        def counting(*a, _real=real, **k):
+            computed.append(k)
+            return _real(*a, **k)
+
+        monkeypatch.setattr(points, name, counting)
+    out = tmp_path / "s.nc"
+    assert main(["sweep", *argv, "--out", str(out), "--quiet"]) == 2
+    assert field in _err(capsys)
+    assert computed == []  # not even the first point
+    assert not Path(str(out) + ".partial").exists()  # no checkpoint written

@@ -224,6 +224,21 @@ def simulate(
     )  # fmt: skip
 
 
+def check_inputs(scenario, protocol="qcn", params=None, duration=None, seed=0, overrides=None):
+    """Check a run's inputs as :func:`simulate` does (same arguments), without running it.
+
+    Raises
+    ------
+    ValueError
+        Naming the field, as :func:`simulate` would.
+    """
+    spec, sc, q_over, p_over = _resolve_network(scenario, protocol, overrides)
+    net = compile_network(spec)
+    params = _resolve_params(params, sc, q_over, net, spec)
+    _check_run(duration, None, seed, sc)
+    protocol_config(protocol, p_over, params, q_over)
+
+
 def _resolve_network(scenario, protocol: str, overrides: dict | None):
     """(spec, scenario or None, QCNParams settings, protocol settings) of a run."""
     overrides = dict(overrides or {})
