@@ -16,9 +16,10 @@ Event semantics (shared exactly with the pure-Python oracle, :mod:`qcnmodel.sim.
   update; none when the RL is inactive, i.e. line rate) gives f's next allowed start. A CNM
   or timer does not move an already computed ``next_allowed`` (the new rate applies from the
   next frame).
-* **Ports**: a frame of L bytes occupies a port for ``round(L * 8e9 / rate)`` ns; it arrives
-  at the next node after the propagation delay plus that node's processing latency (switches;
-  seeds 003/004: 1 us). Events per hop: TXDONE (port free) and ARRIVE.
+* **Ports**: a frame of L bytes occupies a port for ``round(L * 8e9 / rate + carry)`` ns, the
+  carry being the port's last rounding remainder (the line rate is exact); it arrives at the
+  next node after the propagation delay plus that node's processing latency (switches; seeds
+  003/004: 1 us). Events per hop: TXDONE (port free) and ARRIVE.
 * **Switch** (seed 000): input partitions, OQ limit, drops, PAUSE XOFF/XON (see
   :mod:`qcnmodel.sim.network`).
   The CP runs on every enqueued frame with Q = output-queue bytes including the frame and
@@ -36,8 +37,8 @@ Event semantics (shared exactly with the pure-Python oracle, :mod:`qcnmodel.sim.
   frame in transmission keeps its rate).
 * **Traces**: at the end of every bin a SAMPLE event records per-port queue (instantaneous,
   time integral, maximum), cumulative counters and the traced RLs' CR/TR/stages; delivered
-  bytes of traced flows are binned at delivery. The last bin's counters are recorded again
-  after the run, so the traces' totals equal the final counters.
+  bytes of traced flows are binned at delivery; the last bin again after the run (so the
+  traces' totals equal the final counters).
 """
 
 from __future__ import annotations
@@ -130,6 +131,7 @@ from qcnmodel.sim.kernel.state import (
     P_TXF,
     P_XOFF,
     P_XON,
+    PF_CARRY,
     PF_NSPB,
     PF_NSPB_BASE,
     R_AUX,
@@ -212,7 +214,9 @@ def port_transmit(
     A frame towards a host is delivered here, at its known arrival time (no ARRIVE event:
     nothing else happens to it; DCQCN's notification point runs), and its slot is freed.
     """
-    tx = np.int64(nbytes * PF[PF_NSPB, p] + 0.5)
+    exact = nbytes * PF[PF_NSPB, p] + PF[PF_CARRY, p]
+    tx = np.int64(exact + 0.5)
+    PF[PF_CARRY, p] = exact - tx
     PI[P_BUSY, p] = 1
     PI[P_TXB, p] += nbytes
     PI[P_TXF, p] += 1
@@ -407,12 +411,9 @@ def on_sample(fam, H, EP, EFREE, BK, S, C, PI, FI, TQ, TG, TRP, tr_flows, rp, rp
 
 @njit(cache=True)
 def kernel_init(S, C, H, EP, EFREE, BK, PI, PF, FI, HI, GI, GF, NI, HS, rpp):
-    """Schedule the initial events: hotspots, first sample, drift, first host wakes.
-
-    Returns ``ST_GROW_HEAP`` without scheduling anything when the event table has fewer free
-    slots than these events need (2 per hotspot + 2 + 1 per host, plus the loop's margin of
-    8), else ``ST_OK``.
-    """
+    """Schedule the initial events (hotspots, first sample, drift, first host wakes); returns
+    ``ST_GROW_HEAP``, scheduling nothing, when the event table has fewer free slots than they
+    need (2 per hotspot + 2 + 1 per host, plus the loop's margin of 8), else ``ST_OK``."""
     need = 2 * HS.shape[1] + 2 + HI.shape[1] + 8
     if S[S_EFREE_N] < need or H.shape[1] - S[S_HN] < need:
         return ST_GROW_HEAP

@@ -45,6 +45,7 @@ class _Port:
     __slots__ = (
         "src", "dst", "prop", "host", "busy", "paused", "psent", "q", "queue", "qarea", "qt",
         "qmax", "txb", "drops", "part", "plim", "oqlim", "xoff", "xon", "nspb", "nspb_base", "cp",
+        "carry",
     )  # fmt: skip
 
 
@@ -103,6 +104,7 @@ class Oracle:
             o.xoff, o.xon = int(net.port_xoff[p]), int(net.port_xon[p])
             o.cp = bool(net.port_cp[p])
             o.nspb = o.nspb_base = float(np.float64(8e9) / net.port_rate[p])
+            o.carry = 0.0
             self.ports.append(o)
         self.flows = []
         trow = {int(f): r for r, f in enumerate(traced_flows)}
@@ -249,7 +251,9 @@ class Oracle:
 
     def transmit(self, p: int, fr: _Frame, nbytes: int, inlink: int, now: int) -> None:
         o = self.ports[p]
-        tx = int(nbytes * o.nspb + 0.5)
+        exact = nbytes * o.nspb + o.carry  # the kernel's PF_CARRY
+        tx = int(exact + 0.5)
+        o.carry = exact - tx
         o.busy = 1
         o.txb += nbytes
         self.push(now + tx, K_TXDONE, p, inlink, nbytes)
