@@ -57,13 +57,14 @@ def build_parser() -> argparse.ArgumentParser:
     return parser
 
 
-_NEGATIVE = re.compile(r"^-(\d|\.\d)")
+_NEGATIVE = re.compile(r"^-(\d|\.\d|(nan|inf|infinity)$)", re.IGNORECASE)
 
 
 def _join_negative_values(argv: list[str]) -> list[str]:
     """``["--rtt", "-5us"]`` -> ``["--rtt=-5us"]``: argparse takes ``-5us`` for an option and
     answers "expected one argument"; joined, the value reaches its check, which names the
-    field and the allowed range. A token starting with ``-`` and a digit is never an option."""
+    field and the allowed range. A token starting with ``-`` and a digit, or ``-nan`` /
+    ``-inf``, is never an option."""
     out: list[str] = []
     for tok in argv:
         if out and _NEGATIVE.match(tok) and out[-1].startswith("--") and "=" not in out[-1]:

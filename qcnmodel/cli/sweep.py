@@ -109,7 +109,12 @@ def _grid(args) -> dict:
 def run(args) -> int:
     """Run ``qcnmodel sweep``."""
     from qcnmodel.cli.common import check_out, jobs_value, parse_set, progress_on, qcn_params
-    from qcnmodel.studies.points import analysis_point, simulation_point
+    from qcnmodel.studies.points import (
+        analysis_point,
+        check_grid,
+        check_simulation_point,
+        simulation_point,
+    )
     from qcnmodel.studies.sweep import save_dataset, sweep
 
     out = check_out(args.out, (".nc", ".zarr"))
@@ -140,7 +145,9 @@ def run(args) -> int:
             fixed["params"] = params
         first = {k: v[0] for k, v in grid.items()}
         attrs = dict(zip(("model", "model_variant"), identify(point_model(**fixed, **first))))
-        # Validate the first point here so that a typo fails fast with a clear message.
+        # Validate every grid value, and the first point, here: a bad value fails before
+        # any point is computed, with a clear message.
+        check_grid(point_model, fixed, grid)
         analysis_point(**fixed, **first)
     else:
         from qcnmodel.sim.scenarios import get_scenario
@@ -154,6 +161,7 @@ def run(args) -> int:
             raise ValueError("variant: applies to --model sweeps only")
         if params is not None:
             fixed["params"] = params
+        check_grid(check_simulation_point, fixed, grid)  # every value, before any run
         attrs = {"seeds": grid.get("seed", [0])}
     checkpoint = args.checkpoint or str(out) + ".partial"
     ds = sweep(

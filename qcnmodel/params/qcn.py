@@ -274,7 +274,11 @@ def load_params(path: str | Path, extra_tables: tuple[str, ...] = ()) -> QCNPara
         file, the field and its line.
     """
     path = Path(path)
-    text = path.read_text()
+    try:
+        text = path.read_text(encoding="utf-8")
+    except UnicodeDecodeError as exc:
+        raise ValueError(f"{path}: not UTF-8 text ({exc.reason} at byte {exc.start}); "
+                         "save the parameter file as UTF-8") from None  # fmt: skip
     try:
         data = tomllib.loads(text)
     except tomllib.TOMLDecodeError as exc:

@@ -195,6 +195,13 @@ def simulate(
     m = {"measure_window_s": [ma, mb], "compile_s": out.compile_s}
     m["jain_fairness"] = metrics.jain_fairness([thr[net.flow_names[f]] for f in net.fair_flows])
     m.update(fair_summary(net, thr))  # fair_share_bps (max-min), fairness_error
+    if spec.hotspots and not _overlaps(spec.hotspots[0], ma, mb):
+        # the max-min shares assume the hotspot drains at its rate: no reference here
+        m["fairness_error"] = None
+        m["metrics_note"] = (f"the hotspot ({spec.hotspots[0].start:g} s to "
+                             f"{spec.hotspots[0].stop:g} s) is not active in the measurement "
+                             f"window [{ma:g}, {mb:g}] s: no fairness error; utilisation is "
+                             "against the link rate")  # fmt: skip
     m.update(_hot_port_metrics(spec, net, out.TQ, out.TG.shape[1], (ma, mb), bin_ns, end_ns))
     ds = None
     if trace:
@@ -215,6 +222,21 @@ def simulate(
         params=params, duration=dur, seed=seed, wall_s=out.wall_s, flow_throughput_bps=thr,
         metrics=m,
     )  # fmt: skip
+
+
+def check_inputs(scenario, protocol="qcn", params=None, duration=None, seed=0, overrides=None):
+    """Check a run's inputs as :func:`simulate` does (same arguments), without running it.
+
+    Raises
+    ------
+    ValueError
+        Naming the field, as :func:`simulate` would.
+    """
+    spec, sc, q_over, p_over = _resolve_network(scenario, protocol, overrides)
+    net = compile_network(spec)
+    params = _resolve_params(params, sc, q_over, net, spec)
+    _check_run(duration, None, seed, sc)
+    protocol_config(protocol, p_over, params, q_over)
 
 
 def _resolve_network(scenario, protocol: str, overrides: dict | None):
@@ -307,6 +329,11 @@ def _traced_flows(net, max_traced_flows: int | None) -> np.ndarray:
     return np.unique(np.concatenate([net.fair_flows, net.hot_flows]))[:cap]
 
 
+def _overlaps(hs, a: float, b: float) -> bool:
+    """Whether hotspot ``hs`` is active during some part of [a, b)."""
+    return max(a, hs.start) < min(b, hs.stop)
+
+
 def _hot_port_metrics(spec, net, TQ, nb, window_s, bin_ns, end_ns) -> dict:
     """Hot-port queue (mean, peak), throughput, utilisation and recovery time (metrics)."""
     hot = int(net.hs_monitor[0]) if len(net.hs_monitor) else -1
@@ -323,9 +350,12 @@ def _hot_port_metrics(spec, net, TQ, nb, window_s, bin_ns, end_ns) -> dict:
     hs = spec.hotspots[0]
     m = {"hot_port": net.port_name(hot), "hot_queue_mean_bytes": mean, "hot_queue_max_bytes": peak}
     m["hot_port_throughput_bps"] = float(TQ[TQ_TXB, hot, ib1 - 1] - b0) * 8 / span
+    a_ns, b_ns = ib0 * bin_ns, min(ib1 * bin_ns, end_ns)
     m["hot_port_utilisation"] = metrics.utilisation(
-        TQ[TQ_TXB, hot, ib1 - 1] - b0, span, min(hs.rate, float(net.port_rate[hot]))
-    )
+        TQ[TQ_TXB, hot, ib1 - 1] - b0, span,
+        metrics.mean_capacity(float(net.port_rate[hot]), hs.rate, hs.start, hs.stop,
+                              a_ns / 1e9, b_ns / 1e9),
+    )  # fmt: skip
     width = (np.minimum((np.arange(nb) + 1) * bin_ns, end_ns) - np.arange(nb) * bin_ns) / 1e9
     arr = port_arrival_bytes(TQ, hot, net.frame_size) * 8 / width
     target = min(float(net.port_rate[hot]), _offered_after(spec, net, hot, hs.stop))

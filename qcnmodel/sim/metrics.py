@@ -6,7 +6,9 @@ Definitions (used by :meth:`qcnmodel.sim.api.SimResult.summary`):
   Applied to the per-flow throughputs, over the measurement window, of the scenario's
   ``fair_flows`` (by default the flows that cross a hotspot port). 1.0 for a single flow,
   None without flows or when every rate is 0.
-* **Utilisation** of a port over a window: bytes transmitted * 8 / (window * capacity).
+* **Utilisation** of a port over a window: bytes transmitted * 8 / (window * capacity), the
+  capacity averaged over the window: the hotspot's drain rate while it is active, the link rate
+  otherwise (so a window before the hotspot starts is measured against the link rate).
 * **Mean / peak queue**: time average (exact integral of the queue-length step function) and
   maximum of the hot port's output queue over the window.
 * **Recovery time** (OG hotspots; the Teak and NetFPGA decks' "recovery time"): the time from
@@ -28,7 +30,7 @@ import math
 
 import numpy as np
 
-__all__ = ["jain_fairness", "queue_stats", "recovery_time", "utilisation"]
+__all__ = ["jain_fairness", "mean_capacity", "queue_stats", "recovery_time", "utilisation"]
 
 
 def jain_fairness(rates) -> float | None:
@@ -47,6 +49,19 @@ def utilisation(bytes_sent: float, window_s: float, capacity_bps: float) -> floa
     if window_s <= 0 or capacity_bps <= 0:
         return None
     return float(bytes_sent) * 8.0 / (window_s * capacity_bps)
+
+
+def mean_capacity(link_bps: float, hot_bps: float, start_s: float, stop_s: float, a_s: float,
+                  b_s: float) -> float:  # fmt: skip
+    """Time average over [a_s, b_s] of a port's capacity: ``min(hot_bps, link_bps)`` while a
+    hotspot is active in [start_s, stop_s), ``link_bps`` otherwise; ``link_bps`` for an empty
+    window."""
+    span = b_s - a_s
+    if span <= 0:
+        return link_bps
+    active = max(0.0, min(b_s, stop_s) - max(a_s, start_s))
+    hot = min(hot_bps, link_bps)
+    return (hot * active + link_bps * (span - active)) / span
 
 
 def queue_stats(area_end, area_start, qmax_bins, window_s) -> tuple[float, float]:

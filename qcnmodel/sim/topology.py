@@ -530,6 +530,9 @@ def read_topology(path) -> Topology:
         text = p.read_text(encoding="utf-8")
     except OSError as exc:
         raise ValueError(f"topology: cannot read {str(path)!r}: {exc.strerror}") from None
+    except UnicodeDecodeError as exc:
+        raise ValueError(f"topology: {str(path)!r} is not UTF-8 text ({exc.reason} at byte "
+                         f"{exc.start}); save the topology file as UTF-8") from None  # fmt: skip
     return parse_topology(text, str(p))
 
 

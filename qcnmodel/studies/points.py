@@ -9,7 +9,15 @@ from __future__ import annotations
 import math
 from typing import Any
 
-__all__ = ["analysis_point", "point_model", "simulation_point", "value_parser", "SIM_KEYS"]
+__all__ = [
+    "analysis_point",
+    "check_grid",
+    "check_simulation_point",
+    "point_model",
+    "simulation_point",
+    "value_parser",
+    "SIM_KEYS",
+]
 
 #: Scalars of the simulation summary kept in a sweep.
 SIM_KEYS = (
@@ -171,6 +179,33 @@ def simulation_point(
         v = _num(summary.get(key))
         out[key] = math.nan if v is None else v
     return out
+
+
+def check_simulation_point(scenario, protocol, preset, duration, sets, params=None,
+                           **point) -> None:  # fmt: skip
+    """Check one point of :func:`simulation_point` (same arguments) without running it."""
+    from qcnmodel.params import QCNParams
+    from qcnmodel.sim.api import check_inputs
+
+    merged = {**sets, **point}
+    seed = merged.pop("seed", 0)
+    check_inputs(scenario, protocol, preset if params is None else QCNParams(**params),
+                 duration, seed, merged)  # fmt: skip
+
+
+def check_grid(check, fixed: dict, grid: dict) -> None:
+    """Call ``check(**fixed, **point)`` on every value of every axis of ``grid`` (the other
+    axes at their first value), so that a bad value fails before any point is computed. A
+    model without an equilibrium at a value is a valid point (``valid = False``), not an
+    error."""
+    first = {k: v[0] for k, v in grid.items()}
+    for name, values in grid.items():
+        for v in dict.fromkeys(values):
+            try:
+                check(**fixed, **{**first, name: v})
+            except ValueError as exc:
+                if "equilibrium" not in str(exc):
+                    raise
 
 
 def _warm_simulator(scenario="og-hotspot", protocol="qcn", preset=None, duration=None,

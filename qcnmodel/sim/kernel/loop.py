@@ -16,9 +16,10 @@ Event semantics (shared exactly with the pure-Python oracle, :mod:`qcnmodel.sim.
   update; none when the RL is inactive, i.e. line rate) gives f's next allowed start. A CNM
   or timer does not move an already computed ``next_allowed`` (the new rate applies from the
   next frame).
-* **Ports**: a frame of L bytes occupies a port for ``round(L * 8e9 / rate)`` ns; it arrives
-  at the next node after the propagation delay plus that node's processing latency (switches;
-  seeds 003/004: 1 us). Events per hop: TXDONE (port free) and ARRIVE.
+* **Ports**: a frame of L bytes occupies a port for ``round(L * 8e9 / rate + carry)`` ns, the
+  carry being the port's last rounding remainder (the line rate is exact); it arrives at the
+  next node after the propagation delay plus that node's processing latency (switches; seeds
+  003/004: 1 us). Events per hop: TXDONE (port free) and ARRIVE.
 * **Switch** (seed 000): input partitions, OQ limit, drops, PAUSE XOFF/XON (see
   :mod:`qcnmodel.sim.network`).
   The CP runs on every enqueued frame with Q = output-queue bytes including the frame and
@@ -36,7 +37,8 @@ Event semantics (shared exactly with the pure-Python oracle, :mod:`qcnmodel.sim.
   frame in transmission keeps its rate).
 * **Traces**: at the end of every bin a SAMPLE event records per-port queue (instantaneous,
   time integral, maximum), cumulative counters and the traced RLs' CR/TR/stages; delivered
-  bytes of traced flows are binned at delivery.
+  bytes of traced flows are binned at delivery; the last bin again after the run (so the
+  traces' totals equal the final counters).
 """
 
 from __future__ import annotations
@@ -129,6 +131,7 @@ from qcnmodel.sim.kernel.state import (
     P_TXF,
     P_XOFF,
     P_XON,
+    PF_CARRY,
     PF_NSPB,
     PF_NSPB_BASE,
     R_AUX,
@@ -211,7 +214,9 @@ def port_transmit(
     A frame towards a host is delivered here, at its known arrival time (no ARRIVE event:
     nothing else happens to it; DCQCN's notification point runs), and its slot is freed.
     """
-    tx = np.int64(nbytes * PF[PF_NSPB, p] + 0.5)
+    exact = nbytes * PF[PF_NSPB, p] + PF[PF_CARRY, p]
+    tx = np.int64(exact + 0.5)
+    PF[PF_CARRY, p] = exact - tx
     PI[P_BUSY, p] = 1
     PI[P_TXB, p] += nbytes
     PI[P_TXF, p] += 1
@@ -368,13 +373,14 @@ def on_arrive(
 
 
 @njit(cache=True)
-def on_sample(fam, H, EP, EFREE, BK, S, C, PI, FI, TQ, TG, TRP, tr_flows, rp, rpp, b, now):
-    """End of bin ``b``: record the traces and schedule the next sample."""
+def record_bin(S, PI, TQ, TG, b, now):
+    """Write bin ``b``'s cumulative counters at ``now``; the queue peak is the larger of the
+    recorded and the running one (a second call, the end-of-run flush, keeps the first's)."""
     for p in range(PI.shape[1]):
         q_touch(PI, p, now)
         TQ[TQ_Q, p, b] = PI[P_Q, p]
         TQ[TQ_AREA, p, b] = PI[P_QAREA, p]
-        TQ[TQ_MAX, p, b] = PI[P_QMAX, p]
+        TQ[TQ_MAX, p, b] = max(TQ[TQ_MAX, p, b], PI[P_QMAX, p])
         PI[P_QMAX, p] = PI[P_Q, p]
         TQ[TQ_TXB, p, b] = PI[P_TXB, p]
         TQ[TQ_DROPS, p, b] = PI[P_DROPS, p]
@@ -385,6 +391,12 @@ def on_sample(fam, H, EP, EFREE, BK, S, C, PI, FI, TQ, TG, TRP, tr_flows, rp, rp
     TG[TG_SENT, b] = S[S_SENT]
     TG[TG_BLOCKED, b] = S[S_BLOCKED]
     TG[TG_DBYTES, b] = S[S_DELIV_BYTES]
+
+
+@njit(cache=True)
+def on_sample(fam, H, EP, EFREE, BK, S, C, PI, FI, TQ, TG, TRP, tr_flows, rp, rpp, b, now):
+    """End of bin ``b``: record the traces and schedule the next sample."""
+    record_bin(S, PI, TQ, TG, b, now)
     for r in range(tr_flows.shape[0]):
         act, cr, tr, bc, ts, x = D.trace_rl(fam, C, rp, rpp, tr_flows[r])
         TRP[TR_ACTIVE, r, b] = act
@@ -394,20 +406,14 @@ def on_sample(fam, H, EP, EFREE, BK, S, C, PI, FI, TQ, TG, TRP, tr_flows, rp, rp
         TRP[TR_TS, r, b] = ts
         TRP[TR_X, r, b] = x
     if b + 1 < C[C_NBINS]:
-        t = (b + 2) * C[C_BIN]
-        if t > C[C_END]:
-            t = C[C_END]
-        heap_push(H, EP, EFREE, BK, S, t, K_SAMPLE, b + 1, 0, 0)
+        heap_push(H, EP, EFREE, BK, S, min((b + 2) * C[C_BIN], C[C_END]), K_SAMPLE, b + 1, 0, 0)
 
 
 @njit(cache=True)
 def kernel_init(S, C, H, EP, EFREE, BK, PI, PF, FI, HI, GI, GF, NI, HS, rpp):
-    """Schedule the initial events: hotspots, first sample, drift, first host wakes.
-
-    Returns ``ST_GROW_HEAP`` without scheduling anything when the event table has fewer free
-    slots than these events need (2 per hotspot + 2 + 1 per host, plus the loop's margin of
-    8), else ``ST_OK``.
-    """
+    """Schedule the initial events (hotspots, first sample, drift, first host wakes); returns
+    ``ST_GROW_HEAP``, scheduling nothing, when the event table has fewer free slots than they
+    need (2 per hotspot + 2 + 1 per host, plus the loop's margin of 8), else ``ST_OK``."""
     need = 2 * HS.shape[1] + 2 + HI.shape[1] + 8
     if S[S_EFREE_N] < need or H.shape[1] - S[S_HN] < need:
         return ST_GROW_HEAP
@@ -525,10 +531,12 @@ def run_until(
 
 
 @njit(cache=True)
-def kernel_finish(S, C, FI, HI, GI, GF, flow_of, dst_list):
-    """Catch every host's traffic up to the end time (for the final counters)."""
+def kernel_finish(S, C, FI, HI, GI, GF, flow_of, dst_list, PI, TQ, TG):
+    """Catch every host up to the end time, then record the last bin again (module: Traces)."""
     for h in range(HI.shape[1]):
         host_catch_up(S, h, C[C_END], FI, HI, GI, GF, flow_of, dst_list, C[C_SEED])
+    if C[C_NBINS] > 0:
+        record_bin(S, PI, TQ, TG, C[C_NBINS] - 1, C[C_END])
 
 
 def run_compiled(state, n_chunks: int = 1, callback=None) -> None:
@@ -556,9 +564,8 @@ def run_compiled(state, n_chunks: int = 1, callback=None) -> None:
                 break
         if callback is not None:
             callback(i / n_chunks)
-    kernel_finish(
-        state.S, state.C, state.FI, state.HI, state.GI, state.GF, state.flow_of, state.dst_list
-    )
+    kernel_finish(*(getattr(state, k) for k in ("S", "C", "FI", "HI", "GI", "GF", "flow_of",
+                                                "dst_list", "PI", "TQ", "TG")))  # fmt: skip
 
 
 _WARM: dict[str, float] = {}
@@ -573,15 +580,8 @@ def warm_up(family: str = "qcn") -> float:
 
     from qcnmodel.params import QCNParams
     from qcnmodel.sim.kernel.state import build_state
-    from qcnmodel.sim.network import (
-        Host,
-        Hotspot,
-        Link,
-        NetworkSpec,
-        Switch,
-        UniformTraffic,
-        compile_network,
-    )
+    from qcnmodel.sim.network import Host, Hotspot, Link, NetworkSpec, Switch, UniformTraffic
+    from qcnmodel.sim.network.compile import compile_network
     from qcnmodel.sim.protocols.registry import make_config
 
     t0 = time.perf_counter()

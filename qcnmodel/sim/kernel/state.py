@@ -48,7 +48,9 @@ PROBE_CODES = {None: PROBE_OFF, "cp": PROBE_CP, "subpath": PROBE_SUBPATH, "path"
 P_TXF = 21
 P_CP = 22  # 1 if the port's queue is a congestion point
 P_ROWS = 23
-PF_NSPB, PF_NSPB_BASE = 0, 1  # PF float64 rows: ns per byte (current, base)
+#: PF float64 rows: ns per byte (current, base), and the carried remainder (ns) of the
+#: serialisation times rounded to whole ns (the next frame's time absorbs it: exact line rate)
+PF_NSPB, PF_NSPB_BASE, PF_CARRY = 0, 1, 2
 # flows: FI int64 rows
 (F_SRC, F_DST, F_LEN, F_VN, F_VLIM, F_RNEXT, F_RPREV, F_NA, F_TROW, F_DBYTES) = range(10)
 F_WBYTES, F_DELIV = 10, 11
@@ -208,7 +210,7 @@ def build_state(
     PI[P_PLIM], PI[P_OQLIM] = net.port_part_limit, net.port_oq_limit
     PI[P_XOFF], PI[P_XON] = net.port_xoff, net.port_xon
     PI[P_CP] = net.port_cp
-    PF = np.zeros((2, n_ports))
+    PF = np.zeros((3, n_ports))
     PF[PF_NSPB] = PF[PF_NSPB_BASE] = 8e9 / net.port_rate
     FI = np.zeros((F_ROWS, n_flows), np.int64)
     FI[F_SRC], FI[F_DST], FI[F_LEN] = net.flow_src, net.flow_dst, net.frame_size

@@ -462,6 +462,19 @@ def _fair_flows(spec: NetworkSpec, nodes: _Nodes, cn: CompiledNetwork) -> np.nda
     return np.arange(cn.n_flows, dtype=np.int64)
 
 
+def _check_measure(measure) -> None:
+    """``measure`` is None or ``(start, stop)`` with finite times, start < stop."""
+    if measure is None:
+        return
+    try:
+        a, b = measure
+    except (TypeError, ValueError):
+        raise ValueError(f"measure: {measure!r} is not a (start, stop) pair") from None
+    a, b = _time(a, "measure start"), _time(b, "measure stop")
+    if b <= a:
+        raise ValueError(f"measure: stop {b:g} s must be after start {a:g} s")
+
+
 def compile_network(spec: NetworkSpec) -> CompiledNetwork:
     """Validate ``spec`` and flatten it (see :mod:`qcnmodel.sim.network` for the semantics).
 
@@ -472,6 +485,7 @@ def compile_network(spec: NetworkSpec) -> CompiledNetwork:
         unreachable destination, bad rate...).
     """
     spec_in = spec
+    _check_measure(spec.measure)
     spec, ob_nodes = _expand_adapter_hotspots(spec)
     nodes = _nodes(spec)
     ports = _ports(spec, nodes)

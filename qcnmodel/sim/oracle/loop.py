@@ -30,6 +30,7 @@ from qcnmodel.sim.kernel.state import (
     K_TXDONE,
     K_WAKE,
     TG_ROWS,
+    TQ_MAX,
     TQ_ROWS,
     TR_ROWS,
     initial_events,
@@ -44,6 +45,7 @@ class _Port:
     __slots__ = (
         "src", "dst", "prop", "host", "busy", "paused", "psent", "q", "queue", "qarea", "qt",
         "qmax", "txb", "drops", "part", "plim", "oqlim", "xoff", "xon", "nspb", "nspb_base", "cp",
+        "carry",
     )  # fmt: skip
 
 
@@ -102,6 +104,7 @@ class Oracle:
             o.xoff, o.xon = int(net.port_xoff[p]), int(net.port_xon[p])
             o.cp = bool(net.port_cp[p])
             o.nspb = o.nspb_base = float(np.float64(8e9) / net.port_rate[p])
+            o.carry = 0.0
             self.ports.append(o)
         self.flows = []
         trow = {int(f): r for r, f in enumerate(traced_flows)}
@@ -248,7 +251,9 @@ class Oracle:
 
     def transmit(self, p: int, fr: _Frame, nbytes: int, inlink: int, now: int) -> None:
         o = self.ports[p]
-        tx = int(nbytes * o.nspb + 0.5)
+        exact = nbytes * o.nspb + o.carry  # the kernel's PF_CARRY
+        tx = int(exact + 0.5)
+        o.carry = exact - tx
         o.busy = 1
         o.txb += nbytes
         self.push(now + tx, K_TXDONE, p, inlink, nbytes)
@@ -350,14 +355,19 @@ class Oracle:
             self.fam.cp_enqueue(fr, fr.flow, out, oo.q, L, delay, now)
         return out
 
-    def on_sample(self, b: int, now: int) -> None:
+    def record_bin(self, b: int, now: int) -> None:
+        """Bin ``b``'s cumulative counters at ``now`` (the kernel's ``record_bin``)."""
         for p, o in enumerate(self.ports):
             self.q_touch(o, now)
-            self.TQ[:, p, b] = (o.q, o.qarea, o.qmax, o.txb, o.drops)
+            qmax = max(int(self.TQ[TQ_MAX, p, b]), o.qmax)
+            self.TQ[:, p, b] = (o.q, o.qarea, qmax, o.txb, o.drops)
             o.qmax = o.q
         c = self.c
         self.TG[:, b] = (c["cnm"], c["pause"], c["drop"], c["deliv"], c["sent"], c["blocked"],
                          c["deliv_bytes"])  # fmt: skip
+
+    def on_sample(self, b: int, now: int) -> None:
+        self.record_bin(b, now)
         for r, f in enumerate(self.tr_flows):
             self.TRP[:, r, b] = self.fam.trace_rl(f)
         if b + 1 < self.nbins:
@@ -435,6 +445,8 @@ class Oracle:
                 self.switch_service(psvc, now)
         for h in range(net.n_hosts):
             self.catch_up(h, self.end)
+        if self.nbins > 0:  # events at the end time, after the last sample, count too
+            self.record_bin(self.nbins - 1, self.end)
         return self
 
     def in_network(self) -> int:
