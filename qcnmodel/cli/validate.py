@@ -22,7 +22,7 @@ def register(subparsers) -> None:
         "--quick",
         action="store_true",
         help="a subset (about 1.5 minutes on 2 cores with warm numba caches, 3.5 on a first "
-        "run; the full run takes about 30-40 minutes)",
+        "run; the full run takes about 6.5 minutes)",
     )
     add_jobs_option(p, "processes for the comparisons")
     add_out_option(p, "validation-report", "output directory (default validation-report)")
