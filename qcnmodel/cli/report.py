@@ -6,8 +6,8 @@ With no arguments it analyses the IEEE 802.1Qau defaults and writes ``report/rep
 Ranges come from ``--rtt lo..hi`` / ``--flows lo..hi``, else from the ``[ranges]`` table of
 the ``--params`` file (as ``qcnmodel check`` reads it), else the defaults.
 
-Run time: about 2 minutes on 2 cores with warm numba caches (longer on a first run, which
-compiles the simulator kernel).
+Run time, 2 cores with warm numba caches: 35 s idle, 135 s busy (longer on a first run,
+which compiles the simulator kernel).
 """
 
 from __future__ import annotations
