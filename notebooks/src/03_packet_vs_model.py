@@ -255,3 +255,18 @@ plt.show()
 for r in pk:
     print(f"RTT {r['factor']:g} x crit, seed {r['seed']}: Jain fairness {r['jain']:.3f}, "
           f"hot-port utilisation {r['util']:.3f}")
+
+# %% [markdown]
+# ## What this notebook found
+
+# %%
+verdicts = ", ".join(f"{r['factor']:g} x critical (seed {r['seed']}): {r['verdict']}" for r in pk)
+display(Markdown(
+    f"* At N = {N_FLOWS} and C = {CAPACITY / 1e9:g} Gb/s the default model's critical RTT is "
+    f"{crit * 1e6:.0f} us (the published equations: {critical_rtt(paper) * 1e6:.0f} us).\n"
+    f"* The packet simulator agrees with the default model's linear verdict in {agree} of "
+    f"{len(pk)} runs ({verdicts}).\n"
+    f"* Over those runs: Jain fairness {min(r['jain'] for r in pk):.3f} to "
+    f"{max(r['jain'] for r in pk):.3f}, hot-port utilisation {min(r['util'] for r in pk):.3f} to "
+    f"{max(r['util'] for r in pk):.3f}."
+))

@@ -416,3 +416,24 @@ for r in summary:
         f"{fmt(r['qmax'] and r['qmax'] / 1e3, '.0f')} | {fmt(r['util'], '.3f')} | {fmt(r['jain'], '.3f')} | "
         f"{r['drops']} | {r['cnms']} | {r['pause']} | {fmt(r['rec'] and r['rec'] * 1e3, '.0f')} |")
 display(Markdown("\n".join(lines)))
+
+# %% [markdown]
+# ## What this notebook found
+
+# %%
+with_q = [r for r in summary if r["qmean"] is not None and np.isfinite(r["qmean"])]
+lo_q, hi_q = min(with_q, key=lambda r: r["qmean"]), max(with_q, key=lambda r: r["qmean"])
+with_u = [r for r in summary if r["util"] is not None and np.isfinite(r["util"])]
+recovered = {k: v for k, v in rec.items() if v is not None}
+display(Markdown(
+    f"* {len(summary)} runs; the hot queue's mean over the measurement window ranges from "
+    f"{lo_q['qmean'] / 1e3:.1f} KB ({lo_q['label']}) to {hi_q['qmean'] / 1e3:.1f} KB "
+    f"({hi_q['label']}), the hot port's utilisation from "
+    f"{min(r['util'] for r in with_u):.3f} to {max(r['util'] for r in with_u):.3f}.\n"
+    f"* Frames were dropped in {sum(r['drops'] > 0 for r in summary)} of {len(summary)} runs; "
+    f"PAUSE frames were sent in {sum(r['pause'] > 0 for r in summary)}.\n"
+    f"* netfpga-1g recovers after the hotspot in "
+    + (", ".join(f"{v * 1e3:.0f} ms ({k})" for k, v in recovered.items()) or "no run")
+    + f" (deck: {DECK_RECOVERY['hardware'] * 1e3:.0f} ms hardware, "
+    f"{DECK_RECOVERY['deck simulation'] * 1e3:.0f} ms simulation)."
+))

@@ -204,3 +204,22 @@ counts = {}
 for o in rows:
     counts[o.verdict] = counts.get(o.verdict, 0) + 1
 print(counts)
+
+# %% [markdown]
+# ## What this notebook found
+
+# %%
+def queue_line(cmp, name):
+    """Mean hot queue over the measurement window, per protocol (KB)."""
+    q = {p: r.metrics["hot_queue_mean_bytes"] / 1e3 for p, r in cmp.results.items()}
+    return f"{name}: " + ", ".join(f"{p} {v:.1f} KB" for p, v in q.items())
+
+
+display(Markdown(
+    "* Mean hot queue over the hotspot: "
+    + "; ".join(queue_line(c, n) for c, n in ((og, "og-hotspot"), (ig, "ig-hotspot 5 us"),
+                                               (ig500, "ig-hotspot 500 us")))
+    + ".\n"
+    f"* The decks' observations ({', '.join(groups)}): {len(rows)} judged, "
+    + ", ".join(f"{n} {v}" for v, n in sorted(counts.items())) + "."
+))

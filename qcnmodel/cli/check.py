@@ -13,6 +13,8 @@ Ranges come from the command line, else from the file's ``[ranges]`` table
 
 Exit status: 0 stable (and not contradicted by --confirm), 1 unstable, marginal or
 contradicted, 2 bad input.
+
+Run time, 2 cores with warm numba caches: 15 s idle, 20 s busy (75 s on a first run).
 """
 
 from __future__ import annotations
