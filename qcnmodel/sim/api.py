@@ -188,6 +188,7 @@ def simulate(
         engine, net, params, progress=progress, label=spec.name, qcn=protocol != "none",
         proto=proto, seed=seed, end_ns=end_ns, bin_ns=bin_ns,
         measure_ns=(int(round(ma * 1e9)), int(round(mb * 1e9))), traced_flows=traced,
+        keep=bool(trace),
     )  # fmt: skip
     mwin = mb - ma
     thr = {net.flow_names[f]: float(out.window_bytes[f]) * 8.0 / mwin if mwin > 0 else 0.0
@@ -202,17 +203,20 @@ def simulate(
                              f"{spec.hotspots[0].stop:g} s) is not active in the measurement "
                              f"window [{ma:g}, {mb:g}] s: no fairness error; utilisation is "
                              "against the link rate")  # fmt: skip
-    m.update(_hot_port_metrics(spec, net, out.TQ, out.TG.shape[1], (ma, mb), bin_ns, end_ns))
+    m.update(_hot_port_metrics(spec, net, out.HQ, (ma, mb), bin_ns, end_ns))
     ds = None
     if trace:
         attrs = dict(scenario=spec.name, protocol=protocol, seed=seed, duration_s=dur,
-                     bin_width_s=bin_ns / 1e9, params=json.dumps(to_jsonable(params.to_dict())),
-                     engine=engine)  # fmt: skip
+                     bin_width_s=out.factor * bin_ns / 1e9,
+                     params=json.dumps(to_jsonable(params.to_dict())), engine=engine)  # fmt: skip
+        if out.factor > 1:  # merged to fit sim.max_trace_bytes (engines; said on stderr)
+            attrs["bin_width_requested_s"] = bin_ns / 1e9
+            attrs["bins_merged"] = out.factor
         attrs["protocol_params"] = json.dumps(to_jsonable(
             {k: asdict(v) for k, v in proto.params.items() if k != "QCNParams"}))  # fmt: skip
         hot = int(net.hs_monitor[0]) if len(net.hs_monitor) else -1
         ds = build_dataset(out.TQ, out.TG, out.TFB, out.TRP, net=net, traced_flows=traced,
-                           bin_ns=bin_ns, end_ns=end_ns, hot_port=hot, attrs=attrs,
+                           bin_ns=out.factor * bin_ns, end_ns=end_ns, hot_port=hot, attrs=attrs,
                            extra=proto.protocol.fam.trace_extra)  # fmt: skip
         if window_s is not None:
             ds = window(ds, *window_s)
@@ -334,30 +338,32 @@ def _overlaps(hs, a: float, b: float) -> bool:
     return max(a, hs.start) < min(b, hs.stop)
 
 
-def _hot_port_metrics(spec, net, TQ, nb, window_s, bin_ns, end_ns) -> dict:
-    """Hot-port queue (mean, peak), throughput, utilisation and recovery time (metrics)."""
+def _hot_port_metrics(spec, net, HQ, window_s, bin_ns, end_ns) -> dict:
+    """Hot-port queue (mean, peak), throughput, utilisation and recovery time (metrics), from
+    the hot port's trace rows ``HQ`` (``TQ_*`` rows x every bin)."""
     hot = int(net.hs_monitor[0]) if len(net.hs_monitor) else -1
     if hot < 0:
         return dict(hot_queue_mean_bytes=None, hot_queue_max_bytes=None, recovery_time_s=None)
+    nb = HQ.shape[1]
     ma, mb = window_s
     ib0 = int(round(ma * 1e9)) // bin_ns  # bins are aligned with the window when possible
     ib1 = min(nb, -(-int(round(mb * 1e9)) // bin_ns))
-    a0 = TQ[TQ_AREA, hot, ib0 - 1] if ib0 > 0 else 0
-    a1 = TQ[TQ_AREA, hot, ib1 - 1]
+    a0 = HQ[TQ_AREA, ib0 - 1] if ib0 > 0 else 0
+    a1 = HQ[TQ_AREA, ib1 - 1]
     span = (min(ib1 * bin_ns, end_ns) - ib0 * bin_ns) / 1e9
-    mean, peak = metrics.queue_stats(a1, a0, TQ[TQ_MAX, hot, ib0:ib1], span)
-    b0 = TQ[TQ_TXB, hot, ib0 - 1] if ib0 > 0 else 0
+    mean, peak = metrics.queue_stats(a1, a0, HQ[TQ_MAX, ib0:ib1], span)
+    b0 = HQ[TQ_TXB, ib0 - 1] if ib0 > 0 else 0
     hs = spec.hotspots[0]
     m = {"hot_port": net.port_name(hot), "hot_queue_mean_bytes": mean, "hot_queue_max_bytes": peak}
-    m["hot_port_throughput_bps"] = float(TQ[TQ_TXB, hot, ib1 - 1] - b0) * 8 / span
+    m["hot_port_throughput_bps"] = float(HQ[TQ_TXB, ib1 - 1] - b0) * 8 / span
     a_ns, b_ns = ib0 * bin_ns, min(ib1 * bin_ns, end_ns)
     m["hot_port_utilisation"] = metrics.utilisation(
-        TQ[TQ_TXB, hot, ib1 - 1] - b0, span,
+        HQ[TQ_TXB, ib1 - 1] - b0, span,
         metrics.mean_capacity(float(net.port_rate[hot]), hs.rate, hs.start, hs.stop,
                               a_ns / 1e9, b_ns / 1e9),
     )  # fmt: skip
     width = (np.minimum((np.arange(nb) + 1) * bin_ns, end_ns) - np.arange(nb) * bin_ns) / 1e9
-    arr = port_arrival_bytes(TQ, hot, net.frame_size) * 8 / width
+    arr = port_arrival_bytes(HQ[:, None, :], 0, net.frame_size) * 8 / width
     target = min(float(net.port_rate[hot]), _offered_after(spec, net, hot, hs.stop))
     t_end = np.minimum((np.arange(nb) + 1) * bin_ns, end_ns) / 1e9
     m["recovery_time_s"] = metrics.recovery_time(t_end, arr, bin_ns / 1e9, hs.stop, target)

@@ -6,6 +6,15 @@ measurement window and traced flows) and give the same :class:`RunOutput`: the g
 counters, the bytes each flow delivered in the measurement window, and the trace tables of
 :mod:`qcnmodel.sim.traces`. For the same inputs the two outputs are identical bit for bit;
 the kernel is fast, the oracle readable (and slow, for tests and comparisons).
+
+The kernel runs in segments of simulated time so that a long run needs bounded memory: its
+trace tables hold a window of bins (about :data:`WINDOW_BYTES`), and at the end of each
+segment the finished bins are copied out and the window moves on (the kernel state carries
+over, so the run is the same, bit for bit, as one long run). What is kept: the hot port's
+rows at full resolution (the summary metrics need them), and, when traces are wanted, every
+trace at full resolution if that fits ``config.defaults["sim.max_trace_bytes"]``, else merged
+over ``factor`` bins (:class:`TracePlan`; one line on stderr says so, and the dataset's
+attributes record it).
 """
 
 from __future__ import annotations
@@ -28,9 +37,19 @@ from qcnmodel.sim.kernel.heap import (
     S_SENT,
     S_TAIL,
 )
-from qcnmodel.sim.kernel.state import F_VN, F_WBYTES, TG_ROWS, TQ_ROWS, TR_ROWS, build_state
+from qcnmodel.sim.kernel.state import (
+    C_TB0,
+    F_VN,
+    F_WBYTES,
+    TG_ROWS,
+    TQ_MAX,
+    TQ_ROWS,
+    TR_ROWS,
+    build_state,
+)
 
-__all__ = ["ENGINES", "RunOutput", "check_trace_memory", "run", "trace_bytes"]
+__all__ = ["ENGINES", "RunOutput", "TracePlan", "check_trace_memory", "plan_traces", "run",
+           "trace_bytes"]  # fmt: skip
 
 ENGINES = ("kernel", "oracle")
 
@@ -47,9 +66,14 @@ class RunOutput:
     TRP: np.ndarray  #: traced RL state per bin
     wall_s: float  #: wall time of the run (compilation excluded)
     compile_s: float = 0.0  #: numba compilation / cache load before the run (kernel)
+    HQ: np.ndarray | None = None  #: the hot port's TQ rows at full resolution (or None)
+    factor: int = 1  #: bins merged into one in TQ, TG, TFB, TRP (1: full resolution)
 
 
-def run(engine: str, net, params, *, progress: bool = False, label: str = "", **kw) -> RunOutput:
+def run(
+    engine: str, net, params, *, progress: bool = False, label: str = "", keep: bool = True,
+    segment_bins: int | None = None, **kw,
+) -> RunOutput:  # fmt: skip
     """Run on ``engine`` (``"kernel"`` or ``"oracle"``).
 
     Parameters
@@ -60,6 +84,11 @@ def run(engine: str, net, params, *, progress: bool = False, label: str = "", **
         The network-consistent QCN parameters (``cp_latency`` is read for every protocol).
     progress : bool
         Kernel only: a tqdm progress bar on stderr, named ``label``.
+    keep : bool
+        Kernel only: keep the traces (else only the hot port's rows, ``RunOutput.HQ``; the
+        other tables are empty).
+    segment_bins : int, optional
+        Kernel only: bins per segment (default: what fits :data:`WINDOW_BYTES`).
     **kw
         ``proto``, ``qcn``, ``seed``, ``end_ns``, ``bin_ns``, ``measure_ns``,
         ``traced_flows``: as :func:`qcnmodel.sim.kernel.state.build_state`.
@@ -68,16 +97,136 @@ def run(engine: str, net, params, *, progress: bool = False, label: str = "", **
     ------
     ValueError
         Unknown engine, or traces above ``config.defaults["sim.max_trace_bytes"]``
-        (:func:`check_trace_memory`).
+        (:func:`check_trace_memory` for the oracle, :func:`plan_traces` for the kernel).
     """
     if engine not in ENGINES:
         raise ValueError(f"engine: {engine!r} is not one of {', '.join(ENGINES)}")
-    check_trace_memory(net, len(kw["traced_flows"]), kw["end_ns"], kw["bin_ns"])
     if engine == "kernel":
-        return _run_kernel(net, params, progress, label, kw)
-    if engine == "oracle":
-        return _run_oracle(net, params, kw)
-    raise ValueError(f"engine: {engine!r} is not one of {', '.join(ENGINES)}")
+        plan = plan_traces(net, len(kw["traced_flows"]), kw["end_ns"], kw["bin_ns"],
+                           keep=keep, segment_bins=segment_bins)  # fmt: skip
+        return _run_kernel(net, params, progress, label, kw, plan)
+    check_trace_memory(net, len(kw["traced_flows"]), kw["end_ns"], kw["bin_ns"])
+    return _run_oracle(net, params, kw)
+
+
+#: bytes of trace tables a kernel run holds for its current segment (the segment length in
+#: bins follows; the tables of a shorter run are smaller)
+WINDOW_BYTES = 8 * 2**20
+
+
+@dataclass(frozen=True)
+class TracePlan:
+    """How a kernel run keeps its traces (module docstring)."""
+
+    n_bins: int  #: bins of the run
+    factor: int  #: bins merged into one in the kept traces (1: full resolution)
+    segment: int  #: bins per segment (a multiple of ``factor``)
+    margin: int  #: extra window columns for deliveries binned ahead of the segment end
+    keep: bool  #: whether the traces are kept (else the hot port's rows only)
+    hot: int  #: the hot port (-1: none)
+    need: int  #: bytes held: window + hot rows + kept traces
+
+
+def _hot_port(net) -> int:
+    return int(net.hs_monitor[0]) if len(net.hs_monitor) else -1
+
+
+def delivery_margin(net, bin_ns: int) -> int:
+    """Bins after a segment's end into which a delivery computed in the segment can fall.
+
+    A frame is binned at its arrival time, known when its last hop starts: at most one
+    frame time at the slowest rate (links or hotspots), the longest propagation delay and
+    the longest processing latency (+2 ns of rounding) after the segment's end.
+    """
+    rates = [float(np.min(net.port_rate))]
+    if len(net.hs_rate):
+        rates.append(float(np.min(net.hs_rate)))
+    lag = net.frame_size * 8e9 / min(rates) + 2
+    lag += float(np.max(net.port_prop_ns)) + float(np.max(net.node_latency_ns, initial=0))
+    return int(lag // bin_ns) + 2
+
+
+def plan_traces(net, n_traced: int, end_ns: int, bin_ns: int, *, keep: bool = True,
+                segment_bins: int | None = None) -> TracePlan:  # fmt: skip
+    """Choose the segment length and the merge factor of a kernel run's traces.
+
+    Raises ValueError naming ``bin_width`` (``--bin``) and ``duration`` when even the hot
+    port's rows at full resolution and one segment's window exceed
+    ``config.defaults["sim.max_trace_bytes"]``.
+    """
+    from qcnmodel import config
+
+    limit = int(config.defaults["sim.max_trace_bytes"])
+    n_bins = max(1, -(-int(end_ns) // int(bin_ns)))
+    hot = _hot_port(net)
+    per_bin = trace_bytes(net.n_ports, n_traced, 1)
+    hot_bytes = 8 * TQ_ROWS * n_bins if hot >= 0 else 0
+    margin = delivery_margin(net, bin_ns)
+    seg = int(segment_bins) if segment_bins else max(1, WINDOW_BYTES // per_bin)
+    seg = min(seg, n_bins)
+    window = per_bin * (seg + margin)
+    gib = 2.0**30
+    if hot_bytes + window > limit:
+        max_bins = max(1, (limit - window) // (8 * TQ_ROWS))
+        raise ValueError(
+            f"bin_width/duration: {n_bins} trace bins need {(hot_bytes + window) / gib:.2f} GiB "
+            f"(the hot port's queue and counters at every bin, which the summary metrics "
+            f"read, and one segment's window), above the limit of {limit / gib:.2f} GiB "
+            f'(qcnmodel.config.defaults["sim.max_trace_bytes"]); at most {max_bins} bins: use '
+            f"a bin width (--bin) >= {end_ns / max_bins / 1e9:.3g} s or a duration "
+            f"(--duration) <= {max_bins * bin_ns / 1e9:.3g} s"
+        )
+    factor = 1
+    if keep:
+        fit = max(1, (limit - hot_bytes - window) // per_bin)
+        factor = -(-n_bins // fit)
+        seg = factor * max(1, seg // factor)
+        window = per_bin * (seg + margin)
+    kept = trace_bytes(net.n_ports, n_traced, -(-n_bins // factor)) if keep else 0
+    return TracePlan(n_bins, factor, seg, margin, keep, hot, window + hot_bytes + kept)
+
+
+class _Collector:
+    """Copies the finished bins out of a kernel run's trace window (:class:`TracePlan`)."""
+
+    def __init__(self, plan: TracePlan, st):
+        self.plan, self.b0 = plan, 0
+        n, k = plan.n_bins, plan.factor
+        nc = -(-n // k) if plan.keep else 0
+        self.HQ = np.zeros((TQ_ROWS, n), np.int64) if plan.hot >= 0 else None
+        self.TQ = np.zeros(st.TQ.shape[:-1] + (nc,), np.int64)
+        self.TG = np.zeros(st.TG.shape[:-1] + (nc,), np.int64)
+        self.TFB = np.zeros(st.TFB.shape[:-1] + (nc,), np.int64)
+        self.TRP = np.zeros(st.TRP.shape[:-1] + (nc,))
+
+    def flush(self, st, nb: int) -> None:
+        """Copy bins ``b0 .. b0 + nb - 1`` (window columns ``0 .. nb - 1``) out."""
+        b0, k = self.b0, self.plan.factor
+        if self.HQ is not None:
+            self.HQ[:, b0 : b0 + nb] = st.TQ[:, self.plan.hot, :nb]
+        if not self.plan.keep:
+            return
+        firsts = np.arange(0, nb, k)
+        lasts = np.minimum(firsts + k, nb) - 1
+        c = slice(b0 // k, b0 // k + len(firsts))
+        # cumulative counters and end-of-bin values: the last bin; peaks: the maximum;
+        # delivered bytes (per bin): the sum
+        self.TQ[..., c] = st.TQ[..., lasts]
+        self.TQ[TQ_MAX, :, c] = np.maximum.reduceat(st.TQ[TQ_MAX, :, :nb], firsts, axis=-1)
+        self.TG[:, c] = st.TG[:, lasts]
+        self.TFB[:, c] = np.add.reduceat(st.TFB[:, :nb], firsts, axis=-1)
+        self.TRP[..., c] = st.TRP[..., lasts]
+
+    def on_stop(self, st, until: int) -> None:
+        """End of a segment: copy its bins out and move the window on by one segment."""
+        seg = self.plan.segment
+        self.flush(st, seg)
+        ahead = st.TFB[:, seg:].copy()  # deliveries already binned after the segment
+        for a in (st.TQ, st.TG, st.TFB, st.TRP):
+            a[...] = 0
+        st.TFB[:, : ahead.shape[1]] = ahead
+        self.b0 += seg
+        st.C[C_TB0] = self.b0
 
 
 def trace_bytes(n_ports: int, n_traced: int, n_bins: int) -> int:
@@ -149,7 +298,7 @@ def kernel_is_cached(family: str) -> bool:
         return True
 
 
-def _run_kernel(net, params, progress: bool, label: str, kw: dict) -> RunOutput:
+def _run_kernel(net, params, progress: bool, label: str, kw: dict, plan: TracePlan) -> RunOutput:
     from qcnmodel import config
     from qcnmodel.sim.kernel.loop import _WARM, run_compiled, warm_up
     from qcnmodel.sim.kernel.state import protocol_config
@@ -162,9 +311,20 @@ def _run_kernel(net, params, progress: bool, label: str, kw: dict) -> RunOutput:
             file=sys.stderr,
             flush=True,
         )
+    if plan.factor > 1:
+        bw = kw["bin_ns"] / 1e9
+        print(
+            f"qcnmodel: {plan.n_bins} trace bins of {bw:g} s exceed the trace memory limit "
+            f'(qcnmodel.config.defaults["sim.max_trace_bytes"]); traces are kept at a bin '
+            f"width of {plan.factor * bw:g} s ({plan.factor} bins merged; the metrics use "
+            f"every bin); set the bin width (--bin) to choose",
+            file=sys.stderr,
+            flush=True,
+        )
     compile_s = warm_up(family)  # numba compilation / cache load, reported separately
     t0 = time.perf_counter()
-    st = build_state(net, params, **kw)
+    st = build_state(net, params, trace_bins=min(plan.segment + plan.margin, plan.n_bins), **kw)
+    col = _Collector(plan, st)
     bar = None
     if progress:
         from tqdm import tqdm
@@ -177,7 +337,10 @@ def _run_kernel(net, params, progress: bool, label: str, kw: dict) -> RunOutput:
             bar.refresh()
 
     chunks = int(config.defaults["sim.progress_chunks"]) if progress else 1
-    run_compiled(st, n_chunks=chunks, callback=cb)
+    seg_ns = plan.segment * int(kw["bin_ns"])  # segment ends (the last one: the run's end)
+    stops = [j * seg_ns for j in range(1, (plan.n_bins - 1) // plan.segment + 1)]
+    run_compiled(st, n_chunks=chunks, callback=cb, stops=stops, on_stop=col.on_stop)
+    col.flush(st, plan.n_bins - col.b0)
     if bar is not None:
         bar.close()
     S = st.S
@@ -185,7 +348,8 @@ def _run_kernel(net, params, progress: bool, label: str, kw: dict) -> RunOutput:
     cnt = _counters(S[S_EVENTS], S[S_OFFERED], S[S_BLOCKED], S[S_SENT], S[S_DELIV], S[S_DROP],
                     S[S_PAUSE], S[S_CNM], in_net)  # fmt: skip
     wall = time.perf_counter() - t0
-    return RunOutput(cnt, st.FI[F_WBYTES], st.TQ, st.TG, st.TFB, st.TRP, wall, compile_s)
+    return RunOutput(cnt, st.FI[F_WBYTES], col.TQ, col.TG, col.TFB, col.TRP, wall, compile_s,
+                     col.HQ, plan.factor)  # fmt: skip
 
 
 def _run_oracle(net, params, kw: dict) -> RunOutput:
@@ -197,4 +361,6 @@ def _run_oracle(net, params, kw: dict) -> RunOutput:
     cnt = _counters(c["events"], c["offered"], c["blocked"], c["sent"], c["deliv"], c["drop"],
                     c["pause"], c["cnm"], o.in_network())  # fmt: skip
     wbytes = np.array([f.wbytes for f in o.flows])
-    return RunOutput(cnt, wbytes, o.TQ, o.TG, o.TFB, o.TRP, time.perf_counter() - t0)
+    hot = _hot_port(net)
+    HQ = o.TQ[:, hot].copy() if hot >= 0 else None
+    return RunOutput(cnt, wbytes, o.TQ, o.TG, o.TFB, o.TRP, time.perf_counter() - t0, 0.0, HQ)

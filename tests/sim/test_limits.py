@@ -159,7 +159,7 @@ def test_frame_size_scenario_parameter_applies():
     assert a.counters["frames_sent"] < b.counters["frames_sent"]  # 6x bigger frames
 
 
-@pytest.mark.parametrize("kw", [dict(bin_width="1ns"), dict(duration="1e4s")])
+@pytest.mark.parametrize("kw", [dict(bin_width="1ns"), dict(duration="1e4s", bin_width="10us")])
 def test_trace_memory_is_estimated_and_refused_before_allocating(kw):
     import tracemalloc
 

@@ -77,6 +77,7 @@ from qcnmodel.sim.kernel.state import (
     C_MB,
     C_NBINS,
     C_SEED,
+    C_TB0,
     F_DBYTES,
     F_DELIV,
     F_DST,
@@ -202,7 +203,9 @@ def deliver(S, C, FI, TFB, f, L, t):
     if row >= 0:
         b = t // C[C_BIN]
         if b < C[C_NBINS]:
-            TFB[row, b] += L
+            i = b - C[C_TB0]  # the column of bin b in the trace window
+            if i < TFB.shape[1]:  # (the segments' margin keeps every delivery inside)
+                TFB[row, i] += L
 
 
 @njit(cache=True, inline="always")
@@ -374,8 +377,9 @@ def on_arrive(
 
 @njit(cache=True)
 def record_bin(S, PI, TQ, TG, b, now):
-    """Write bin ``b``'s cumulative counters at ``now``; the queue peak is the larger of the
-    recorded and the running one (a second call, the end-of-run flush, keeps the first's)."""
+    """Write bin ``b``'s cumulative counters (``b``: the column in the trace window) at
+    ``now``; the queue peak is the larger of the recorded and the running one (a second
+    call, the end-of-run flush, keeps the first's)."""
     for p in range(PI.shape[1]):
         q_touch(PI, p, now)
         TQ[TQ_Q, p, b] = PI[P_Q, p]
@@ -396,15 +400,16 @@ def record_bin(S, PI, TQ, TG, b, now):
 @njit(cache=True)
 def on_sample(fam, H, EP, EFREE, BK, S, C, PI, FI, TQ, TG, TRP, tr_flows, rp, rpp, b, now):
     """End of bin ``b``: record the traces and schedule the next sample."""
-    record_bin(S, PI, TQ, TG, b, now)
+    i = b - C[C_TB0]  # the column of bin b in the trace window
+    record_bin(S, PI, TQ, TG, i, now)
     for r in range(tr_flows.shape[0]):
         act, cr, tr, bc, ts, x = D.trace_rl(fam, C, rp, rpp, tr_flows[r])
-        TRP[TR_ACTIVE, r, b] = act
-        TRP[TR_CR, r, b] = cr
-        TRP[TR_TR, r, b] = tr
-        TRP[TR_BC, r, b] = bc
-        TRP[TR_TS, r, b] = ts
-        TRP[TR_X, r, b] = x
+        TRP[TR_ACTIVE, r, i] = act
+        TRP[TR_CR, r, i] = cr
+        TRP[TR_TR, r, i] = tr
+        TRP[TR_BC, r, i] = bc
+        TRP[TR_TS, r, i] = ts
+        TRP[TR_X, r, i] = x
     if b + 1 < C[C_NBINS]:
         heap_push(H, EP, EFREE, BK, S, min((b + 2) * C[C_BIN], C[C_END]), K_SAMPLE, b + 1, 0, 0)
 
@@ -536,14 +541,18 @@ def kernel_finish(S, C, FI, HI, GI, GF, flow_of, dst_list, PI, TQ, TG):
     for h in range(HI.shape[1]):
         host_catch_up(S, h, C[C_END], FI, HI, GI, GF, flow_of, dst_list, C[C_SEED])
     if C[C_NBINS] > 0:
-        record_bin(S, PI, TQ, TG, C[C_NBINS] - 1, C[C_END])
+        record_bin(S, PI, TQ, TG, C[C_NBINS] - 1 - C[C_TB0], C[C_END])
 
 
-def run_compiled(state, n_chunks: int = 1, callback=None) -> None:
+def run_compiled(state, n_chunks: int = 1, callback=None, stops=(), on_stop=None) -> None:
     """Run a :class:`~qcnmodel.sim.kernel.state.KernelState` to its end time.
 
     The run is split into ``n_chunks`` equal slices of simulated time (``callback(fraction)``
-    after each, e.g. for a progress bar); the heap and frame pool grow when the kernel asks.
+    after each, e.g. for a progress bar) and also stops at every time of ``stops`` (ns, before
+    the end) to call ``on_stop(state, time)`` (the segments of :func:`qcnmodel.sim.engines.run`
+    move the trace window there). Stopping changes nothing in the run: the state carries
+    over, events with time <= the stop are processed, the rest wait. The heap and frame pool
+    grow when the kernel asks.
     """
     end = int(state.C[C_END])
     fam = D.marker(int(state.C[D.C_FAM]))  # compiles (or loads) this family's loop only
@@ -552,8 +561,9 @@ def run_compiled(state, n_chunks: int = 1, callback=None) -> None:
         state.HI, state.GI, state.GF, state.NI, state.HS, state.rpp,
     ) == ST_GROW_HEAP:  # fmt: skip
         state.grow_heap()  # capacity is checked before anything is scheduled
-    for i in range(1, n_chunks + 1):
-        until = end if i == n_chunks else end * i // n_chunks
+    ticks = {(end if i == n_chunks else end * i // n_chunks): i for i in range(1, n_chunks + 1)}
+    stop_set = {int(t) for t in stops if 0 <= int(t) < end}
+    for until in sorted(set(ticks) | stop_set):
         while True:
             st = run_until(fam, *state.args(), until)
             if st == ST_GROW_HEAP:
@@ -562,8 +572,10 @@ def run_compiled(state, n_chunks: int = 1, callback=None) -> None:
                 state.grow_pool()
             else:
                 break
-        if callback is not None:
-            callback(i / n_chunks)
+        if until in stop_set and until != end:
+            on_stop(state, until)
+        if callback is not None and until in ticks:
+            callback(ticks[until] / n_chunks)
     kernel_finish(*(getattr(state, k) for k in ("S", "C", "FI", "HI", "GI", "GF", "flow_of",
                                                 "dst_list", "PI", "TQ", "TG")))  # fmt: skip
 

@@ -77,7 +77,10 @@ HS_PORT, HS_START, HS_STOP = range(3)
 # (probes or SONAR); C_SONAR: CP queue tracking; C_FIRSTNEG: probe reply=first_negative;
 # C_ECMQ: ECM-Q messages (two codes)
 (C_FAM, C_AUX, C_PROBE, C_SONAR, C_FIRSTNEG, C_ECMQ) = range(9, 15)
-C_N = 15
+# C_TB0: the first bin held by the trace tables (a run in segments keeps a window of bins;
+# bin b is column b - C[C_TB0])
+C_TB0 = 15
+C_N = 16
 # traces
 TQ_Q, TQ_AREA, TQ_MAX, TQ_TXB, TQ_DROPS = range(5)
 TQ_ROWS = 5
@@ -177,6 +180,7 @@ def build_state(
     heap: int | None = None,
     log_events: int = 0,
     proto=None,
+    trace_bins: int | None = None,
 ) -> KernelState:
     """Allocate and fill the kernel tables for one run (nothing is scheduled yet).
 
@@ -185,6 +189,10 @@ def build_state(
 
     ``proto`` is a :class:`~qcnmodel.sim.protocols.ProtocolConfig`; without it ``qcn``
     selects plain QCN with ``params`` (True) or no congestion management (False).
+
+    ``trace_bins``: columns of the trace tables (default: every bin of the run). Fewer make a
+    window of bins starting at ``C[C_TB0]`` (0); whoever runs the kernel in segments moves
+    the window (:func:`qcnmodel.sim.engines.run`).
     """
     from qcnmodel import config
     from qcnmodel.sim.kernel import dispatch
@@ -196,6 +204,7 @@ def build_state(
     n_ports, n_flows, n_hosts = net.n_ports, net.n_flows, net.n_hosts
     n_gens = len(net.gen_host)
     nbins = max(1, -(-end_ns // bin_ns))
+    tbins = nbins if trace_bins is None else max(1, int(trace_bins))
     S = np.zeros(S_N, np.int64)
     C = np.zeros(C_N, np.int64)
     C[C_END], C[C_BIN], C[C_NBINS], C[C_SEED] = end_ns, bin_ns, nbins, seed
@@ -256,10 +265,10 @@ def build_state(
         flow_of=np.ascontiguousarray(net.flow_of, np.int64),
         dst_list=np.ascontiguousarray(net.dst_list, np.int64),
         FR=FR, FREE=FREE, HS=HS[:, :n_hs] if n_hs else HS[:, :0], HSF=HSF,
-        TQ=np.zeros((TQ_ROWS, n_ports, nbins), np.int64),
-        TG=np.zeros((TG_ROWS, nbins), np.int64),
-        TFB=np.zeros((max(ntr, 1), nbins), np.int64),
-        TRP=np.zeros((TR_ROWS, max(ntr, 1), nbins)),
+        TQ=np.zeros((TQ_ROWS, n_ports, tbins), np.int64),
+        TG=np.zeros((TG_ROWS, tbins), np.int64),
+        TFB=np.zeros((max(ntr, 1), tbins), np.int64),
+        TRP=np.zeros((TR_ROWS, max(ntr, 1), tbins)),
         tr_flows=np.asarray(traced_flows, np.int64),
         cp=st.get("cp", rules.new_cp_state(n_ports)),
         cpp=pk.get("cp", rules.pack_cp_params(params)),
