@@ -14,7 +14,13 @@ exactly one JSON object.
 ``--topology FILE`` runs a TOML network (:mod:`qcnmodel.sim.topology`) with the file's
 ``preset`` and ``duration`` unless given; ``--set`` then overrides QCN parameters only.
 ``--params FILE`` takes the QCN parameters from a TOML file (the format ``qcnmodel check``
-reads) instead of a preset.
+reads) instead of a preset. ``--engine`` picks the compiled kernel or the pure-Python oracle
+(default ``auto``: :func:`qcnmodel.sim.engines.choose_engine`).
+
+A long run needs bounded memory: the kernel runs in segments, and without ``--out`` keeps
+no traces but the hot port's (for the summary metrics); with ``--out`` the traces are merged
+over a coarser bin when they exceed ``config.defaults["sim.max_trace_bytes"]`` (one line
+on stderr says so; see :mod:`qcnmodel.sim.engines`).
 """
 
 from __future__ import annotations
@@ -67,6 +73,11 @@ def register(subparsers) -> None:
     p.add_argument("--window", default=None, help="keep bins in T0:T1, times with units")
     add_out_option(p, None, "write traces to FILE: .nc (netCDF) or .csv")
     p.add_argument("--json", action="store_true", help="print one JSON object on stdout")
+    p.add_argument(
+        "--engine", default="auto", choices=("auto", "kernel", "oracle"),
+        help="auto (default): the compiled kernel, or for a short run while the kernel is not "
+        "compiled yet the pure-Python twin (same results); kernel; oracle (slow)",
+    )  # fmt: skip
     p.add_argument(
         "--progress", action="store_true", help="progress bar on stderr (default: on a terminal)"
     )
@@ -165,6 +176,7 @@ def run(args) -> int:
         window_s=window,
         decimation=decimation,
         trace=bool(args.out),
+        engine=getattr(args, "engine", "auto"),
     )
     if args.out:
         with atomic_path(args.out) as tmp:

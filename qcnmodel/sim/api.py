@@ -19,7 +19,9 @@ Choices documented here:
   ``config.defaults["sim.bin_width"]``, 1 ms). Per-flow traces (throughput, CR, TR, stages)
   cover every flow when there are at most ``max_traced_flows``
   (``config.defaults["sim.max_traced_flows"]``, 64), else the fairness and hotspot flows.
-* The run itself is :func:`qcnmodel.sim.engines.run` on the compiled kernel or the oracle.
+* The run itself is :func:`qcnmodel.sim.engines.run` on the compiled kernel or the oracle
+  (the default ``engine="auto"``: the oracle only for a short run while the kernel is not
+  compiled yet; the results are the same bit for bit).
 """
 
 from __future__ import annotations
@@ -132,7 +134,7 @@ def simulate(
     bin_width=None,
     trace=True,
     progress: bool = False,
-    engine: str = "kernel",
+    engine: str = "auto",
     window_s: tuple[float | None, float | None] | None = None,
     decimation: int = 1,
     max_traced_flows: int | None = None,
@@ -160,8 +162,11 @@ def simulate(
         Build the xarray dataset (counters and the summary are always computed).
     progress : bool
         Show a progress bar on stderr (tqdm).
-    engine : {"kernel", "oracle"}
-        The compiled kernel or the pure-Python oracle (slow; for tests and comparisons).
+    engine : {"auto", "kernel", "oracle"}
+        The compiled kernel or the pure-Python oracle (slow; for tests and comparisons);
+        ``"auto"`` (default) is the kernel, or the oracle (identical results) for a short run
+        while the kernel is not compiled yet, saying so on stderr
+        (:func:`qcnmodel.sim.engines.choose_engine`).
     window_s, decimation : optional
         Keep only bins ending in [t0, t1]; merge every ``decimation`` bins.
     max_traced_flows : int, optional
@@ -207,8 +212,8 @@ def simulate(
     ds = None
     if trace:
         attrs = dict(scenario=spec.name, protocol=protocol, seed=seed, duration_s=dur,
-                     bin_width_s=out.factor * bin_ns / 1e9,
-                     params=json.dumps(to_jsonable(params.to_dict())), engine=engine)  # fmt: skip
+                     bin_width_s=out.factor * bin_ns / 1e9, engine=out.engine,
+                     params=json.dumps(to_jsonable(params.to_dict())))  # fmt: skip
         if out.factor > 1:  # merged to fit sim.max_trace_bytes (engines; said on stderr)
             attrs["bin_width_requested_s"] = bin_ns / 1e9
             attrs["bins_merged"] = out.factor

@@ -51,7 +51,7 @@ from qcnmodel.sim.kernel.state import (
 __all__ = ["ENGINES", "RunOutput", "TracePlan", "check_trace_memory", "plan_traces", "run",
            "trace_bytes"]  # fmt: skip
 
-ENGINES = ("kernel", "oracle")
+ENGINES = ("kernel", "oracle", "auto")
 
 
 @dataclass
@@ -68,6 +68,7 @@ class RunOutput:
     compile_s: float = 0.0  #: numba compilation / cache load before the run (kernel)
     HQ: np.ndarray | None = None  #: the hot port's TQ rows at full resolution (or None)
     factor: int = 1  #: bins merged into one in TQ, TG, TFB, TRP (1: full resolution)
+    engine: str = "kernel"  #: the engine that ran ("auto" resolved)
 
 
 def run(
@@ -78,7 +79,10 @@ def run(
 
     Parameters
     ----------
-    engine : {"kernel", "oracle"}
+    engine : {"kernel", "oracle", "auto"}
+        ``"auto"``: the kernel, except for a short run while the family's kernel is not
+        compiled yet (:func:`choose_engine`): the oracle then, whose results are the same bit
+        for bit, saves the compilation.
     net : CompiledNetwork
     params : QCNParams
         The network-consistent QCN parameters (``cp_latency`` is read for every protocol).
@@ -101,12 +105,55 @@ def run(
     """
     if engine not in ENGINES:
         raise ValueError(f"engine: {engine!r} is not one of {', '.join(ENGINES)}")
+    if engine == "auto":
+        engine = choose_engine(net, params, kw)
     if engine == "kernel":
         plan = plan_traces(net, len(kw["traced_flows"]), kw["end_ns"], kw["bin_ns"],
                            keep=keep, segment_bins=segment_bins)  # fmt: skip
         return _run_kernel(net, params, progress, label, kw, plan)
     check_trace_memory(net, len(kw["traced_flows"]), kw["end_ns"], kw["bin_ns"])
     return _run_oracle(net, params, kw)
+
+
+#: the oracle's time per event on the 2-core reference machine (15-35 us measured, idle to
+#: loaded), and the longest oracle run ``engine="auto"`` chooses on a cold cache: a third of
+#: the kernel's fastest first compilation (31 s idle; up to 170 s loaded)
+ORACLE_S_PER_EVENT = 35e-6
+ORACLE_MAX_S = 10.0
+
+
+def estimate_events(net, end_ns: int, bin_ns: int) -> float:
+    """An upper estimate of a run's events: 6 per offered frame (a frame makes about 3 on
+    one switch hop: 3.1 measured on ``og-hotspot``) and one per trace bin."""
+    frames = float(np.sum(net.offered_bps)) * end_ns / 1e9 / (8.0 * net.frame_size)
+    return 6.0 * frames + -(-end_ns // bin_ns)
+
+
+def choose_engine(net, params, kw: dict) -> str:
+    """``"oracle"`` for a run estimated (:func:`estimate_events`) to take at most
+    :data:`ORACLE_MAX_S` on the oracle while the family's kernel is neither compiled in this
+    process nor in numba's cache (one line on stderr says so); else ``"kernel"``."""
+    from qcnmodel.sim.kernel.loop import _WARM
+    from qcnmodel.sim.kernel.state import protocol_config
+
+    family = protocol_config(params, kw.get("qcn", True), kw.get("proto")).protocol.family
+    if family in _WARM or kernel_is_cached(family):
+        return "kernel"
+    est = estimate_events(net, kw["end_ns"], kw["bin_ns"])
+    if est * ORACLE_S_PER_EVENT > ORACLE_MAX_S:
+        return "kernel"
+    try:
+        check_trace_memory(net, len(kw["traced_flows"]), kw["end_ns"], kw["bin_ns"])
+    except ValueError:
+        return "kernel"
+    print(
+        f"qcnmodel: the {family} simulator kernel is not compiled yet; this short run (about "
+        f"{est:.2g} events) runs on the pure-Python twin instead, whose results are the same "
+        f"bit for bit (a longer run compiles the kernel once, ~{COMPILE_ESTIMATE})",
+        file=sys.stderr,
+        flush=True,
+    )
+    return "oracle"
 
 
 #: bytes of trace tables a kernel run holds for its current segment (the segment length in
@@ -363,4 +410,5 @@ def _run_oracle(net, params, kw: dict) -> RunOutput:
     wbytes = np.array([f.wbytes for f in o.flows])
     hot = _hot_port(net)
     HQ = o.TQ[:, hot].copy() if hot >= 0 else None
-    return RunOutput(cnt, wbytes, o.TQ, o.TG, o.TFB, o.TRP, time.perf_counter() - t0, 0.0, HQ)
+    return RunOutput(cnt, wbytes, o.TQ, o.TG, o.TFB, o.TRP, time.perf_counter() - t0, 0.0, HQ,
+                     engine="oracle")  # fmt: skip

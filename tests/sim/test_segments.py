@@ -138,3 +138,29 @@ def test_long_run_keeps_a_small_window():
     per_bin = engines.trace_bytes(net.n_ports, net.n_flows, 1)
     assert per_bin * plan.segment <= engines.WINDOW_BYTES
     assert plan.need <= engines.WINDOW_BYTES + per_bin * plan.margin + 8 * 5 * 10**7
+
+
+def test_auto_engine_runs_a_short_cold_run_on_the_oracle(monkeypatch, capsys):
+    import xarray as xr
+
+    from qcnmodel.sim.api import simulate
+    from qcnmodel.sim.kernel import loop
+
+    ref = simulate("og-hotspot", duration="2ms", bin_width="100us", engine="kernel")
+    monkeypatch.setattr(engines, "kernel_is_cached", lambda family: False)
+    monkeypatch.setattr(loop, "_WARM", {})  # as in a fresh process on a fresh install
+    res = simulate("og-hotspot", duration="2ms", bin_width="100us")
+    err = capsys.readouterr().err
+    assert res.dataset.attrs["engine"] == "oracle" and ref.dataset.attrs["engine"] == "kernel"
+    assert "pure-Python twin" in err and "bit for bit" in err
+    assert res.counters == ref.counters
+    xr.testing.assert_identical(res.dataset.drop_attrs(), ref.dataset.drop_attrs())
+    # a long run compiles: 1.5 s of og-hotspot is ~10^7 events, hours on the oracle
+    from qcnmodel.sim.scenarios import get_scenario
+
+    net = compile_network(get_scenario("og-hotspot").build({}))
+    kw = dict(qcn=True, end_ns=1_500_000_000, bin_ns=10**6, traced_flows=np.arange(9))
+    assert engines.estimate_events(net, 1_500_000_000, 10**6) > 6e7 * 0.9
+    assert engines.choose_engine(net, FAST, kw) == "kernel"
+    monkeypatch.setattr(engines, "kernel_is_cached", lambda family: True)
+    assert engines.choose_engine(net, FAST, {**kw, "end_ns": 10**6}) == "kernel"

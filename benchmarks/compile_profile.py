@@ -1,0 +1,65 @@
+"""Where a cold start's time goes: numba compilations of one ``qcnmodel`` command.
+
+Runs ``qcnmodel ARGS`` in this process with a fresh, empty ``NUMBA_CACHE_DIR`` (set before
+numba is imported, as after ``pip install``) and records numba's compile events. Prints the
+wall time of the command, the total time spent compiling, and each top-level compilation
+(a function compiled from Python, its callees included) with its time and signature, the
+longest first. Loading a function from the cache is not a compilation and is not listed.
+
+Usage: ``python benchmarks/compile_profile.py simulate --scenario og-hotspot --duration 1ms``
+(``--keep-cache DIR`` reuses DIR instead of a fresh one, e.g. to time a warm start).
+"""
+
+from __future__ import annotations
+
+import os
+import sys
+import tempfile
+import time
+
+
+def main(argv: list[str]) -> int:
+    cache = None
+    if argv[:1] == ["--keep-cache"]:
+        cache, argv = argv[1], argv[2:]
+    tmp = None
+    if cache is None:
+        tmp = tempfile.TemporaryDirectory(prefix="qcnmodel-numba-")
+        cache = tmp.name
+    os.environ["NUMBA_CACHE_DIR"] = cache
+    os.environ.setdefault("MPLBACKEND", "Agg")
+    t0 = time.perf_counter()
+    from numba.core import event
+
+    from qcnmodel.cli import main as cli_main
+
+    tops: list[tuple[float, str]] = []
+    stack: list[float] = []
+
+    class Listener(event.Listener):
+        def on_start(self, ev):
+            stack.append(time.perf_counter())
+
+        def on_end(self, ev):
+            start = stack.pop()
+            if not stack:
+                d = ev.data.get("dispatcher")
+                name = getattr(getattr(d, "py_func", None), "__qualname__", str(d))
+                mod = getattr(getattr(d, "py_func", None), "__module__", "")
+                tops.append((time.perf_counter() - start, f"{mod}.{name}{ev.data.get('args')}"))
+
+    with event.install_listener("numba:compile", Listener()):
+        rc = cli_main(argv)
+    wall = time.perf_counter() - t0
+    total = sum(t for t, _ in tops)
+    print(f"\n=== qcnmodel {' '.join(argv)}: wall {wall:.2f} s, compiling {total:.2f} s "
+          f"({len(tops)} top-level compilations; cache {cache})", file=sys.stderr)  # fmt: skip
+    for t, what in sorted(tops, reverse=True):
+        print(f"  {t:7.2f} s  {what[:160]}", file=sys.stderr)
+    if tmp is not None:
+        tmp.cleanup()
+    return rc
+
+
+if __name__ == "__main__":
+    sys.exit(main(sys.argv[1:]))
