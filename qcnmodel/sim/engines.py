@@ -129,15 +129,21 @@ def estimate_events(net, end_ns: int, bin_ns: int) -> float:
     return 6.0 * frames + -(-end_ns // bin_ns)
 
 
+#: families whose kernel a run of this process has already spared (the next one compiles: a
+#: series of short runs, e.g. a sweep, pays one compilation, not many oracle runs)
+_SPARED: set = set()
+
+
 def choose_engine(net, params, kw: dict) -> str:
     """``"oracle"`` for a run estimated (:func:`estimate_events`) to take at most
     :data:`ORACLE_MAX_S` on the oracle while the family's kernel is neither compiled in this
-    process nor in numba's cache (one line on stderr says so); else ``"kernel"``."""
+    process nor in numba's cache, once per process and family (one line on stderr says so);
+    else ``"kernel"``."""
     from qcnmodel.sim.kernel.loop import _WARM
     from qcnmodel.sim.kernel.state import protocol_config
 
     family = protocol_config(params, kw.get("qcn", True), kw.get("proto")).protocol.family
-    if family in _WARM or kernel_is_cached(family):
+    if family in _WARM or family in _SPARED or kernel_is_cached(family):
         return "kernel"
     est = estimate_events(net, kw["end_ns"], kw["bin_ns"])
     if est * ORACLE_S_PER_EVENT > ORACLE_MAX_S:
@@ -153,6 +159,7 @@ def choose_engine(net, params, kw: dict) -> str:
         file=sys.stderr,
         flush=True,
     )
+    _SPARED.add(family)
     return "oracle"
 
 

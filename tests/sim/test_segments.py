@@ -149,6 +149,7 @@ def test_auto_engine_runs_a_short_cold_run_on_the_oracle(monkeypatch, capsys):
     ref = simulate("og-hotspot", duration="2ms", bin_width="100us", engine="kernel")
     monkeypatch.setattr(engines, "kernel_is_cached", lambda family: False)
     monkeypatch.setattr(loop, "_WARM", {})  # as in a fresh process on a fresh install
+    monkeypatch.setattr(engines, "_SPARED", set())
     res = simulate("og-hotspot", duration="2ms", bin_width="100us")
     err = capsys.readouterr().err
     assert res.dataset.attrs["engine"] == "oracle" and ref.dataset.attrs["engine"] == "kernel"
@@ -162,5 +163,9 @@ def test_auto_engine_runs_a_short_cold_run_on_the_oracle(monkeypatch, capsys):
     kw = dict(qcn=True, end_ns=1_500_000_000, bin_ns=10**6, traced_flows=np.arange(9))
     assert engines.estimate_events(net, 1_500_000_000, 10**6) > 6e7 * 0.9
     assert engines.choose_engine(net, FAST, kw) == "kernel"
+    # once per process: the next short run compiles
+    assert engines.choose_engine(net, FAST, {**kw, "end_ns": 10**6}) == "kernel"
+    monkeypatch.setattr(engines, "_SPARED", set())
+    assert engines.choose_engine(net, FAST, {**kw, "end_ns": 10**6}) == "oracle"
     monkeypatch.setattr(engines, "kernel_is_cached", lambda family: True)
     assert engines.choose_engine(net, FAST, {**kw, "end_ns": 10**6}) == "kernel"
