@@ -67,9 +67,11 @@ def test_merged_traces_are_the_full_traces_merged():
     per_bin = engines.trace_bytes(net.n_ports, net.n_flows, 1)
     plan = engines.plan_traces(net, net.n_flows, 2_000_000, 10_000, segment_bins=10)
     window = per_bin * (plan.segment + plan.margin)
-    # a limit that holds the hot rows, the window and a third of the bins (rounded up)
+    # a limit that holds the hot rows, the window and a third of the bins (rounded up), with
+    # the dataset built from them
     try:
-        config.defaults["sim.max_trace_bytes"] = 8 * 5 * 200 + window + per_bin * 67
+        extra = per_bin * 67 * engines.DATASET_FACTOR
+        config.defaults["sim.max_trace_bytes"] = 8 * 5 * 200 + window + extra
         m = engines.run("kernel", net, FAST, segment_bins=10, **kw)
     finally:
         config.reset_defaults()
@@ -95,8 +97,8 @@ def test_long_run_traces_are_merged_with_one_stated_line(capsys):
     n_tr = len(_traced_flows(net, None))
     plan = engines.plan_traces(net, n_tr, 20_000_000, 100_000, keep=False)
     per_bin = engines.trace_bytes(net.n_ports, n_tr, 1)
-    try:  # the hot rows, the window (the whole run: 200 bins) and 70 more bins
-        config.defaults["sim.max_trace_bytes"] = plan.need + per_bin * 70
+    try:  # the hot rows, the window (the whole run: 200 bins) and 70 more bins (as a dataset)
+        config.defaults["sim.max_trace_bytes"] = plan.need + per_bin * 70 * engines.DATASET_FACTOR
         res = simulate("og-hotspot", duration="20ms", bin_width="100us")
     finally:
         config.reset_defaults()
