@@ -171,3 +171,22 @@ def test_auto_engine_runs_a_short_cold_run_on_the_oracle(monkeypatch, capsys):
     assert engines.choose_engine(net, FAST, {**kw, "end_ns": 10**6}) == "oracle"
     monkeypatch.setattr(engines, "kernel_is_cached", lambda family: True)
     assert engines.choose_engine(net, FAST, {**kw, "end_ns": 10**6}) == "kernel"
+
+
+def test_cli_engine_flag(capsys):
+    import json
+
+    from qcnmodel.cli import main
+
+    rc = main(["simulate", "--scenario", "og-hotspot", "--duration", "1ms", "--engine",
+               "oracle", "--json"])  # fmt: skip
+    a = json.loads(capsys.readouterr().out)
+    assert rc == 0
+    rc = main(["simulate", "--scenario", "og-hotspot", "--duration", "1ms", "--engine",
+               "kernel", "--json"])  # fmt: skip
+    b = json.loads(capsys.readouterr().out)
+    assert rc == 0 and a["events"] == b["events"] and a["cnms"] == b["cnms"]
+    assert a["flow_throughput_bps"] == b["flow_throughput_bps"]
+    with pytest.raises(SystemExit) as e:
+        main(["simulate", "--scenario", "og-hotspot", "--engine", "fast"])
+    assert e.value.code == 2
