@@ -38,7 +38,7 @@ Event semantics (shared exactly with the pure-Python oracle, :mod:`qcnmodel.sim.
 * **Traces**: at the end of every bin a SAMPLE event records per-port queue (instantaneous,
   time integral, maximum), cumulative counters and the traced RLs' CR/TR/stages; delivered
   bytes of traced flows are binned at delivery; the last bin again after the run (so the
-  traces' totals equal the final counters).
+  traces' totals equal the final counters). Bin b is column ``b - C[C_TB0]`` of the tables.
 """
 
 from __future__ import annotations
@@ -203,9 +203,8 @@ def deliver(S, C, FI, TFB, f, L, t):
     if row >= 0:
         b = t // C[C_BIN]
         if b < C[C_NBINS]:
-            i = b - C[C_TB0]  # the column of bin b in the trace window
-            if i < TFB.shape[1]:  # (the segments' margin keeps every delivery inside)
-                TFB[row, i] += L
+            if b - C[C_TB0] < TFB.shape[1]:  # the window's column (engines: margin)
+                TFB[row, b - C[C_TB0]] += L
 
 
 @njit(cache=True, inline="always")
@@ -377,9 +376,8 @@ def on_arrive(
 
 @njit(cache=True)
 def record_bin(S, PI, TQ, TG, b, now):
-    """Write bin ``b``'s cumulative counters (``b``: the column in the trace window) at
-    ``now``; the queue peak is the larger of the recorded and the running one (a second
-    call, the end-of-run flush, keeps the first's)."""
+    """Write trace column ``b``'s cumulative counters at ``now``; the queue peak is the larger
+    of the recorded and the running one (the end-of-run flush keeps the first call's)."""
     for p in range(PI.shape[1]):
         q_touch(PI, p, now)
         TQ[TQ_Q, p, b] = PI[P_Q, p]
@@ -525,8 +523,7 @@ def run_until(
     """Process events with time <= ``until`` (on borrowed views); returns an ``ST_*`` code."""
     return _run_until(
         _borrow(fam), _borrow(S), _borrow(C), _borrow(H), _borrow(EP), _borrow(EFREE), _borrow(BK),
-        _borrow(PI),
-        _borrow(PF), _borrow(FI), _borrow(HI), _borrow(GI), _borrow(GF), _borrow(NI),
+        _borrow(PI), _borrow(PF), _borrow(FI), _borrow(HI), _borrow(GI), _borrow(GF), _borrow(NI),
         _borrow(route), _borrow(flow_of), _borrow(dst_list), _borrow(FR), _borrow(FREE),
         _borrow(HS), _borrow(HSF), _borrow(TQ), _borrow(TG), _borrow(TFB), _borrow(TRP),
         _borrow(tr_flows), _borrow(cp), _borrow(cpp), _borrow(rp), _borrow(rpp), _borrow(out),
@@ -545,15 +542,11 @@ def kernel_finish(S, C, FI, HI, GI, GF, flow_of, dst_list, PI, TQ, TG):
 
 
 def run_compiled(state, n_chunks: int = 1, callback=None, stops=(), on_stop=None) -> None:
-    """Run a :class:`~qcnmodel.sim.kernel.state.KernelState` to its end time.
-
-    The run is split into ``n_chunks`` equal slices of simulated time (``callback(fraction)``
-    after each, e.g. for a progress bar) and also stops at every time of ``stops`` (ns, before
-    the end) to call ``on_stop(state, time)`` (the segments of :func:`qcnmodel.sim.engines.run`
-    move the trace window there). Stopping changes nothing in the run: the state carries
-    over, events with time <= the stop are processed, the rest wait. The heap and frame pool
-    grow when the kernel asks.
-    """
+    """Run a :class:`~qcnmodel.sim.kernel.state.KernelState` to its end time, in ``n_chunks``
+    equal slices (``callback(fraction)`` after each) and stopping at each time of ``stops``
+    (ns, before the end) for ``on_stop(state, time)`` (:func:`qcnmodel.sim.engines.run` moves
+    the trace window there). Stops change nothing: the state carries over. The heap and frame
+    pool grow when the kernel asks."""
     end = int(state.C[C_END])
     fam = D.marker(int(state.C[D.C_FAM]))  # compiles (or loads) this family's loop only
     while kernel_init(
@@ -562,17 +555,13 @@ def run_compiled(state, n_chunks: int = 1, callback=None, stops=(), on_stop=None
     ) == ST_GROW_HEAP:  # fmt: skip
         state.grow_heap()  # capacity is checked before anything is scheduled
     ticks = {(end if i == n_chunks else end * i // n_chunks): i for i in range(1, n_chunks + 1)}
-    stop_set = {int(t) for t in stops if 0 <= int(t) < end}
-    for until in sorted(set(ticks) | stop_set):
-        while True:
-            st = run_until(fam, *state.args(), until)
+    for until in sorted(set(ticks) | (stop_set := {int(t) for t in stops if 0 <= t < end})):
+        while (st := run_until(fam, *state.args(), until)) != ST_OK:
             if st == ST_GROW_HEAP:
                 state.grow_heap()
-            elif st == ST_GROW_POOL:
-                state.grow_pool()
             else:
-                break
-        if until in stop_set and until != end:
+                state.grow_pool()
+        if until in stop_set:
             on_stop(state, until)
         if callback is not None and until in ticks:
             callback(ticks[until] / n_chunks)
