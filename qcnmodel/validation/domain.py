@@ -19,7 +19,7 @@ from dataclasses import dataclass
 
 from qcnmodel.validation.findings import FINDINGS
 
-__all__ = ["DOMAIN", "Region", "ValidityNote", "validity_notes"]
+__all__ = ["DOMAIN", "Region", "ValidityNote", "point_validity", "validity_notes"]
 
 
 @dataclass(frozen=True)
@@ -101,7 +101,7 @@ DOMAIN: dict[tuple[str, str], tuple[Region, ...]] = {
             "single flow",
             "N <= 2 flows per congestion point",
             "the model is too stable: the packets oscillate from a smaller RTT (N = 1 at "
-            "5 Gb/s: 283-400 us simulated against 566 us predicted)",
+            "5 Gb/s: 367-400 us simulated against 566 us predicted)",
             n_max=2,
         ),
         Region(
@@ -190,3 +190,35 @@ def validity_notes(model: str, variant: str, n_range, rtt_range, critical_rtt=No
     return [ValidityNote(r.finding, r.where, r.effect, FINDINGS.get(r.finding, ""),
                          r.applies(n_range, rtt_range, critical_rtt, fixed_sampling))
             for r in regions]  # fmt: skip
+
+
+def point_validity(
+    name: str,
+    variant: str,
+    n_flows: float,
+    rtt: float,
+    critical_rtt: float = math.nan,
+    fixed_sampling: bool = False,
+) -> list[dict]:
+    """The regions of the validity domain that contain one operating point.
+
+    Parameters
+    ----------
+    name, variant : str
+        Registry name of the model and its configuration.
+    n_flows, rtt : float
+        The operating point (flows per congestion point, RTT in s).
+    critical_rtt : float
+        The model's critical RTT at ``n_flows`` (s), for the regions stated relative to it.
+    fixed_sampling : bool
+        The parameter set samples with a fixed probability.
+
+    Returns
+    -------
+    list of dict
+        :meth:`ValidityNote.to_dict` of every applying region (empty inside the domain).
+    """
+    n, r = float(n_flows), float(rtt)
+    notes = validity_notes(name, variant, (n, n), (r, r), {n: float(critical_rtt)},
+                           fixed_sampling)  # fmt: skip
+    return [v.to_dict() for v in notes if v.applies]

@@ -81,3 +81,12 @@ def test_dcqcn_default_names_agree():
 
     assert DCQCN_DEFAULT == DEFAULT_VARIANT
     assert ("dcqcn", DEFAULT_VARIANT) in DOMAIN
+
+
+def test_point_validity_uses_the_critical_rtt_band():
+    from qcnmodel.validation.domain import point_validity
+
+    inside = point_validity("qcn", "packet", 10, 400e-6, critical_rtt=500e-6)
+    assert [v["finding"] for v in inside] == ["mean-field synchrony"]
+    assert point_validity("qcn", "packet", 10, 300e-6, critical_rtt=500e-6) == []
+    assert point_validity("qcn", "packet", 10, 400e-6) == []  # no critical RTT known
