@@ -268,7 +268,9 @@ def _announce_compile(progress: bool) -> None:
 
 def plot_confirmation(confirmation: dict, qeq: float, path):
     """Hot-queue traces of the confirmation runs, one panel per point, with the model's and
-    the packets' verdicts in each title; saved deterministically to ``path``."""
+    the packets' verdicts in each title (the y axis fits the analysed second half, so the
+    start-up transient may be clipped); saved deterministically and atomically to
+    ``path``."""
     import matplotlib.pyplot as plt
 
     from qcnmodel._io import atomic_path
@@ -286,6 +288,9 @@ def plot_confirmation(confirmation: dict, qeq: float, path):
         ax.set_title(f"{r['role']}: N = {r['n_flows']}, RTT = {r['rtt_s'] * 1e6:.4g} us; model "
                      f"{model}, packets {r['verdict']} ({'agree' if r['agree'] else 'DISAGREE'})",
                      fontsize=9, color="k" if r["agree"] else "C3")  # fmt: skip
+        late = r["queue_bytes"][r["time_s"] > confirmation["duration_s"] / 2]
+        top = max(float(np.max(late)) if late.size else 0.0, 2 * qeq) * 1.15 / 1e3
+        ax.set_ylim(0, top)  # the analysed half; the start-up transient may be clipped
         ax.set_ylabel("hot queue (KB)")
         ax.grid(True, alpha=0.3)
         ax.legend(fontsize=7, loc="upper right")
