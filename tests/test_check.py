@@ -278,6 +278,25 @@ def test_confirm_points_fall_back_without_a_finite_critical_rtt():
         "fallback: the critical RTT 315.5 us at N = 10 is too long for a 0.005 s run"
         in (pts[0]["role"])
     )
+    # the worst point (1 ms) is not run either: 10 RTTs in the analysed half need 20 ms
+    assert pts[0]["skip"] == "RTT too long for a 0.005 s run (needs at least 0.02 s)"
+    assert pts[1]["skip"] is None  # the largest margin, at 50 us, fits
+    assert [p["skip"] for p in confirm_points(res, ranges, model)] == [None, None, None]
+
+
+def test_confirm_refuses_a_run_too_short_for_every_point():
+    from types import SimpleNamespace
+
+    from qcnmodel.models.qcn import QCNFluidModel
+    from qcnmodel.studies.confirm import confirm_verdict
+
+    p = QCNParams()
+    res = SimpleNamespace(worst_point={"n_flows": 10, "rtt_s": 1e-3}, critical_rtt_s={10: np.inf})
+    ranges = CheckRanges(rtt=(200e-6, 1e-3), flows=(10, 10), n_rtt=3, n_flows=1)
+    # the shortest point (200 us) needs 2 x 10 x 200 us = 4 ms
+    with pytest.raises(ValueError, match=r"confirm: every point's RTT is too long for a "
+                       r"0.002 s run .* give at least 0.004 s"):  # fmt: skip
+        confirm_verdict(p, res, ranges, QCNFluidModel(p, n_flows=10), duration=0.002)
 
 
 def test_confirm_jobs():

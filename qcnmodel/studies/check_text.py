@@ -74,6 +74,9 @@ def confirmation_lines(c: dict, figure=None) -> list[str]:
             f"(queue std {row['std'] / 1e3:.3g} KB, empty {row['underflow']:.0%}, ACF peak "
             f"{row['acf_peak']:.2f}) -> {'agree' if row['agree'] else 'DISAGREE'}",
         ]
+    for row in c.get("skipped", []):
+        lines.append(f"  {row['role']}: N={row['n_flows']}, RTT={row['rtt_s'] * 1e6:.4g} us "
+                     f"not simulated: {row['reason']}")  # fmt: skip
     if figure is not None:
         lines.append(f"  traces: {figure}")
     return lines

@@ -88,8 +88,9 @@ def confirm_points(result, ranges, model, duration: float = DEFAULT_DURATION) ->
     Returns
     -------
     list of dict
-        ``n_flows``, ``rtt_s``, ``role``, and the model's ``stable`` and
-        ``phase_margin_deg`` there.
+        ``n_flows``, ``rtt_s``, ``role``, the model's ``stable`` and ``phase_margin_deg``
+        there, and ``skip``: None, or why the point is not simulated (its RTT does not fit
+        :data:`MIN_RTTS` times into the analysed half of the run).
     """
     wp = result.worst_point
     n_w, rtt_w = int(wp["n_flows"]), float(wp["rtt_s"])
@@ -118,6 +119,10 @@ def confirm_points(result, ranges, model, duration: float = DEFAULT_DURATION) ->
             out.append({"n_flows": n, "rtt_s": rtt,
                         "role": f"largest phase margin in the ranges (fallback: {why})",
                         **_predict(model, n, rtt)})  # fmt: skip
+    for pt in out:  # a run must hold MIN_RTTS round trips in its analysed half
+        need = 2 * MIN_RTTS * pt["rtt_s"]
+        too_long = f"RTT too long for a {duration:g} s run (needs at least {need:.3g} s)"
+        pt["skip"] = None if need <= duration else too_long
     return out
 
 
@@ -220,14 +225,26 @@ def confirm_verdict(
         ``agree`` (every point agrees), ``duration_s``, ``seed``, ``jobs`` and ``rows`` (per
         point: ``n_flows``, ``rtt_s``, ``role``, ``predicted_stable``, ``phase_margin_deg``,
         the detector's ``verdict``, ``mean``, ``std``, ``underflow``, ``acf_peak``,
-        ``agree``, and the trace ``time_s``, ``queue_bytes``).
+        ``agree``, and the trace ``time_s``, ``queue_bytes``); ``skipped``: the points whose
+        RTT is too long for the run (``n_flows``, ``rtt_s``, ``role``,
+        ``predicted_stable``, ``reason``). ValueError (naming ``confirm``) when every point
+        is too long.
     """
     from tqdm.auto import tqdm
 
     from qcnmodel.studies.sweep import _Call, _execute
 
     duration = check_duration(DEFAULT_DURATION if duration is None else duration)
-    points = confirm_points(result, ranges, model, duration)
+    every = confirm_points(result, ranges, model, duration)
+    points = [p for p in every if p["skip"] is None]
+    skipped = [{"n_flows": p["n_flows"], "rtt_s": p["rtt_s"], "role": p["role"],
+                "predicted_stable": p["stable"], "reason": p["skip"]}
+               for p in every if p["skip"] is not None]  # fmt: skip
+    if not points:
+        need = 2 * MIN_RTTS * min(p["rtt_s"] for p in every)
+        raise ValueError(f"confirm: every point's RTT is too long for a {duration:g} s run "
+                         f"(the analysed second half must hold {MIN_RTTS} RTTs); give at "
+                         f"least {need:.3g} s (at most 10 s)")  # fmt: skip
     n_jobs = confirm_jobs(jobs, len(points))
     _announce_compile(progress)  # compiled here, once, before any worker is forked
     call = _Call(simulate_point, {"params": params, "duration": duration, "seed": int(seed)})
@@ -246,7 +263,7 @@ def confirm_verdict(
                      "phase_margin_deg": pt["phase_margin_deg"], **run,
                      "agree": (run["verdict"] == "stable") == pt["stable"]})  # fmt: skip
     return {"agree": all(r["agree"] for r in rows), "duration_s": duration, "seed": int(seed),
-            "jobs": n_jobs, "rows": rows}  # fmt: skip
+            "jobs": n_jobs, "rows": rows, "skipped": skipped}  # fmt: skip
 
 
 def check_duration(duration) -> float:
