@@ -17,6 +17,8 @@ Exit status: 0 stable (and not contradicted by --confirm), 1 unstable, marginal 
 contradicted, 2 bad input.
 
 Run time, 2 cores with warm numba caches: 15 s idle, 20 s busy (75 s on a first run).
+--confirm adds the packet runs: about 1-2 s for the three points of the 802.1Qau example at
+0.4 s each, 8-10 s at 4 s each (two processes, busy machine).
 """
 
 from __future__ import annotations
