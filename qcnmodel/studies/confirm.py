@@ -14,6 +14,10 @@ simulator at the worst-case points of the checked ranges (:func:`confirm_points`
   run, the worst point and, when that is predicted unstable, the point with the largest
   phase margin; the rows' ``role`` says why.
 
+A point is simulated only when the analysed second half of the run holds at least
+:data:`MIN_RTTS` of its RTTs; the others are listed as not simulated, with the run length
+they would need.
+
 The points run in parallel (:func:`confirm_verdict`, ``jobs``) with the sweep's workers
 (:mod:`qcnmodel.studies.sweep`: forked from this process once the simulator is compiled, so
 no worker compiles it again); every point uses the same seed, so the results are those of a
@@ -49,6 +53,7 @@ __all__ = [
     "confirm_verdict",
     "drop_traces",
     "plot_confirmation",
+    "worst_n",
 ]
 
 #: default packet run length (s); the second half is analysed
