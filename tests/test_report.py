@@ -127,3 +127,13 @@ def test_report_confirmation_options_are_checked():
         ReportConfig(confirm_duration=0.0)
     with pytest.raises(ValueError, match="jobs"):
         ReportConfig(jobs=0)
+
+
+def test_report_jobs_option(capsys):
+    from qcnmodel.cli import build_parser, main
+    from qcnmodel.cli.report import report_config
+
+    assert report_config(build_parser().parse_args(["report", "--jobs", "2"])).jobs == 2
+    assert report_config(build_parser().parse_args(["report"])).jobs is None
+    assert main(["report", "--jobs", "0"]) == 2
+    assert "jobs" in capsys.readouterr().err
