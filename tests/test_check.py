@@ -141,7 +141,7 @@ def test_confirm_runs_packets_and_reports_agreement(capsys, tmp_path, small_grid
     assert rows[2]["rtt_s"] == pytest.approx(out["worst_point"]["rtt_s"], rel=1e-12)
     assert all(r["n_flows"] == 10 for r in rows)
     for row in rows:
-        assert row["verdict"] in ("stable", "oscillating", "underflow")
+        assert row["verdict"] in ("stable", "oscillating", "underflow", "drifting")
         assert row["agree"] == ((row["verdict"] == "stable") == row["predicted_stable"])
         assert "queue_bytes" not in row  # traces stay out of the JSON
     assert conf["agree"] == all(r["agree"] for r in rows)
@@ -362,3 +362,25 @@ def test_headline_explains_a_margin_beyond_minus_180():
     # -275.8 deg wraps to +84.2 deg: the text must not read as a healthy margin
     assert "phase margin below -180 deg (-276 deg unwrapped, 84.2 deg wrapped" in h
     assert "exceeds the critical RTT there (178 us) by 822 us" in h
+
+
+def test_confirm_classify_names_a_drifting_queue():
+    # synthetic traces (bins of 50 us over 0.2 s, Qeq 26 KB): a flat queue at Qeq, the same
+    # plus a ramp of 2 x Qeq (a trend the oscillation detector alone reads as stable), a
+    # ramp of half Qeq, and a sustained swing of +/- Qeq/2 with a 2 ms period
+    from qcnmodel.studies.confirm import classify
+
+    dt, qeq = 50e-6, 26e3
+    t = np.arange(4000) * dt
+    flat = np.full(t.size, qeq) + 100 * np.sin(2 * np.pi * t / 1.3e-4)
+    ramp = flat + 2 * qeq * t / t[-1]
+    assert classify(flat, dt, qeq)["verdict"] == "stable"
+    from qcnmodel.analysis.timeseries import oscillation
+
+    assert oscillation(ramp, dt, qeq)["verdict"] == "stable"
+    out = classify(ramp, dt, qeq)
+    assert out["verdict"] == "drifting"
+    assert out["drift"] == pytest.approx(2 * qeq, rel=1e-3)  # the fitted trend is the ramp
+    assert classify(flat + 0.5 * qeq * t / t[-1], dt, qeq)["verdict"] == "stable"
+    swing = qeq + 0.5 * qeq * np.sin(2 * np.pi * t / 2e-3)
+    assert classify(swing, dt, qeq)["verdict"] == "oscillating"

@@ -72,7 +72,8 @@ def confirmation_lines(c: dict, figure=None) -> list[str]:
             f"    N={row['n_flows']:<4d} RTT={row['rtt_s'] * 1e6:8.4g} us: model {model} "
             f"(PM {wrap_phase(row['phase_margin_deg']):.1f} deg), packets {row['verdict']} "
             f"(queue std {row['std'] / 1e3:.3g} KB, empty {row['underflow']:.0%}, ACF peak "
-            f"{row['acf_peak']:.2f}) -> {'agree' if row['agree'] else 'DISAGREE'}",
+            f"{row['acf_peak']:.2f}, trend {row.get('drift', 0.0) / 1e3:+.3g} KB) -> "
+            f"{'agree' if row['agree'] else 'DISAGREE'}",
         ]
     for row in c.get("skipped", []):
         lines.append(f"  {row['role']}: N={row['n_flows']}, RTT={row['rtt_s'] * 1e6:.4g} us "

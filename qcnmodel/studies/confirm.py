@@ -28,8 +28,10 @@ Each point runs on the single bottleneck of the validation suite
 egress port to the sink is the congestion point, link delays set so that the CP -> RP -> CP
 loop delay equals the RTT), at the parameter set's line rate. The hot queue over the second
 half of the run is classified by the oscillation detector
-(:func:`qcnmodel.analysis.timeseries.oscillation`: *stable*, *oscillating* or *underflow*);
-a point agrees when the packets are stable exactly where the model predicts stability.
+(:func:`qcnmodel.analysis.timeseries.oscillation`: *stable*, *oscillating* or *underflow*;
+:func:`classify` adds *drifting* for a queue that trends by more than Qeq across the
+window); a point agrees when the packets are stable exactly where the model predicts
+stability.
 
 A short run (default 0.4 s, the last 0.2 s analysed; the start from an empty queue
 settles within about 0.2 s on the validation cases) is a smoke test of the verdict, not a
@@ -48,6 +50,7 @@ from qcnmodel.params import QCNParams
 __all__ = [
     "DEFAULT_DURATION",
     "check_duration",
+    "classify",
     "confirm_jobs",
     "confirm_points",
     "confirm_verdict",
@@ -155,7 +158,6 @@ def simulate_point(params: QCNParams, duration: float, seed: int, n_flows: int,
 
     A top-level function so that the sweep's workers can run it (its ``warm_up`` loads the
     compiled simulator before they are forked)."""
-    from qcnmodel.analysis.timeseries import oscillation
     from qcnmodel.sim import simulate
     from qcnmodel.validation.network import bottleneck_spec
 
@@ -163,10 +165,41 @@ def simulate_point(params: QCNParams, duration: float, seed: int, n_flows: int,
                            line_rate=params.line_rate)  # fmt: skip
     ds = simulate(spec, params=params, duration=duration, bin_width=BIN, seed=seed).dataset
     q = ds.hot_queue_mean.where(ds.time > duration / 2, drop=True).values
-    osc = oscillation(q, BIN, params.qeq)
-    return {"verdict": osc["verdict"], "mean": osc["mean"], "std": osc["std"],
-            "underflow": osc["underflow"], "acf_peak": osc["acf_peak"],
-            "time_s": ds.time.values, "queue_bytes": ds.hot_queue_mean.values}  # fmt: skip
+    return {**classify(q, BIN, params.qeq), "time_s": ds.time.values,
+            "queue_bytes": ds.hot_queue_mean.values}  # fmt: skip
+
+
+def classify(q, dt: float, qeq: float) -> dict:
+    """The packets' verdict on the analysed hot queue ``q`` (bytes, bins of ``dt`` s).
+
+    The oscillation detector (:func:`qcnmodel.analysis.timeseries.oscillation`) answers
+    *stable*, *oscillating* or *underflow*. It looks for a periodic swing, so a queue that
+    climbs (or drains) steadily through the window also reads *stable*; such a queue has
+    reached no equilibrium. So a *stable* answer becomes *drifting* when the least-squares
+    trend moves the queue by more than the set point ``qeq`` across the window (the
+    equilibrium queue is Qeq, IEEE 802.1Qau-2010's CpQueueSizeSetPoint; a queue that moves
+    by more than Qeq itself in the analysed window is not held there). ``drift`` (bytes) is
+    that trend.
+    """
+    from qcnmodel.analysis.timeseries import oscillation
+
+    q = np.asarray(q, float)
+    osc = oscillation(q, dt, qeq)
+    drift = 0.0
+    if q.size >= 2:
+        t = np.arange(q.size) * dt
+        drift = float(np.polyfit(t, q, 1)[0] * (t[-1] - t[0]))
+    verdict = osc["verdict"]
+    if verdict == "stable" and abs(drift) > qeq:
+        verdict = "drifting"
+    return {
+        "verdict": verdict,
+        "mean": osc["mean"],
+        "std": osc["std"],
+        "underflow": osc["underflow"],
+        "acf_peak": osc["acf_peak"],
+        "drift": drift,
+    }
 
 
 def _warm_simulator(**_) -> None:
