@@ -275,11 +275,12 @@ def _confirm_section(doc, cfg: ReportConfig, verdict, ranges, figdir):
         + " the analytical verdict."
     )
     doc.table(["point", "N", "RTT (us)", "model", "model PM (deg)", "packets",
-               "queue std (KB)", "empty", "agree"],
+               "queue std (KB)", "trend (KB)", "empty", "agree"],
               [[r["role"], r["n_flows"], f"{r['rtt_s'] * 1e6:.4g}",
                 "stable" if r["predicted_stable"] else "unstable",
                 f"{wrap_phase(r['phase_margin_deg']):.1f}", r["verdict"],
-                r["std"] / 1e3, f"{r['underflow']:.0%}", "yes" if r["agree"] else "NO"]
+                r["std"] / 1e3, f"{r['drift'] / 1e3:+.3g}", f"{r['underflow']:.0%}",
+                "yes" if r["agree"] else "NO"]
                for r in conf["rows"]])  # fmt: skip
     for r in conf["skipped"]:
         doc.paragraph(f"Not simulated: {r['role']} (N = {r['n_flows']}, RTT = "
