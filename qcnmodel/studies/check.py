@@ -108,6 +108,7 @@ class CheckResult:
     headline: str = ""
     confirmation: dict | None = None
     fallback: str = ""
+    confirmation_traces: dict | None = field(default=None, compare=False, repr=False)
 
     @property
     def fix(self) -> dict | None:
@@ -121,6 +122,16 @@ class CheckResult:
         if self.confirmation is not None and not self.confirmation["agree"]:
             return 1
         return 0 if self.verdict == "stable" else 1
+
+    def plot_confirmation(self, path, qeq: float):
+        """Draw the hot-queue traces of the packet confirmation to ``path`` (one panel per
+        point, the model's and the packets' verdicts in each title); ValueError when the
+        check ran without ``confirm``."""
+        if self.confirmation_traces is None:
+            raise ValueError("confirm: this check ran without confirm=True (no packet traces)")
+        from qcnmodel.studies.confirm import plot_confirmation  # written atomically
+
+        return plot_confirmation(self.confirmation_traces, qeq, path)
 
     def to_dict(self) -> dict:
         """Plain dict for JSON output."""
@@ -166,6 +177,7 @@ def check_params(
     progress=None,
     confirm: bool = False,
     confirm_duration: float | None = None,
+    confirm_jobs: int | None = None,
 ) -> CheckResult:
     """Worst-case margins, critical RTT per N, verdict, the fix and the headline.
 
@@ -185,11 +197,16 @@ def check_params(
     progress : tqdm, optional
         Advanced once per flow count and once per screened candidate.
     confirm : bool
-        Run the packet simulator at the worst point and across the boundary
+        Run the packet simulator, in parallel, at 0.8 x and 1.25 x the critical RTT of the
+        worst N (the smallest critical RTT over the ranges) and at the worst point
         (:func:`qcnmodel.studies.confirm.confirm_verdict`); a disagreement makes
-        :attr:`CheckResult.exit_code` 1.
+        :attr:`CheckResult.exit_code` 1. The rows are in ``confirmation``, the traces in
+        ``confirmation_traces`` (:meth:`CheckResult.plot_confirmation` draws them).
     confirm_duration : float, optional
         Packet run length per point, s (default 0.4).
+    confirm_jobs : int, optional
+        Processes for the packet runs (default the cores actually free, -1 the same; at
+        most the number of points); the results do not depend on it.
 
     Returns
     -------
@@ -211,10 +228,11 @@ def check_params(
                     "table (they sample at the base probability).")  # fmt: skip
         variant = "paper"
         base = _model(params, model, variant)
+    shown = progress is not None and not getattr(progress, "disable", False)
     if model == "qcn":
         from qcnmodel.studies.compiling import announce_compile
 
-        announce_compile("loop", progress is not None and not getattr(progress, "disable", False))
+        announce_compile("loop", shown)
     name, var, label = model_label(base)
     taus = ranges.rtt_grid()
     worst_gm, worst_dm = np.inf, np.inf
@@ -256,8 +274,9 @@ def check_params(
         from qcnmodel.studies.confirm import confirm_verdict, drop_traces
 
         conf = confirm_verdict(params, result, ranges, base, duration=confirm_duration,
-                               progress=progress is not None)  # fmt: skip
-        result = dataclasses.replace(result, confirmation=drop_traces(conf))
+                               progress=shown, jobs=confirm_jobs)  # fmt: skip
+        result = dataclasses.replace(result, confirmation=drop_traces(conf),
+                                     confirmation_traces=conf)  # fmt: skip
     return result
 
 
