@@ -45,6 +45,11 @@ def test_write_report(tmp_path):
     assert md.index("## Verdict") < md.index("## Parameters")
     assert first == check_params(cfg.params, cfg.check_ranges(), recommend=False).headline
     assert "QCN packet-fidelity fluid model" in first
+    # the validity domain follows the verdict, with each reached region's finding
+    assert md.index("## Verdict") < md.index("## Validity domain") < md.index("## Parameters")
+    verdict = check_params(cfg.params, cfg.check_ranges(), recommend=False)
+    for v in verdict.validity:
+        assert v["where"] in md and v["finding"] in md
     grid = xr.open_dataset(paths["margins"], engine="h5netcdf")
     # N = 1 at the line rate has no congestion (open loop: infinite critical RTT); N = 100 is
     # unstable at every RTT (negative); no point is left undefined

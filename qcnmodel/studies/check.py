@@ -109,6 +109,7 @@ class CheckResult:
     confirmation: dict | None = None
     fallback: str = ""
     confirmation_traces: dict | None = field(default=None, compare=False, repr=False)
+    validity: list = field(default_factory=list)
 
     @property
     def fix(self) -> dict | None:
@@ -152,6 +153,7 @@ class CheckResult:
             "searched": self.searched,
             "notes": self.notes,
             "model_fallback": self.fallback,
+            "validity": self.validity,
             "confirmation": self.confirmation,
         }
 
@@ -269,7 +271,8 @@ def check_params(
         searched=search["searched"],
         fallback=fallback,
     )
-    result = dataclasses.replace(result, headline=headline(result, ranges))
+    result = dataclasses.replace(result, headline=headline(result, ranges),
+                                 validity=_validity(result, ranges, params))  # fmt: skip
     if confirm:
         from qcnmodel.studies.confirm import confirm_verdict, drop_traces
 
@@ -278,6 +281,16 @@ def check_params(
         result = dataclasses.replace(result, confirmation=drop_traces(conf),
                                      confirmation_traces=conf)  # fmt: skip
     return result
+
+
+def _validity(result, ranges: CheckRanges, params: QCNParams) -> list[dict]:
+    """The regions of the model's validity domain (:mod:`qcnmodel.validation.domain`) that
+    the checked ranges reach, with their mechanisms."""
+    from qcnmodel.validation.domain import validity_notes
+
+    notes = validity_notes(result.model, result.model_variant, ranges.flows, ranges.rtt,
+                           result.critical_rtt_s, params.sampling == "fixed")  # fmt: skip
+    return [v.to_dict() for v in notes if v.applies]
 
 
 def check_steps(params: QCNParams, ranges: CheckRanges, recommend: bool = True) -> int:

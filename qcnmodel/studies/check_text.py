@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from qcnmodel.studies.verdict import wrap_phase
 
-__all__ = ["confirmation_lines", "render"]
+__all__ = ["confirmation_lines", "render", "validity_lines"]
 
 
 def render(result, ranges, file: str, figure=None) -> str:
@@ -41,6 +41,7 @@ def render(result, ranges, file: str, figure=None) -> str:
         f"verdict: {r.verdict.upper()} "
         f"(stable needs every point stable with PM >= {r.pm_threshold_deg:g} deg)"
     )
+    lines += validity_lines(r.validity)
     if r.recommendations:
         lines.append("changes that make it stable (one [qcn] field each, grid recomputed):")
         for f in r.recommendations:
@@ -52,6 +53,19 @@ def render(result, ranges, file: str, figure=None) -> str:
     if c is not None:
         lines += confirmation_lines(c, figure)
     return "\n".join(lines)
+
+
+def validity_lines(validity: list) -> list[str]:
+    """The parts of the checked ranges outside the model's validated domain (one line each:
+    the region, what the validation found there, and the finding's name), or one line saying
+    that the ranges lie inside it."""
+    if not validity:
+        return ["validity: the ranges lie inside the model's validated domain"]
+    out = ["validity: parts of the ranges lie outside the model's validated domain "
+           "(`qcnmodel validate`; --confirm puts the verdict to packets):"]  # fmt: skip
+    for v in validity:
+        out.append(f"  {v['where']}: {v['effect']} [{v['finding']}]")
+    return out
 
 
 def confirmation_lines(c: dict, figure=None) -> list[str]:

@@ -218,6 +218,7 @@ def write_report(out_dir: str | Path, cfg: ReportConfig | None = None, progress:
     if verdict.fallback:  # outside the packet-fidelity model's domain: the paper's, as said
         cfg = dataclasses.replace(cfg, variant=verdict.model_variant)
     _headline(doc, verdict)  # 0. the verdict, first
+    _validity_section(doc, verdict)
     _intro(doc, cfg, verdict)
     _points_section(doc, cfg)  # 1. margins at representative points
     bar.update(1)
@@ -299,6 +300,24 @@ def _headline(doc, verdict) -> None:
     doc.paragraph(verdict.headline)
     for note in verdict.notes:
         doc.paragraph(f"Note: {note}.")
+
+
+def _validity_section(doc, verdict) -> None:
+    """Where the verdict's model is not confirmed by the packets: the regions of its validity
+    domain that the ranges reach, each with the validation's mechanism."""
+    doc.heading("Validity domain")
+    if not verdict.validity:
+        doc.paragraph("The ranges lie inside the domain where `qcnmodel validate` confirms "
+                      "the model against the packet simulator.")  # fmt: skip
+        return
+    doc.paragraph(
+        "Parts of the ranges lie where `qcnmodel validate` found the model and the packet "
+        "simulator apart; the verdict there is the model's, not confirmed (the packet-level "
+        "confirmation below tests the boundary):"
+    )
+    doc.table(["region", "what the validation found", "mechanism"],
+              [[v["where"], v["effect"], f"{v['finding']}: {v['mechanism']}"]
+               for v in verdict.validity])  # fmt: skip
 
 
 def _intro(doc, cfg: ReportConfig, verdict) -> None:
