@@ -17,8 +17,9 @@ Exit status: 0 stable (and not contradicted by --confirm), 1 unstable, marginal 
 contradicted, 2 bad input.
 
 Run time, 2 cores with warm numba caches: 15 s idle, 20 s busy (75 s on a first run).
---confirm adds the packet runs: about 1-2 s for the three points of the 802.1Qau example at
-0.4 s each, 8-10 s at 4 s each (two processes, busy machine).
+--confirm adds the packet runs, each long enough for its first half to hold three time
+constants of the slowest point's mode (at least 0.4 s, at most 10 s; a DURATION overrides
+it): about 1-2 s of work per second simulated at the 802.1Qau example's three points.
 """
 
 from __future__ import annotations
@@ -66,11 +67,12 @@ def register(subparsers) -> None:
                    "at most the number of points; -1 = the cores actually free)")  # fmt: skip
     add_out_option(p, None, "also write the JSON result to this file (.json)")
     p.add_argument("--json", action="store_true", help="print one JSON object")
-    p.add_argument("--confirm", nargs="?", const="0.4s", default=None, metavar="DURATION",
+    p.add_argument("--confirm", nargs="?", const="auto", default=None, metavar="DURATION",
                    help="confirm the verdict with the packet simulator, in parallel, at 0.8x "
                    "and 1.25x the critical RTT of the worst N and at the worst point (run "
-                   "length per point, default 0.4s); exit 1 if the packets contradict "
-                   "it")  # fmt: skip
+                   "length per point, default auto: three time constants of the slowest "
+                   "mode settle in the first half, 0.4-10 s); exit 1 if the packets "
+                   "contradict it")  # fmt: skip
     p.add_argument("--figure", default=None, metavar="PATH",
                    help="with --confirm: where to draw the hot-queue traces (.png, .svg or "
                    ".pdf; default NAME-confirm.png in the current folder, NAME the file's "
@@ -183,7 +185,8 @@ def run(args) -> int:
     ranges = _ranges(args)
     label = _file(args) or f"preset {args.preset or '802.1qau'}"
     confirm = getattr(args, "confirm", None)
-    duration = None if confirm is None else check_duration(parse_time(confirm, "confirm"))
+    duration = (None if confirm in (None, "auto")
+                else check_duration(parse_time(confirm, "confirm")))  # fmt: skip
     jobs = None if args.jobs is None else jobs_value(args.jobs)
     figure = _figure(args) if confirm is not None else None
     if args.figure is not None and confirm is None:

@@ -205,7 +205,8 @@ def check_params(
         :attr:`CheckResult.exit_code` 1. The rows are in ``confirmation``, the traces in
         ``confirmation_traces`` (:meth:`CheckResult.plot_confirmation` draws them).
     confirm_duration : float, optional
-        Packet run length per point, s (default 0.4).
+        Packet run length per point, s (default: long enough for three time constants of
+        the slowest point's mode to settle in the first half, 0.4-10 s).
     confirm_jobs : int, optional
         Processes for the packet runs (default the cores actually free, -1 the same; at
         most the number of points); the results do not depend on it.

@@ -72,13 +72,18 @@ def confirmation_lines(c: dict, figure=None) -> list[str]:
     """The packet confirmation: the overall answer, then per point its role, the model's
     verdict (phase margin), the packets' verdict with the detector's numbers, and agree or
     DISAGREE; then the figure's path when one was drawn."""
-    n_agree = sum(row["agree"] for row in c["rows"])
+    from qcnmodel.studies.confirm import outcome
+
+    n_agree = sum(outcome(row) == "agree" for row in c["rows"])
+    n_open = sum(outcome(row) == "inconclusive" for row in c["rows"])
     lines = [
         f"packet confirmation ({c['duration_s']:g} s per run, seed {c['seed']}, "
         f"{c.get('jobs', 1)} process{'es' if c.get('jobs', 1) != 1 else ''}): "
-        + ("AGREES" if c["agree"] else "DISAGREES")
-        + f" ({n_agree} of {len(c['rows'])} points)"
-    ]
+        + ("DISAGREES" if not c["agree"] else "AGREES" if n_agree else "INCONCLUSIVE")
+        + f" ({n_agree} of {len(c['rows'])} points"
+        + (f", {n_open} inconclusive: the run is shorter than {2 * 3:g} time constants of "
+           "their mode" if n_open else "") + ")"
+    ]  # fmt: skip
     for row in c["rows"]:
         model = "stable" if row["predicted_stable"] else "unstable"
         lines += [
@@ -86,8 +91,8 @@ def confirmation_lines(c: dict, figure=None) -> list[str]:
             f"    N={row['n_flows']:<4d} RTT={row['rtt_s'] * 1e6:8.4g} us: model {model} "
             f"(PM {wrap_phase(row['phase_margin_deg']):.1f} deg), packets {row['verdict']} "
             f"(queue std {row['std'] / 1e3:.3g} KB, empty {row['underflow']:.0%}, ACF peak "
-            f"{row['acf_peak']:.2f}, trend {row.get('drift', 0.0) / 1e3:+.3g} KB) -> "
-            f"{'agree' if row['agree'] else 'DISAGREE'}",
+            f"{row['acf_peak']:.2f}, trend {row.get('drift', 0.0) / 1e3:+.3g} KB; model time "
+            f"constant {row.get('time_constant_s', 0.0):.3g} s) -> {outcome(row)}",
         ]
     for row in c.get("skipped", []):
         lines.append(f"  {row['role']}: N={row['n_flows']}, RTT={row['rtt_s'] * 1e6:.4g} us "

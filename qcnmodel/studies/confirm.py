@@ -33,9 +33,15 @@ half of the run is classified by the oscillation detector
 window); a point agrees when the packets are stable exactly where the model predicts
 stability.
 
-A short run (default 0.4 s, the last 0.2 s analysed; the start from an empty queue
-settles within about 0.2 s on the validation cases) is a smoke test of the verdict, not a
-validation: ``qcnmodel validate`` does the full comparison.
+**Run length.** Near the boundary the loop's slowest mode decays (or grows) slowly: its
+time constant follows from the model itself (:func:`mode_time_constant`, the first-order
+shift of the closed-loop pole from the gain crossover), and the packets can only tell
+stable from unstable once the start-up transient has died out. By default every run is long
+enough for the first half to hold :data:`SETTLE_TAUS` time constants of the slowest point
+(at least :data:`DEFAULT_DURATION`, at most 10 s); a point whose time constant the run
+cannot hold (a run length given by the user, or the 10 s cap) is reported as
+*inconclusive*, not as agreement or disagreement. A confirmation is a smoke test of the
+verdict, not a validation: ``qcnmodel validate`` does the full comparison.
 """
 
 from __future__ import annotations
@@ -55,6 +61,8 @@ __all__ = [
     "confirm_points",
     "confirm_verdict",
     "drop_traces",
+    "mode_time_constant",
+    "outcome",
     "plot_confirmation",
     "worst_n",
 ]
@@ -67,6 +75,12 @@ BIN = 50e-6
 FACTORS = (0.8, 1.25)
 #: the boundary points need the analysed half of the run to hold at least this many RTTs
 MIN_RTTS = 10
+#: the settling half of a run must hold this many time constants of the point's slowest
+#: mode (e^-3 = 5 %: a start-up swing of 20 Qeq is then within the detector's Qeq/4 band
+#: after ~4.4 time constants; 3 is the least that lets the detector see the mode's sign)
+SETTLE_TAUS = 3.0
+#: longest run chosen automatically (s): the range ``check_duration`` accepts
+MAX_DURATION = 10.0
 
 
 def worst_n(critical_rtt_s: dict) -> tuple[int, float] | None:
@@ -148,8 +162,43 @@ def _largest_margin(model, ranges) -> tuple[int, float] | None:
 
 
 def _predict(model, n: int, rtt: float) -> dict:
-    mg = model.replace(n_flows=int(n), rtt=float(rtt)).loop().margins()
-    return {"stable": bool(mg.stable), "phase_margin_deg": float(mg.phase_margin_deg)}
+    loop = model.replace(n_flows=int(n), rtt=float(rtt)).loop()
+    mg = loop.margins()
+    return {"stable": bool(mg.stable), "phase_margin_deg": float(mg.phase_margin_deg),
+            "time_constant_s": mode_time_constant(loop, mg)}  # fmt: skip
+
+
+def mode_time_constant(loop, margins=None) -> float:
+    """Time constant (s) of the closed-loop mode at the gain crossover: 1 / |Re s*|.
+
+    At the crossover w_c, L(jw_c) = exp(j(-pi + PM)). The closed-loop pole near jw_c solves
+    L(s) = -1; to first order in the phase margin PM (rad),
+    s* = jw_c + PM / (a + jb) with a = d ln|L|/dw and b = d arg L/dw at w_c, so
+    Re s* = PM a / (a^2 + b^2): the mode decays (PM > 0, a < 0) or grows (PM < 0) with
+    time constant (a^2 + b^2) / (|PM| |a|). ``inf`` without a crossover or at PM = 0; the
+    first-order estimate is accurate for small |PM|, which is where it matters (the
+    packets need long runs only near the boundary).
+    """
+    mg = loop.margins() if margins is None else margins
+    wc = float(mg.crossover_rad_s)
+    pm = np.deg2rad(float(mg.phase_margin_deg))
+    if not (np.isfinite(wc) and wc > 0 and np.isfinite(pm)):
+        return float("inf")
+    w = wc * np.array([1.0 - 1e-4, 1.0 + 1e-4])
+    h = np.asarray(loop.frequency_response(w).fresp).reshape(-1)
+    ln = np.log(h)
+    a = float(np.diff(ln.real)[0] / np.diff(w)[0])
+    b = float(np.diff(np.unwrap(ln.imag))[0] / np.diff(w)[0])
+    den = abs(pm * a)
+    return float((a * a + b * b) / den) if den > 0 else float("inf")
+
+
+def auto_duration(points) -> float:
+    """Run length (s) whose first half holds :data:`SETTLE_TAUS` time constants of every
+    point: at least :data:`DEFAULT_DURATION`, at most :data:`MAX_DURATION`."""
+    taus = [p["time_constant_s"] for p in points]
+    need = 2.0 * SETTLE_TAUS * max(taus, default=0.0)
+    return float(min(MAX_DURATION, max(DEFAULT_DURATION, need)))
 
 
 def simulate_point(params: QCNParams, duration: float, seed: int, n_flows: int,
@@ -272,7 +321,10 @@ def confirm_verdict(
 
     from qcnmodel.studies.sweep import _Call, _execute
 
-    duration = check_duration(DEFAULT_DURATION if duration is None else duration)
+    if duration is None:  # long enough for the slowest point's mode (see module)
+        first = confirm_points(result, ranges, model, MAX_DURATION)
+        duration = auto_duration([p for p in first if p["skip"] is None] or first)
+    duration = check_duration(duration)
     every = confirm_points(result, ranges, model, duration)
     points = [p for p in every if p["skip"] is None]
     skipped = [{"n_flows": p["n_flows"], "rtt_s": p["rtt_s"], "role": p["role"],
@@ -296,12 +348,22 @@ def confirm_verdict(
     rows = []
     for i, pt in enumerate(points):
         run = runs[i]
+        conclusive = duration / 2 >= SETTLE_TAUS * pt["time_constant_s"]
         rows.append({"n_flows": pt["n_flows"], "rtt_s": pt["rtt_s"], "role": pt["role"],
                      "predicted_stable": pt["stable"],
-                     "phase_margin_deg": pt["phase_margin_deg"], **run,
+                     "phase_margin_deg": pt["phase_margin_deg"],
+                     "time_constant_s": pt["time_constant_s"], **run,
+                     "conclusive": bool(conclusive),
                      "agree": (run["verdict"] == "stable") == pt["stable"]})  # fmt: skip
-    return {"agree": all(r["agree"] for r in rows), "duration_s": duration, "seed": int(seed),
-            "jobs": n_jobs, "rows": rows, "skipped": skipped}  # fmt: skip
+    return {"agree": all(r["agree"] for r in rows if r["conclusive"]), "duration_s": duration,
+            "seed": int(seed), "jobs": n_jobs, "rows": rows, "skipped": skipped}  # fmt: skip
+
+
+def outcome(row: dict) -> str:
+    """'agree', 'DISAGREE' or 'inconclusive' (the run cannot hold the point's mode)."""
+    if not row.get("conclusive", True):
+        return "inconclusive"
+    return "agree" if row["agree"] else "DISAGREE"
 
 
 def check_duration(duration) -> float:
@@ -341,8 +403,8 @@ def plot_confirmation(confirmation: dict, qeq: float, path):
                    color="C0", alpha=0.07, label="analysed")  # fmt: skip
         model = "stable" if r["predicted_stable"] else "unstable"
         ax.set_title(f"{r['role']}: N = {r['n_flows']}, RTT = {r['rtt_s'] * 1e6:.4g} us; model "
-                     f"{model}, packets {r['verdict']} ({'agree' if r['agree'] else 'DISAGREE'})",
-                     fontsize=9, color="k" if r["agree"] else "C3")  # fmt: skip
+                     f"{model}, packets {r['verdict']} ({outcome(r)})",
+                     fontsize=9, color="C3" if outcome(r) == "DISAGREE" else "k")  # fmt: skip
         late = r["queue_bytes"][r["time_s"] > confirmation["duration_s"] / 2]
         top = max(float(np.max(late)) if late.size else 0.0, 2 * qeq) * 1.15 / 1e3
         ax.set_ylim(0, top)  # the analysed half; the start-up transient may be clipped

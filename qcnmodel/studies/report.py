@@ -45,9 +45,9 @@ def _default(key: str):
 class ReportConfig:
     """What the report covers: the parameter set (default 802.1Qau), the RTT x N x W x Ps grid
     and the representative points (defaults: ``studies.report_*`` of :mod:`qcnmodel.config`,
-    read when the object is made). ``confirm_duration`` (s, default 0.4) and ``jobs``
-    (processes, default the cores actually free, -1 the same) set the packet confirmation
-    of the headline verdict."""
+    read when the object is made). ``confirm_duration`` (s, default: the confirmation's
+    automatic run length) and ``jobs`` (processes, default the cores actually free, -1 the
+    same) set the packet confirmation of the headline verdict."""
 
     params: QCNParams = field(default_factory=QCNParams)
     preset: str = "802.1qau"
@@ -265,15 +265,26 @@ def _confirm_section(doc, cfg: ReportConfig, verdict, ranges, figdir):
     conf = confirm_verdict(cfg.params, verdict, ranges,
                            build_model("qcn", cfg.params, cfg.variant),
                            duration=cfg.confirm_duration, jobs=cfg.jobs)  # fmt: skip
-    n_agree = sum(r["agree"] for r in conf["rows"])
+    from qcnmodel.studies.confirm import outcome
+
+    n_agree = sum(outcome(r) == "agree" for r in conf["rows"])
     doc.paragraph(
         f"The verdict above, put to the packet simulator at the parameter set's line rate "
         f"({conf['duration_s']:g} s per run, the second half analysed by the oscillation "
         f"detector) at 0.8 x and 1.25 x the model's critical RTT for the worst N (the "
         f"smallest critical RTT over the ranges: predicted stable, then unstable) and at the "
         f"worst point: {n_agree} of {len(conf['rows'])} points agree, so the packets "
-        + ("confirm" if conf["agree"] else "contradict")
-        + " the analytical verdict."
+        + (
+            "contradict"
+            if not conf["agree"]
+            else "confirm"
+            if n_agree == len(conf["rows"])
+            else "do not contradict"
+        )
+        + " the analytical verdict. Each run is long enough for its first half to hold three "
+        "time constants of the slowest point's mode (from the model's closed-loop pole at "
+        "the gain crossover; at most 10 s); a point whose mode the run cannot hold is "
+        "inconclusive."
     )
     doc.table(["point", "N", "RTT (us)", "model", "model PM (deg)", "packets",
                "queue std (KB)", "trend (KB)", "empty", "agree"],
@@ -281,7 +292,7 @@ def _confirm_section(doc, cfg: ReportConfig, verdict, ranges, figdir):
                 "stable" if r["predicted_stable"] else "unstable",
                 f"{wrap_phase(r['phase_margin_deg']):.1f}", r["verdict"],
                 r["std"] / 1e3, f"{r['drift'] / 1e3:+.3g}", f"{r['underflow']:.0%}",
-                "yes" if r["agree"] else "NO"]
+                {"agree": "yes", "DISAGREE": "NO"}.get(outcome(r), outcome(r))]
                for r in conf["rows"]])  # fmt: skip
     for r in conf["skipped"]:
         doc.paragraph(f"Not simulated: {r['role']} (N = {r['n_flows']}, RTT = "
