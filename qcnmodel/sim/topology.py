@@ -137,6 +137,11 @@ class _Ctx:
                 return i
         return None
 
+    def line_of(self, key: str, line: int | None) -> int | None:
+        """Line of ``key`` in the entry starting at ``line`` (else ``line``): looked up only
+        for an error message, so that loading stays linear."""
+        return (self.key_line(key, line) if line else None) or line
+
     def table_line(self, table: str) -> int | None:
         pat = re.compile(rf"^\s*\[\s*{re.escape(table)}\s*\]")
         for i, ln in enumerate(self.lines, 1):
@@ -218,17 +223,16 @@ def _quantity(parser, e, key, what, line, ctx, default=None, positive=False, inf
             raise ctx.error(what, line, f"missing key {key!r}")
         return default
     v = e[key]
-    kl = (ctx.key_line(key, line) if line else None) or line
     if inf_ok and isinstance(v, str) and v.strip().lower() in ("inf", "unlimited", "none"):
         return math.inf
     try:
         x = parser(v, key)
     except ValueError as exc:
-        raise ctx.error(what, kl, str(exc)) from None
+        raise ctx.error(what, ctx.line_of(key, line), str(exc)) from None
     if positive and not x > 0:
-        raise ctx.error(what, kl, f"{key} must be > 0, got {v!r}")
+        raise ctx.error(what, ctx.line_of(key, line), f"{key} must be > 0, got {v!r}")
     if not positive and x < 0:
-        raise ctx.error(what, kl, f"{key} must be >= 0, got {v!r}")
+        raise ctx.error(what, ctx.line_of(key, line), f"{key} must be >= 0, got {v!r}")
     return x
 
 
@@ -243,12 +247,15 @@ class _Graph:
     def check_node(self, n, key, what, line, host=False):
         """``n`` if it is a declared node (an end node with ``host``), else a ValueError."""
         ctx = self.ctx
-        kl = (ctx.key_line(key, line) if line else None) or line
         if not isinstance(n, str) or n not in self.known:
-            raise ctx.error(what, kl, f"unknown node {n!r} in {key!r} "
-                            f"(known: {', '.join(self.known)})")  # fmt: skip
+            names = list(self.known)
+            known = ", ".join(names[:20]) + (", ..." if len(names) > 20 else "")
+            raise ctx.error(what, ctx.line_of(key, line), f"unknown node {n!r} in {key!r} "
+                            f"(known: {known})")  # fmt: skip
         if host and self.known[n] != "node":
-            raise ctx.error(what, kl, f"{key} {n!r} is a switch, not an end node")
+            raise ctx.error(
+                what, ctx.line_of(key, line), f"{key} {n!r} is a switch, not an end node"
+            )
         return n
 
     def check_path(self, src, dst, what, line) -> None:
