@@ -199,16 +199,39 @@ def test_trace_limit_is_read_from_config():
 
 
 def test_routing_tables_are_estimated_and_refused_before_allocating():
-    # the tables grow with switches^2 (8 B a pair) and flows (512 B each), not with hosts:
-    # 61 hosts and 60 flows behind one switch need 8 + 60 x 512 = 30728 B
+    # the tables grow with switches^2 (20 B a pair) and flows (512 B each), not with hosts:
+    # 61 hosts and 60 flows behind one switch need 20 + 60 x 512 = 30740 B
     from qcnmodel import config
 
     try:
-        config.defaults["sim.max_table_bytes"] = 8 + 60 * 512
+        config.defaults["sim.max_table_bytes"] = 20 + 60 * 512
         compile_network(_fan_in(60))
-        with pytest.raises(ValueError, match=r"62 hosts, 1 switches and 61 flows need .*"
-                           r"max_table_bytes.*60 flows fit"):  # fmt: skip
+        with pytest.raises(ValueError, match=r"62 hosts, 1 switches and 61 flows need 30.5 KiB "
+                           r".*limit of 30.0 KiB .*max_table_bytes.*with these switches "
+                           r"60 flows"):  # fmt: skip
             compile_network(_fan_in(61))
+    finally:
+        config.reset_defaults()
+
+
+def _chain(n_sw):
+    """Two hosts at the ends of a chain of ``n_sw`` switches, one flow."""
+    sws = tuple(Switch(f"s{i}") for i in range(n_sw))
+    links = (Link("a", "s0"), Link("b", f"s{n_sw - 1}"))
+    links += tuple(Link(f"s{i}", f"s{i + 1}") for i in range(n_sw - 1))
+    return NetworkSpec("chain", (Host("a"), Host("b")), sws, links, (ConstantFlow("a", "b", 1e6),))
+
+
+def test_switch_pairs_are_estimated_and_refused_before_allocating():
+    from qcnmodel import config
+
+    try:
+        config.defaults["sim.max_table_bytes"] = 20 * 11 * 11 + 512
+        net = compile_network(_chain(11))
+        assert len(net.path_ports(0)) == 12  # a -> s0 -> ... -> s10 -> b
+        with pytest.raises(ValueError, match=r"12 switches and 1 flows need .*"
+                           r"sim.max_table_bytes.*about 11 switches fit"):  # fmt: skip
+            compile_network(_chain(12))
     finally:
         config.reset_defaults()
 

@@ -109,10 +109,11 @@ class _Nodes:
         return self.idx[name]
 
 
-#: bytes per switch pair (the int32 next-hop table and the int32 distances that build it)
-#: and per flow or uniform destination (flow arrays, the index dict, names and the kernel's
-#: per-flow state): the estimate of :func:`_check_table_bytes`
-SW_PAIR_BYTES = 8
+#: bytes per switch pair at the peak of :func:`_routes` (the float64 BFS distances, their
+#: int32 copy, the int32 next-hop table, the masks of one switch's tie break) and per flow
+#: or uniform destination (flow arrays, the index dict, names and the kernel's per-flow
+#: state): the estimate of :func:`_check_table_bytes`
+SW_PAIR_BYTES = 20
 FLOW_BYTES = 512
 
 
@@ -137,13 +138,21 @@ def _check_table_bytes(spec: NetworkSpec, n_hosts: int, n_switches: int) -> None
     need = SW_PAIR_BYTES * n_switches * n_switches + FLOW_BYTES * n_flows
     limit = int(config.defaults["sim.max_table_bytes"])
     if need > limit:
-        most_sw = int(math.isqrt(max(limit // SW_PAIR_BYTES, 1)))
+        sw_room = max(limit - FLOW_BYTES * n_flows, 0) // SW_PAIR_BYTES
+        flow_room = max(limit - SW_PAIR_BYTES * n_switches * n_switches, 0) // FLOW_BYTES
         raise ValueError(
             f"network: {n_hosts} hosts, {n_switches} switches and {n_flows} flows need "
-            f"{need / 2**20:,.1f} MiB of routing and flow tables, above the limit of "
-            f"{limit / 2**20:,.1f} MiB (config.defaults['sim.max_table_bytes']; at most about "
-            f"{most_sw} switches or {limit // FLOW_BYTES} flows fit)"
+            f"{_size(need)} of routing and flow tables, above the limit of {_size(limit)} "
+            f"(config.defaults['sim.max_table_bytes']; with these flows about "
+            f"{math.isqrt(sw_room)} switches fit, with these switches {flow_room} flows)"
         )
+
+
+def _size(n: int) -> str:
+    """``n`` bytes in MiB (or KiB, B for small numbers)."""
+    if n >= 2**20:
+        return f"{n / 2**20:,.1f} MiB"
+    return f"{n / 2**10:,.1f} KiB" if n >= 2**10 else f"{n} B"
 
 
 def _nodes(spec: NetworkSpec) -> _Nodes:
