@@ -270,6 +270,22 @@ class _Graph:
         raise self.ctx.error(what, line, f"flow {src} -> {dst} is disconnected: no path "
                              f"from {src!r} to {dst!r}")  # fmt: skip
 
+    def one_component(self, hosts: list[str]) -> bool:
+        """Whether every host hangs from a switch of one component (then every pair is
+        connected): checked once, so that uniform traffic to all hosts stays linear."""
+        one = getattr(self, "_one", None)
+        if one is None:
+            labels: set[int] = set()
+            one = True
+            for h in hosts:
+                g = self._groups(h)
+                labels |= g
+                if not g or len(labels) > 1:
+                    one = False
+                    break
+            self._one = one
+        return one
+
     def _groups(self, n: str) -> set[int]:
         """Components of the switches ``n`` is (or hangs from)."""
         comp = getattr(self, "_comp", None)
@@ -392,8 +408,9 @@ def _traffic(data: dict, ctx: _Ctx, g: _Graph, hosts: list[str]) -> list:
             if not isinstance(dests, list) or not dests:
                 raise ctx.error(what, line, "destinations: expected a non-empty list of nodes")
             dests = tuple(g.check_node(x, "destinations", what, line, host=True) for x in dests)
-        for t in dests or [h for h in hosts if h != s]:
-            g.check_path(s, t, what, line)
+        if dests is not None or not g.one_component(hosts):  # else: every pair connects
+            for t in dests or [h for h in hosts if h != s]:
+                g.check_path(s, t, what, line)
         a, b = g.times(e, what, line)
         traffic.append(UniformTraffic(s, rate, dests, a, b))
     if "matrix" in data:

@@ -51,6 +51,10 @@ def test_topology_pause_enabled_string_exits_2(tmp_path):
                  'rate = "1Gbps"\n[pause]\nenabled = "yes"\n')  # fmt: skip
     cmd = [sys.executable, "-m", "qcnmodel", "simulate", "--topology", str(f), "--duration",
            "100us", "--quiet"]  # fmt: skip
-    out = subprocess.run(cmd, capture_output=True, text=True)
+    import os
+    from pathlib import Path
+
+    env = {**os.environ, "PYTHONPATH": str(Path(__file__).resolve().parents[2])}
+    out = subprocess.run(cmd, env=env, capture_output=True, text=True)
     assert out.returncode == 2, out.stderr
     assert "enabled" in out.stderr and "Traceback" not in out.stderr

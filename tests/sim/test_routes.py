@@ -156,3 +156,34 @@ def test_10000_hosts_run(tmp_path):
     # 9999 sources at 1 Mb/s (10 Gb/s) into h0, whose port drains at 1 Gb/s from t = 0: at
     # most 1e9 b/s x 1 ms / (1500 x 8 b) = 83.3 frames reach h0
     assert 0 < c["frames_delivered"] <= 84
+
+
+def _all_to_all(n_hosts: int, per_switch: int = 100) -> str:
+    """``_big``'s network with every host sending uniformly to all others."""
+    text = _big(n_hosts, per_switch)
+    text = text[: text.index("[[flows]]")]
+    lines = [f'[[uniform]]\nsource = "h{i}"\nrate = "1Gbps"' for i in range(n_hosts)]
+    return text + "\n".join(lines) + "\n"
+
+
+def test_all_to_all_on_10000_hosts_is_refused_up_front_with_exit_2(tmp_path):
+    # 10000 x 9999 flows: ~48 GiB of flow tables; refused by the estimate, after a linear
+    # parse (the reachability of every pair is one component check, not 1e8 path checks)
+    import subprocess
+    import sys
+
+    path = tmp_path / "all.toml"
+    path.write_text(_all_to_all(10000))
+    cmd = [sys.executable, "-m", "qcnmodel", "simulate", "--topology", str(path), "--duration",
+           "1ms", "--quiet"]  # fmt: skip
+    t0 = time.perf_counter()
+    import os
+    from pathlib import Path
+
+    env = {**os.environ, "PYTHONPATH": str(Path(__file__).resolve().parents[2])}
+    out = subprocess.run(cmd, env=env, capture_output=True, text=True, timeout=120)
+    wall = time.perf_counter() - t0
+    assert out.returncode == 2, out.stderr
+    err = out.stderr.strip()
+    assert "99990000 flows" in err and "sim.max_table_bytes" in err and "\n" not in err
+    assert wall < 60, wall  # ~4 s idle; minutes of path checks before
