@@ -1,19 +1,21 @@
 """Benchmark of the compiled fluid-model integrator (qcnmodel.analysis.dde / qcnmodel.models.qcn).
 
-Targets, once compiled (numba's on-disk cache makes later processes start compiled), for 1 s
-of simulated QCN fluid dynamics at the 802.1Qau defaults, N = 10, rtt = 100 us:
+Target, once compiled (numba's on-disk cache makes later processes start compiled): 1 s of
+simulated QCN fluid dynamics at the 802.1Qau defaults, N = 10, rtt = 100 us, in at most
+50 ms, for both fidelities:
 
 - the published cycle-averaged equations (``fidelity="paper"``, 4 states, default step
-  rtt/10): at most 50 ms;
-- the packet-fidelity default (a population of reaction-point cohorts, about 300 age bins):
-  faster than real time, at most 1 s.
+  rtt/10);
+- the packet-fidelity default (a population of about 75 reaction-point cohorts, step
+  10 us): each step updates every cohort, ~200 ns per cohort and step, so it is ~30x over
+  the target; the line also prints the cohort count so the cost can be read.
 """
 
 from __future__ import annotations
 
 import time
 
-TARGET_S = {"paper": 0.050, "packet": 1.0}
+TARGET_S = {"paper": 0.050, "packet": 0.050}
 
 
 def bench_fluid_sim(repeat: int = 5, verbose: bool = True, fidelity: str = "paper") -> dict:
@@ -36,19 +38,23 @@ def bench_fluid_sim(repeat: int = 5, verbose: bool = True, fidelity: str = "pape
     best = float("inf")
     for _ in range(repeat):
         t0 = time.perf_counter()
-        model.simulate(1.0, x0=x0)
+        ds = model.simulate(1.0, x0=x0)
         best = min(best, time.perf_counter() - t0)
+    cohorts = float(ds.cohorts.mean()) if "cohorts" in ds else None
     out = {
         "seconds": best,
         "target_s": target,
         "ratio": best / target,
         "steps": int(round(1.0 / model.default_dt())),
         "compile_s": compile_s,
+        "cohorts": cohorts,
     }
     if verbose:
         print(
             f"fluid QCN ({fidelity}), 1 s simulated (N=10, rtt=100us, "
-            f"dt={model.default_dt() * 1e6:g}us, {out['steps']} steps): {best * 1e3:.1f} ms "
+            f"dt={model.default_dt() * 1e6:g}us, {out['steps']} steps"
+            + (f", {cohorts:.0f} cohorts on average" if cohorts else "")
+            + f"): {best * 1e3:.1f} ms "
             f"(target {target * 1e3:.0f} ms, ratio {out['ratio']:.2f}: "
             f"{'met' if best <= target else 'NOT met'}); first call {compile_s:.2f} s"
         )

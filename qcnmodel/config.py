@@ -59,7 +59,7 @@ _SHIPPED: dict = {
     "sim.pool_capacity": 4096,  # initial frame-pool slots of the kernel (it grows)
     # bytes of trace tables one simulator run may allocate (estimated before allocating)
     "sim.max_trace_bytes": 2 * 2**30,
-    # bytes of the dense routing and flow tables of one network (estimated before allocating)
+    # bytes of the routing (switch pairs) and flow tables of one network (estimated first)
     "sim.max_table_bytes": 2 * 2**30,
     "sim.recovery_hold": 10e-3,  # s, hold window of the recovery-time metric
     "sim.recovery_tol": 0.1,  # recovered at (1 - tol) x the target throughput

@@ -123,19 +123,62 @@ def test_cli_json_and_exit_codes(capsys, small_grid):
 
 
 def test_confirm_runs_packets_and_reports_agreement(capsys, tmp_path, small_grid):
-    # a tiny run: this checks the wiring (points, detector, JSON, exit status), not the model
+    # a tiny run: this checks the wiring (points, detector, JSON, figure, exit status), not
+    # the model
     f = tmp_path / "p.toml"
     f.write_text('[ranges]\nrtt = "50us..100us"\nflows = "10..10"\n')
-    code = main(["check", str(f), "--no-recommend", "--json", "--confirm", "20ms"])
+    fig = tmp_path / "traces.png"
+    code = main(["check", str(f), "--no-recommend", "--json", "--confirm", "20ms",
+                 "--jobs", "2", "--figure", str(fig)])  # fmt: skip
     out = json.loads(capsys.readouterr().out)
     conf = out["confirmation"]
-    assert conf["duration_s"] == pytest.approx(0.02) and len(conf["rows"]) >= 1
-    row = conf["rows"][0]
-    assert row["role"] == "worst point" and row["n_flows"] == 10
-    assert row["verdict"] in ("stable", "oscillating", "underflow")
-    assert row["agree"] == ((row["verdict"] == "stable") == row["predicted_stable"])
-    assert conf["agree"] == all(r["agree"] for r in conf["rows"])
+    assert conf["duration_s"] == pytest.approx(0.02) and conf["jobs"] == 2
+    crit = out["critical_rtt_s"]["10"]
+    # both sides of the boundary at the worst N, then the worst point of the ranges
+    rows = conf["rows"]
+    assert [r["rtt_s"] for r in rows[:2]] == pytest.approx([0.8 * crit, 1.25 * crit], rel=1e-12)
+    assert rows[2]["role"] == "worst point of the ranges"
+    assert rows[2]["rtt_s"] == pytest.approx(out["worst_point"]["rtt_s"], rel=1e-12)
+    assert all(r["n_flows"] == 10 for r in rows)
+    for row in rows:
+        assert row["verdict"] in ("stable", "oscillating", "underflow", "drifting")
+        assert row["agree"] == ((row["verdict"] == "stable") == row["predicted_stable"])
+        assert "queue_bytes" not in row  # traces stay out of the JSON
+        # a 20 ms run holds 3 time constants in its first half only for fast modes
+        assert row["conclusive"] == (0.01 >= 3 * row["time_constant_s"])
+    assert conf["agree"] == all(r["agree"] for r in rows if r["conclusive"])
     assert code == (0 if out["verdict"] == "stable" and conf["agree"] else 1)
+    assert conf["figure"] == str(fig) and fig.read_bytes()[:4] == b"\x89PNG"
+
+
+def test_confirm_text_names_each_point_and_the_figure(capsys, tmp_path, monkeypatch, small_grid):
+    monkeypatch.chdir(tmp_path)  # the default figure goes to the current folder
+    f = tmp_path / "mine.toml"
+    f.write_text('[ranges]\nrtt = "50us..100us"\nflows = "10..10"\n')
+    code = main(["check", str(f), "--no-recommend", "--confirm", "20ms", "--jobs", "1"])
+    text = capsys.readouterr().out
+    block = text.split("packet confirmation (0.02 s per run, seed 0, 1 process): ", 1)[1]
+    assert block.startswith(("AGREES (", "DISAGREES (", "INCONCLUSIVE ("))
+    for role in ("0.8 x critical RTT at the worst N = 10", "1.25 x critical RTT at the worst "
+                 "N = 10", "worst point of the ranges"):  # fmt: skip
+        assert f"  {role}" in block
+    assert sum(block.count(f"-> {o}") for o in ("agree", "DISAGREE", "inconclusive")) == 3
+    assert "traces: mine-confirm.png" in block and (tmp_path / "mine-confirm.png").is_file()
+    assert code == 1 or not block.startswith("DISAGREES")
+
+
+@pytest.mark.parametrize(
+    ("argv", "needle"),
+    [
+        (["--figure", "x.png"], "figure: the traces come from --confirm"),
+        (["--confirm", "20ms", "--figure", "x.txt"], "figure"),
+        (["--confirm", "20ms", "--jobs", "0"], "jobs"),
+        (["--jobs", "many"], "jobs"),
+    ],
+)
+def test_confirm_bad_options_exit_2(capsys, argv, needle):
+    assert main(["check", "examples/802.1qau.toml", "--no-recommend", *argv]) == 2
+    assert needle in capsys.readouterr().err
 
 
 def test_confirm_bad_duration_exit_2(capsys):
@@ -183,9 +226,10 @@ def test_check_critical_rtt_is_an_rtt_for_a_model_with_a_lag():
     )
 
 
-def test_confirm_points_straddle_the_boundary():
-    # worst point beyond the critical RTT: the second point is 0.8 x the critical RTT at the
-    # same N, where the model predicts stability (no simulation here)
+def test_confirm_points_straddle_the_boundary_of_the_worst_n():
+    # the worst N is the one with the smallest positive critical RTT (N = 10 here; N = 50 has
+    # none, N = 20 a larger one): 0.8 x and 1.25 x its critical RTT, where the model predicts
+    # stable and unstable, then the worst point of the ranges (no simulation here)
     from types import SimpleNamespace
 
     from qcnmodel.models.qcn import QCNFluidModel
@@ -193,11 +237,105 @@ def test_confirm_points_straddle_the_boundary():
 
     model = QCNFluidModel(QCNParams(), n_flows=10)
     crit = 315.5e-6  # the model's critical RTT at N = 10 (printed by critical_rtt: 315.5 us)
-    res = SimpleNamespace(worst_point={"n_flows": 10, "rtt_s": 1e-3}, critical_rtt_s={10: crit})
+    res = SimpleNamespace(worst_point={"n_flows": 10, "rtt_s": 1e-3},
+                          critical_rtt_s={50: -2e-4, 20: 4e-4, 10: crit, 1: np.inf})  # fmt: skip
     pts = confirm_points(res, CheckRanges(rtt=(2e-6, 1e-3), flows=(10, 10)), model)
-    assert [p["role"] for p in pts] == ["worst point", "0.8 x critical RTT at N = 10"]
-    assert pts[1]["rtt_s"] == pytest.approx(0.8 * crit)
-    assert not pts[0]["stable"] and pts[1]["stable"]
+    assert [p["role"] for p in pts] == [
+        "0.8 x critical RTT at the worst N = 10 (315.5 us)",
+        "1.25 x critical RTT at the worst N = 10 (315.5 us)",
+        "worst point of the ranges",
+    ]
+    assert [p["rtt_s"] for p in pts] == pytest.approx([0.8 * crit, 1.25 * crit, 1e-3])
+    assert [p["stable"] for p in pts] == [True, False, False]
+    # a worst point that is one of the boundary points is not simulated twice
+    res.worst_point = {"n_flows": 10, "rtt_s": 1.25 * crit}
+    assert len(confirm_points(res, CheckRanges(rtt=(2e-6, 1e-3), flows=(10, 10)), model)) == 2
+
+
+def test_confirm_points_fall_back_without_a_finite_critical_rtt():
+    # no N with a positive finite critical RTT: the worst point and, as it is predicted
+    # unstable, the grid point with the largest phase margin; both rows say why
+    from types import SimpleNamespace
+
+    from qcnmodel.models.qcn import QCNFluidModel
+    from qcnmodel.studies.confirm import confirm_points
+    from qcnmodel.studies.verdict import scan
+
+    model = QCNFluidModel(QCNParams(), n_flows=10)
+    ranges = CheckRanges(rtt=(50e-6, 1e-3), flows=(10, 10), n_rtt=4, n_flows=1)
+    res = SimpleNamespace(worst_point={"n_flows": 10, "rtt_s": 1e-3},
+                          critical_rtt_s={10: np.inf, 100: np.nan})  # fmt: skip
+    pts = confirm_points(res, ranges, model)
+    why = "fallback: the model has no finite critical RTT at any N of the ranges"
+    assert [p["role"] for p in pts] == [f"worst point of the ranges ({why})",
+                                        f"largest phase margin in the ranges ({why})"]  # fmt: skip
+    pm, st = scan(model, ranges)[10]
+    k = int(np.argmax(np.where(st, pm, -np.inf)))
+    assert pts[1]["rtt_s"] == ranges.rtt_grid()[k] and pts[1]["stable"]
+    # a boundary too long for the run is not simulated either (1.25 x 315.5 us x 10 RTTs
+    # does not fit into the analysed 2.5 ms of a 5 ms run)
+    res.critical_rtt_s = {10: 315.5e-6}
+    pts = confirm_points(res, ranges, model, duration=0.005)
+    assert (
+        "fallback: the critical RTT 315.5 us at N = 10 is too long for a 0.005 s run"
+        in (pts[0]["role"])
+    )
+    # the worst point (1 ms) is not run either: 10 RTTs in the analysed half need 20 ms
+    assert pts[0]["skip"] == "RTT too long for a 0.005 s run (needs at least 0.02 s)"
+    assert pts[1]["skip"] is None  # the largest margin, at 50 us, fits
+    assert [p["skip"] for p in confirm_points(res, ranges, model)] == [None, None, None]
+
+
+def test_confirm_refuses_a_run_too_short_for_every_point():
+    from types import SimpleNamespace
+
+    from qcnmodel.models.qcn import QCNFluidModel
+    from qcnmodel.studies.confirm import confirm_verdict
+
+    p = QCNParams()
+    res = SimpleNamespace(worst_point={"n_flows": 10, "rtt_s": 1e-3}, critical_rtt_s={10: np.inf})
+    ranges = CheckRanges(rtt=(200e-6, 1e-3), flows=(10, 10), n_rtt=3, n_flows=1)
+    # the shortest point (200 us) needs 2 x 10 x 200 us = 4 ms
+    with pytest.raises(ValueError, match=r"confirm: every point's RTT is too long for a "
+                       r"0.002 s run .* give at least 0.004 s"):  # fmt: skip
+        confirm_verdict(p, res, ranges, QCNFluidModel(p, n_flows=10), duration=0.002)
+
+
+def test_confirm_jobs():
+    from qcnmodel.studies.confirm import confirm_jobs
+    from qcnmodel.studies.sweep import free_cores
+
+    assert confirm_jobs(8, 3) == 3 and confirm_jobs(2, 3) == 2 and confirm_jobs(1, 3) == 1
+    assert 1 <= confirm_jobs(None, 3) <= min(3, free_cores())
+    assert 1 <= confirm_jobs(-1, 2) <= 2
+    for bad in (0, -2, 1.5, "2", True):
+        with pytest.raises(ValueError, match="jobs: expected a whole number"):
+            confirm_jobs(bad, 3)
+
+
+def test_confirm_in_parallel_equals_sequential_bit_for_bit():
+    # the same points, seed and run length with one process and with two: identical rows
+    # and traces (each point's run depends on its inputs only)
+    from types import SimpleNamespace
+
+    from qcnmodel.models.qcn import QCNFluidModel
+    from qcnmodel.studies.confirm import confirm_verdict
+
+    p = QCNParams()
+    model = QCNFluidModel(p, n_flows=4)
+    res = SimpleNamespace(worst_point={"n_flows": 4, "rtt_s": 1e-3},
+                          critical_rtt_s={4: 200e-6})  # fmt: skip
+    ranges = CheckRanges(rtt=(50e-6, 1e-3), flows=(4, 4))
+    seq = confirm_verdict(p, res, ranges, model, duration=0.03, seed=3, jobs=1)
+    par = confirm_verdict(p, res, ranges, model, duration=0.03, seed=3, jobs=2)
+    assert seq["jobs"] == 1 and par["jobs"] == 2 and len(seq["rows"]) == 3
+    for a, b in zip(seq["rows"], par["rows"], strict=True):
+        assert a.keys() == b.keys()
+        for key in a:
+            if isinstance(a[key], np.ndarray):
+                assert np.array_equal(a[key], b[key]), key
+            else:
+                assert a[key] == b[key] or (a[key] != a[key] and b[key] != b[key]), key
 
 
 def test_outside_the_packet_models_domain_the_paper_model_answers_and_says_so():
@@ -226,3 +364,62 @@ def test_headline_explains_a_margin_beyond_minus_180():
     # -275.8 deg wraps to +84.2 deg: the text must not read as a healthy margin
     assert "phase margin below -180 deg (-276 deg unwrapped, 84.2 deg wrapped" in h
     assert "exceeds the critical RTT there (178 us) by 822 us" in h
+
+
+def test_confirm_classify_names_a_drifting_queue():
+    # synthetic traces (bins of 50 us over 0.2 s, Qeq 26 KB): a flat queue at Qeq, the same
+    # plus a ramp of 2 x Qeq (a trend the oscillation detector alone reads as stable), a
+    # ramp of half Qeq, and a sustained swing of +/- Qeq/2 with a 2 ms period
+    from qcnmodel.studies.confirm import classify
+
+    dt, qeq = 50e-6, 26e3
+    t = np.arange(4000) * dt
+    flat = np.full(t.size, qeq) + 100 * np.sin(2 * np.pi * t / 1.3e-4)
+    ramp = flat + 2 * qeq * t / t[-1]
+    assert classify(flat, dt, qeq)["verdict"] == "stable"
+    from qcnmodel.analysis.timeseries import oscillation
+
+    assert oscillation(ramp, dt, qeq)["verdict"] == "stable"
+    out = classify(ramp, dt, qeq)
+    assert out["verdict"] == "drifting"
+    assert out["drift"] == pytest.approx(2 * qeq, rel=1e-3)  # the fitted trend is the ramp
+    assert classify(flat + 0.5 * qeq * t / t[-1], dt, qeq)["verdict"] == "stable"
+    swing = qeq + 0.5 * qeq * np.sin(2 * np.pi * t / 2e-3)
+    assert classify(swing, dt, qeq)["verdict"] == "oscillating"
+
+
+def test_validity_lists_the_regions_the_ranges_reach(capsys):
+    """N from 1 reaches the single-flow region; N from 5 with RTT below 200 us stays inside
+    the validated domain (critical RTTs there are ~0.3-0.5 ms at 10 Gb/s)."""
+    from qcnmodel.params import QCNParams
+    from qcnmodel.studies.check import CheckRanges, check_params
+
+    p = QCNParams.preset("802.1qau")
+    wide = check_params(p, CheckRanges(rtt=(10e-6, 200e-6), flows=(1, 10), n_rtt=8,
+                                       n_flows=3), recommend=False)  # fmt: skip
+    assert "single flow" in {v["finding"] for v in wide.validity}
+    assert "validity" in wide.to_dict()
+    narrow = check_params(p, CheckRanges(rtt=(10e-6, 100e-6), flows=(5, 10), n_rtt=8,
+                                         n_flows=3), recommend=False)  # fmt: skip
+    assert narrow.validity == []
+
+
+def test_mode_time_constant_matches_a_known_second_order_loop():
+    """L(s) = k / (s (s + 1)) with k = 1: the closed loop s^2 + s + 1 has poles
+    -0.5 +- j 0.866, time constant 2 s; the first-order estimate from the crossover (PM =
+    51.8 deg, not small) is within 25 %, and it becomes exact as PM -> 0 (k = 100: poles
+    -0.5 +- j 9.99, time constant 2 s; PM 5.7 deg)."""
+    from qcnmodel.analysis.loop import DelayedLoop
+    from qcnmodel.studies.confirm import mode_time_constant
+
+    for k, tol in ((1.0, 0.25), (100.0, 0.02)):
+        loop = DelayedLoop([k], [1.0, 1.0, 0.0], 0.0)
+        assert mode_time_constant(loop) == pytest.approx(2.0, rel=tol)
+
+
+def test_auto_run_length_holds_three_time_constants():
+    from qcnmodel.studies.confirm import DEFAULT_DURATION, MAX_DURATION, auto_duration
+
+    assert auto_duration([{"time_constant_s": 0.001}]) == DEFAULT_DURATION
+    assert auto_duration([{"time_constant_s": 0.25}, {"time_constant_s": 0.01}]) == 1.5
+    assert auto_duration([{"time_constant_s": float("inf")}]) == MAX_DURATION

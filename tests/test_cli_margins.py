@@ -175,3 +175,18 @@ def test_paper_variant_with_every_frame_sampled(capsys):
     assert main(["margins", "--variant", "paper", "--ps", "1", "--json"]) == 0
     out = json.loads(capsys.readouterr().out)
     assert out["model_variant"] == "paper" and out["fixed_point"]["ps"] == 1
+
+
+def test_validity_names_the_region_the_point_lies_in(capsys):
+    """The single-flow region (N <= 2) and the large-RTT region are flagged; a mid-range
+    point of the validated grid (N = 10, 100 us) is inside the domain."""
+    main(["margins", "--model", "qcn", "--flows", "1", "--rtt", "100us", "--json"])
+    single = json.loads(capsys.readouterr().out)["validity"]
+    assert [v["finding"] for v in single] == ["single flow"]
+    main(["margins", "--model", "qcn", "--flows", "10", "--rtt", "1.2ms", "--json"])
+    far = {v["finding"] for v in json.loads(capsys.readouterr().out)["validity"]}
+    assert "slow breakdown" in far
+    main(["margins", "--model", "qcn", "--flows", "10", "--rtt", "100us", "--json"])
+    assert json.loads(capsys.readouterr().out)["validity"] == []
+    main(["margins", "--model", "qcn", "--flows", "1", "--rtt", "100us"])
+    assert "outside validity" in capsys.readouterr().out

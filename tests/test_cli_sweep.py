@@ -40,8 +40,38 @@ def test_analytical_sweep_matches_margins(tmp_path):
     assert np.all(np.diff(ds["phase_margin_deg"].sel(n_flows=10).values) < 0)
     assert ds.attrs["qcnmodel_version"]
     ds.close()
-    # The checkpoint lets a rerun skip every finished point.
-    assert (tmp_path / "qcn.nc.partial" / "points.jsonl").read_text().count("\n") == 10
+    # The checkpoint (kept on interruption, to resume) is deleted once the result is saved.
+    assert [p.name for p in tmp_path.iterdir()] == ["qcn.nc"]
+
+
+def test_finished_sweep_removes_its_checkpoint_an_interrupted_one_keeps_it(tmp_path, monkeypatch):
+    import qcnmodel.studies.sweep as sw
+
+    out = tmp_path / "m.nc"
+    args = ["sweep", "--model", "qcn", "--grid", "rtt=10us,100us,1ms", "--out", str(out),
+            "--quiet"]  # fmt: skip
+    real = sw.save_dataset
+
+    def interrupted(ds, path):
+        raise KeyboardInterrupt
+
+    monkeypatch.setattr(sw, "save_dataset", interrupted)  # every point done, then Ctrl-C
+    assert main(args) == 130
+    log = tmp_path / "m.nc.partial" / "points.jsonl"
+    assert log.read_text().count("\n") == 3  # kept: a rerun resumes from it
+    monkeypatch.setattr(sw, "save_dataset", real)
+    assert main(args) == 0
+    assert [p.name for p in tmp_path.iterdir()] == ["m.nc"]
+
+
+def test_explicit_checkpoint_with_other_files_keeps_the_directory(tmp_path):
+    cp = tmp_path / "cp"
+    cp.mkdir()
+    (cp / "notes.txt").write_text("mine")
+    args = ["sweep", "--model", "qcn", "--grid", "rtt=10us,1ms", "--out",
+            str(tmp_path / "m.nc"), "--checkpoint", str(cp), "--quiet"]  # fmt: skip
+    assert main(args) == 0
+    assert sorted(p.name for p in cp.iterdir()) == ["notes.txt"]
 
 
 def test_simulator_sweep(tmp_path):

@@ -1,5 +1,7 @@
 """`qcnmodel report` writes a self-contained HTML report, Markdown, figures and the grid."""
 
+import dataclasses
+
 import numpy as np
 import pytest
 import xarray as xr
@@ -43,6 +45,11 @@ def test_write_report(tmp_path):
     assert md.index("## Verdict") < md.index("## Parameters")
     assert first == check_params(cfg.params, cfg.check_ranges(), recommend=False).headline
     assert "QCN packet-fidelity fluid model" in first
+    # the validity domain follows the verdict, with each reached region's finding
+    assert md.index("## Verdict") < md.index("## Validity domain") < md.index("## Parameters")
+    verdict = check_params(cfg.params, cfg.check_ranges(), recommend=False)
+    for v in verdict.validity:
+        assert v["where"] in md and v["finding"] in md
     grid = xr.open_dataset(paths["margins"], engine="h5netcdf")
     # N = 1 at the line rate has no congestion (open loop: infinite critical RTT); N = 100 is
     # unstable at every RTT (negative); no point is left undefined
@@ -93,3 +100,45 @@ def test_compilation_is_announced_once_on_stderr(capsys, monkeypatch):
     assert capsys.readouterr().err == ""
     with pytest.raises(ValueError, match="what"):
         compiling.announce_compile("kernel")
+
+
+def test_report_confirms_its_headline_boundary(tmp_path):
+    # the headline verdict is put to the packets as `check --confirm` does: both sides of the
+    # worst N's critical RTT and the worst point, a table row and a figure panel each (a
+    # tiny run: the wiring, not the model)
+    from types import SimpleNamespace
+
+    from qcnmodel.document import Document
+    from qcnmodel.studies.report import _confirm_section
+
+    cfg = dataclasses.replace(small_config(confirm_duration=0.03, jobs=2), flows=(4, 10))
+    # the check's critical RTTs at N = 4 and 10 (printed by critical_rtt: 503 and 315.5 us)
+    # and its worst point over these ranges
+    verdict = SimpleNamespace(critical_rtt_s={4: 503.0e-6, 10: 315.5e-6},
+                              worst_point={"n_flows": 10, "rtt_s": 1e-3})  # fmt: skip
+    doc = Document("t")
+    figs = _confirm_section(doc, cfg, verdict, cfg.check_ranges(), tmp_path)
+    md = doc.to_markdown()
+    for factor in ("0.8", "1.25"):
+        assert f"| {factor} x critical RTT at the worst N = 10 (315.5 us) |" in md
+    assert "| worst point of the ranges | 10 | 1000 |" in md
+    assert "at 0.8 x and 1.25 x the model's critical RTT for the worst N" in md
+    assert md.count("| yes |") + md.count("| NO |") + md.count("| inconclusive |") == 3
+    assert len(figs) == 1 and figs[0][0].read_bytes()[:4] == b"\x89PNG"
+
+
+def test_report_confirmation_options_are_checked():
+    with pytest.raises(ValueError, match="confirm: run length"):
+        ReportConfig(confirm_duration=0.0)
+    with pytest.raises(ValueError, match="jobs"):
+        ReportConfig(jobs=0)
+
+
+def test_report_jobs_option(capsys):
+    from qcnmodel.cli import build_parser, main
+    from qcnmodel.cli.report import report_config
+
+    assert report_config(build_parser().parse_args(["report", "--jobs", "2"])).jobs == 2
+    assert report_config(build_parser().parse_args(["report"])).jobs is None
+    assert main(["report", "--jobs", "0"]) == 2
+    assert "jobs" in capsys.readouterr().err

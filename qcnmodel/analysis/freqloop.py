@@ -29,6 +29,7 @@ import control
 import numpy as np
 from scipy.optimize import brentq
 
+from qcnmodel.analysis.loop import control_name
 from qcnmodel.analysis.margins import Margins, NyquistCount
 
 __all__ = ["FrequencyLoop"]
@@ -108,7 +109,7 @@ class FrequencyLoop:
         else:
             w = np.asarray(omega, float)
             g = self.G(1j * w)
-        return control.frd(g * np.exp(-1j * w * self.delay), w, name=self.name or None)
+        return control.frd(g * np.exp(-1j * w * self.delay), w, name=control_name(self.name))
 
     # ------------------------------------------------------------- crossings
     @functools.cached_property

@@ -22,6 +22,11 @@ from qcnmodel.analysis.margins import Margins, margins, nyquist_count
 __all__ = ["DelayedLoop", "StepResponse"]
 
 
+def control_name(name: str | None) -> str | None:
+    """A loop's name as python-control accepts it (no '.'; decimal points become ',')."""
+    return name.replace(".", ",") if name else None
+
+
 def _as_poly(x, field: str) -> np.ndarray:
     a = np.atleast_1d(np.asarray(x, dtype=float))
     if a.ndim != 1 or a.size == 0:
@@ -125,7 +130,7 @@ class DelayedLoop:
 
     def rational(self) -> control.TransferFunction:
         """Delay-free rational part as a python-control TransferFunction."""
-        return control.tf(self.num, self.den, name=self.name or None)
+        return control.tf(self.num, self.den, name=control_name(self.name))
 
     def with_delay(self, tau: float) -> DelayedLoop:
         """Same rational part with delay ``tau`` (s)."""
@@ -161,7 +166,7 @@ class DelayedLoop:
             Frequencies (rad/s); default :meth:`default_omega`.
         """
         w = self.default_omega() if omega is None else np.asarray(omega, float)
-        return control.frd(self(1j * w), w, name=self.name or None)
+        return control.frd(self(1j * w), w, name=control_name(self.name))
 
     # ----------------------------------------------------------------- margins
     def margins(self) -> Margins:

@@ -37,9 +37,17 @@ SUBCOMMAND_MODULES = (
 )
 
 
+class _Parser(argparse.ArgumentParser):
+    """An argument parser whose usage errors are one line naming the flag, then exit 2."""
+
+    def error(self, message: str):
+        self.exit(2, f"{self.prog}: error: {message} (see '{self.prog} --help')\n")
+
+
 def build_parser() -> argparse.ArgumentParser:
-    """Build the top-level parser with every available sub-command."""
-    parser = argparse.ArgumentParser(
+    """Build the top-level parser with every available sub-command (each inherits its
+    one-line usage errors)."""
+    parser = _Parser(
         prog="qcnmodel",
         description="Control theory and packet-level simulation of IEEE 802.1Qau QCN.",
     )

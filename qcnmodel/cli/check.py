@@ -5,8 +5,10 @@ stable, marginal or unstable over the RTT and flow ranges, the model that produc
 the QCN packet-fidelity fluid model), the worst point with its phase margin, the binding
 constraint and the one [qcn] field change that makes it stable (recomputed over the ranges), or
 that none within the searched intervals does. Then: fields without effect in the file's mode,
-worst-case margins, the critical RTT per N. With --confirm the packet simulator runs at the
-worst point and across the boundary and the verdict is confirmed or contradicted.
+worst-case margins, the critical RTT per N. With --confirm the packet simulator runs, in
+parallel (--jobs), at 0.8x and 1.25x the model's critical RTT for the worst N (the smallest
+critical RTT over the ranges) and at the worst point; each point's model and packet verdicts
+are printed with agree or DISAGREE, and the queue traces are drawn (--figure).
 
 Ranges come from the command line, else from the file's ``[ranges]`` table
 (``rtt = "2us..1ms"``, ``flows = "1..100"``, ``pm_threshold = 30``), else those defaults.
@@ -15,6 +17,9 @@ Exit status: 0 stable (and not contradicted by --confirm), 1 unstable, marginal 
 contradicted, 2 bad input.
 
 Run time, 2 cores with warm numba caches: 15 s idle, 20 s busy (75 s on a first run).
+--confirm adds the packet runs, each long enough for its first half to hold three time
+constants of the slowest point's mode (at least 0.4 s, at most 10 s; a DURATION overrides
+it): about 1-2 s of work per second simulated at the 802.1Qau example's three points.
 """
 
 from __future__ import annotations
@@ -23,7 +28,6 @@ import argparse
 import sys
 
 from qcnmodel.cli.common import (
-    add_jobs_option,
     add_model_options,
     add_out_option,
     add_params_options,
@@ -58,13 +62,21 @@ def register(subparsers) -> None:
     add_set_option(p, "override a parameter-set field (repeatable)")
     p.add_argument("--no-recommend", action="store_true", help="skip the W/Ps/Gd search")
     add_progress_options(p)
-    add_jobs_option(p, "unused (the check runs in one process; accepted for a uniform CLI)")
+    p.add_argument("--jobs", default=None, metavar="N",
+                   help="processes for the --confirm runs (default: the cores actually free, "
+                   "at most the number of points; -1 = the cores actually free)")  # fmt: skip
     add_out_option(p, None, "also write the JSON result to this file (.json)")
     p.add_argument("--json", action="store_true", help="print one JSON object")
-    p.add_argument("--confirm", nargs="?", const="0.4s", default=None, metavar="DURATION",
-                   help="confirm the verdict with the packet simulator at the worst point and "
-                   "across the boundary (run length per point, default 0.4s); exit 1 if "
-                   "the packets contradict it")  # fmt: skip
+    p.add_argument("--confirm", nargs="?", const="auto", default=None, metavar="DURATION",
+                   help="confirm the verdict with the packet simulator, in parallel, at 0.8x "
+                   "and 1.25x the critical RTT of the worst N and at the worst point (run "
+                   "length per point, default auto: three time constants of the slowest "
+                   "mode settle in the first half, 0.4-10 s); exit 1 if the packets "
+                   "contradict it")  # fmt: skip
+    p.add_argument("--figure", default=None, metavar="PATH",
+                   help="with --confirm: where to draw the hot-queue traces (.png, .svg or "
+                   ".pdf; default NAME-confirm.png in the current folder, NAME the file's "
+                   "or preset's name)")  # fmt: skip
     p.set_defaults(func=run)
 
 
@@ -159,7 +171,9 @@ def _params(args):
 
 def run(args) -> int:
     """Run ``qcnmodel check``; exit 0 stable, 1 unstable/marginal, 2 bad input."""
-    from qcnmodel.cli.common import check_out, print_json
+    import dataclasses
+
+    from qcnmodel.cli.common import check_out, jobs_value, print_json
     from qcnmodel.studies.check import check_params
     from qcnmodel.studies.check_text import render
     from qcnmodel.studies.confirm import check_duration
@@ -171,13 +185,23 @@ def run(args) -> int:
     ranges = _ranges(args)
     label = _file(args) or f"preset {args.preset or '802.1qau'}"
     confirm = getattr(args, "confirm", None)
-    duration = None if confirm is None else check_duration(parse_time(confirm, "confirm"))
+    duration = (None if confirm in (None, "auto")
+                else check_duration(parse_time(confirm, "confirm")))  # fmt: skip
+    jobs = None if args.jobs is None else jobs_value(args.jobs)
+    figure = _figure(args) if confirm is not None else None
+    if args.figure is not None and confirm is None:
+        raise ValueError("figure: the traces come from --confirm; add --confirm")
     bar = _bar(params, ranges, args)
     result = check_params(params, ranges, model=args.model, recommend=not args.no_recommend,
                           variant=args.variant, progress=bar, confirm=confirm is not None,
-                          confirm_duration=duration)  # fmt: skip
+                          confirm_duration=duration, confirm_jobs=jobs)  # fmt: skip
     if bar is not None:
         bar.close()
+    if figure is not None:
+        result.plot_confirmation(figure, params.qeq)
+        result = dataclasses.replace(
+            result, confirmation={**result.confirmation, "figure": str(figure)}
+        )
     if args.json:
         out = {"file": label, "valid": True, "model": args.model,
                "rtt_range_s": list(ranges.rtt), "flows_range": list(ranges.flows)}  # fmt: skip
@@ -188,9 +212,23 @@ def run(args) -> int:
     if args.out:
         _write_json(args.out, {"file": label, "valid": True, "model": args.model,
                                **result.to_dict()})  # fmt: skip
-    print(render(result, ranges, label))
+    print(render(result, ranges, label, figure=figure))
     sys.stdout.flush()
     return result.exit_code
+
+
+def _figure(args):
+    """The checked path of the confirmation figure (``--figure``, else NAME-confirm.png)."""
+    from pathlib import Path
+
+    from qcnmodel.cli.common import check_out
+
+    path = args.figure
+    if path is None:
+        name = _file(args)
+        stem = Path(name).stem if name else (args.preset or "802.1qau")
+        path = f"{stem}-confirm.png"
+    return check_out(path, (".png", ".svg", ".pdf"), field="figure")
 
 
 def _write_json(path, obj) -> None:

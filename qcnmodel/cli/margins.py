@@ -114,6 +114,15 @@ def build_model(args):
     return build(args.model, params, args.variant, **settings)
 
 
+def _validity(name: str, model, out: dict) -> list[dict]:
+    """Regions of the model's validity domain (qcnmodel.validation.domain) at the point."""
+    from qcnmodel.validation.domain import point_validity
+
+    fixed = getattr(getattr(model, "params", None), "sampling", "table") == "fixed"
+    return point_validity(name, out["model_variant"], out["n_flows"], out["rtt_s"],
+                          out["critical_rtt_s"], fixed)  # fmt: skip
+
+
 #: the parameter preset of each model when none is given
 _DEFAULT_PRESET = {"fopdt": "802.1qau", "qcn": "802.1qau", "ecm": "seed004"}
 
@@ -126,6 +135,7 @@ def run(args) -> int:
         check_out(args.out, (".json",))
     model = build_model(args)
     out = summary(model)
+    out["validity"] = _validity(args.model, model, out)
     if args.out:
         from qcnmodel._io import atomic_path, to_jsonable
 
@@ -145,6 +155,12 @@ def run(args) -> int:
         ("critical RTT", f"{out['critical_rtt_s'] * 1e6:.4g} us"),
         ("closed loop", "stable" if out["stable"] else "UNSTABLE"),
     ]
+    if out["validity"]:
+        for note in out["validity"]:
+            rows.append(("outside validity", f"{note['finding']}: {note['where']}; "
+                                             f"{note['effect']}"))  # fmt: skip
+    else:
+        rows.append(("validity", "inside the validated domain of this model"))
     if out["loop_delay_s"] != out["rtt_s"]:
         rows.insert(2, ("loop delay", f"{out['loop_delay_s'] * 1e6:.4g} us"))
     for k, v in out["fixed_point"].items():

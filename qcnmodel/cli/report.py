@@ -15,7 +15,6 @@ from __future__ import annotations
 import argparse
 
 from qcnmodel.cli.common import (
-    add_jobs_option,
     add_model_options,
     add_out_option,
     add_params_options,
@@ -42,7 +41,9 @@ def register(subparsers) -> None:
     p.add_argument("--no-packet", action="store_true",
                    help="skip the packet-level confirmation runs")  # fmt: skip
     add_progress_options(p)
-    add_jobs_option(p, "unused (accepted for a uniform command line)")
+    p.add_argument("--jobs", default=None, metavar="N",
+                   help="processes for the packet confirmation of the verdict (default: the "
+                   "cores actually free, at most the number of points; -1 = the same)")  # fmt: skip
     p.set_defaults(func=run)
 
 
@@ -89,6 +90,10 @@ def report_config(args):
     if "rtt_min" in kw:
         pts = config.defaults["studies.report_point_rtts"]
         kw["point_rtts"] = tuple(sorted({min(max(r, kw["rtt_min"]), kw["rtt_max"]) for r in pts}))
+    if getattr(args, "jobs", None) is not None:
+        from qcnmodel.cli.common import jobs_value
+
+        kw["jobs"] = jobs_value(args.jobs)
     return ReportConfig(params=params, preset=name, packet=not args.no_packet, **kw)
 
 

@@ -17,7 +17,8 @@ grids take ``rtt``, ``n_flows``, ``capacity``, ``ps`` and any parameter-set fiel
 ``--preset NAME`` or ``--params FILE`` (a QCN parameter TOML, as ``qcnmodel check`` reads)
 chooses the parameter set, ``--variant`` a named configuration of the ``--model``.
 Finished points are recorded in ``--checkpoint`` (default ``OUT.partial/``): rerunning the
-same command after an interruption continues where it stopped.
+same command after an interruption continues where it stopped. Once ``OUT`` is written the
+checkpoint is deleted.
 """
 
 from __future__ import annotations
@@ -115,7 +116,7 @@ def run(args) -> int:
         check_simulation_point,
         simulation_point,
     )
-    from qcnmodel.studies.sweep import save_dataset, sweep
+    from qcnmodel.studies.sweep import remove_checkpoint, save_dataset, sweep
 
     out = check_out(args.out, (".nc", ".zarr"))
     n_jobs = jobs_value(args.jobs)
@@ -175,6 +176,7 @@ def run(args) -> int:
         attrs=attrs,
     )
     save_dataset(ds, out)
+    remove_checkpoint(checkpoint)  # saved: the checkpoint is needed only to resume
     print(f"wrote {out} ({' x '.join(f'{k}={len(v)}' for k, v in grid.items())} points)")
     sys.stdout.flush()
     return 0

@@ -137,6 +137,11 @@ class _Ctx:
                 return i
         return None
 
+    def line_of(self, key: str, line: int | None) -> int | None:
+        """Line of ``key`` in the entry starting at ``line`` (else ``line``): looked up only
+        for an error message, so that loading stays linear."""
+        return (self.key_line(key, line) if line else None) or line
+
     def table_line(self, table: str) -> int | None:
         pat = re.compile(rf"^\s*\[\s*{re.escape(table)}\s*\]")
         for i, ln in enumerate(self.lines, 1):
@@ -218,17 +223,16 @@ def _quantity(parser, e, key, what, line, ctx, default=None, positive=False, inf
             raise ctx.error(what, line, f"missing key {key!r}")
         return default
     v = e[key]
-    kl = (ctx.key_line(key, line) if line else None) or line
     if inf_ok and isinstance(v, str) and v.strip().lower() in ("inf", "unlimited", "none"):
         return math.inf
     try:
         x = parser(v, key)
     except ValueError as exc:
-        raise ctx.error(what, kl, str(exc)) from None
+        raise ctx.error(what, ctx.line_of(key, line), str(exc)) from None
     if positive and not x > 0:
-        raise ctx.error(what, kl, f"{key} must be > 0, got {v!r}")
+        raise ctx.error(what, ctx.line_of(key, line), f"{key} must be > 0, got {v!r}")
     if not positive and x < 0:
-        raise ctx.error(what, kl, f"{key} must be >= 0, got {v!r}")
+        raise ctx.error(what, ctx.line_of(key, line), f"{key} must be >= 0, got {v!r}")
     return x
 
 
@@ -243,12 +247,15 @@ class _Graph:
     def check_node(self, n, key, what, line, host=False):
         """``n`` if it is a declared node (an end node with ``host``), else a ValueError."""
         ctx = self.ctx
-        kl = (ctx.key_line(key, line) if line else None) or line
         if not isinstance(n, str) or n not in self.known:
-            raise ctx.error(what, kl, f"unknown node {n!r} in {key!r} "
-                            f"(known: {', '.join(self.known)})")  # fmt: skip
+            names = list(self.known)
+            known = ", ".join(names[:20]) + (", ..." if len(names) > 20 else "")
+            raise ctx.error(what, ctx.line_of(key, line), f"unknown node {n!r} in {key!r} "
+                            f"(known: {known})")  # fmt: skip
         if host and self.known[n] != "node":
-            raise ctx.error(what, kl, f"{key} {n!r} is a switch, not an end node")
+            raise ctx.error(
+                what, ctx.line_of(key, line), f"{key} {n!r} is a switch, not an end node"
+            )
         return n
 
     def check_path(self, src, dst, what, line) -> None:
@@ -262,6 +269,22 @@ class _Graph:
             return
         raise self.ctx.error(what, line, f"flow {src} -> {dst} is disconnected: no path "
                              f"from {src!r} to {dst!r}")  # fmt: skip
+
+    def one_component(self, hosts: list[str]) -> bool:
+        """Whether every host hangs from a switch of one component (then every pair is
+        connected): checked once, so that uniform traffic to all hosts stays linear."""
+        one = getattr(self, "_one", None)
+        if one is None:
+            labels: set[int] = set()
+            one = True
+            for h in hosts:
+                g = self._groups(h)
+                labels |= g
+                if not g or len(labels) > 1:
+                    one = False
+                    break
+            self._one = one
+        return one
 
     def _groups(self, n: str) -> set[int]:
         """Components of the switches ``n`` is (or hangs from)."""
@@ -385,8 +408,9 @@ def _traffic(data: dict, ctx: _Ctx, g: _Graph, hosts: list[str]) -> list:
             if not isinstance(dests, list) or not dests:
                 raise ctx.error(what, line, "destinations: expected a non-empty list of nodes")
             dests = tuple(g.check_node(x, "destinations", what, line, host=True) for x in dests)
-        for t in dests or [h for h in hosts if h != s]:
-            g.check_path(s, t, what, line)
+        if dests is not None or not g.one_component(hosts):  # else: every pair connects
+            for t in dests or [h for h in hosts if h != s]:
+                g.check_path(s, t, what, line)
         a, b = g.times(e, what, line)
         traffic.append(UniformTraffic(s, rate, dests, a, b))
     if "matrix" in data:

@@ -108,6 +108,8 @@ class CheckResult:
     headline: str = ""
     confirmation: dict | None = None
     fallback: str = ""
+    confirmation_traces: dict | None = field(default=None, compare=False, repr=False)
+    validity: list = field(default_factory=list)
 
     @property
     def fix(self) -> dict | None:
@@ -121,6 +123,16 @@ class CheckResult:
         if self.confirmation is not None and not self.confirmation["agree"]:
             return 1
         return 0 if self.verdict == "stable" else 1
+
+    def plot_confirmation(self, path, qeq: float):
+        """Draw the hot-queue traces of the packet confirmation to ``path`` (one panel per
+        point, the model's and the packets' verdicts in each title); ValueError when the
+        check ran without ``confirm``."""
+        if self.confirmation_traces is None:
+            raise ValueError("confirm: this check ran without confirm=True (no packet traces)")
+        from qcnmodel.studies.confirm import plot_confirmation  # written atomically
+
+        return plot_confirmation(self.confirmation_traces, qeq, path)
 
     def to_dict(self) -> dict:
         """Plain dict for JSON output."""
@@ -141,6 +153,7 @@ class CheckResult:
             "searched": self.searched,
             "notes": self.notes,
             "model_fallback": self.fallback,
+            "validity": self.validity,
             "confirmation": self.confirmation,
         }
 
@@ -166,6 +179,7 @@ def check_params(
     progress=None,
     confirm: bool = False,
     confirm_duration: float | None = None,
+    confirm_jobs: int | None = None,
 ) -> CheckResult:
     """Worst-case margins, critical RTT per N, verdict, the fix and the headline.
 
@@ -185,11 +199,17 @@ def check_params(
     progress : tqdm, optional
         Advanced once per flow count and once per screened candidate.
     confirm : bool
-        Run the packet simulator at the worst point and across the boundary
+        Run the packet simulator, in parallel, at 0.8 x and 1.25 x the critical RTT of the
+        worst N (the smallest critical RTT over the ranges) and at the worst point
         (:func:`qcnmodel.studies.confirm.confirm_verdict`); a disagreement makes
-        :attr:`CheckResult.exit_code` 1.
+        :attr:`CheckResult.exit_code` 1. The rows are in ``confirmation``, the traces in
+        ``confirmation_traces`` (:meth:`CheckResult.plot_confirmation` draws them).
     confirm_duration : float, optional
-        Packet run length per point, s (default 0.4).
+        Packet run length per point, s (default: long enough for three time constants of
+        the slowest point's mode to settle in the first half, 0.4-10 s).
+    confirm_jobs : int, optional
+        Processes for the packet runs (default the cores actually free, -1 the same; at
+        most the number of points); the results do not depend on it.
 
     Returns
     -------
@@ -211,10 +231,11 @@ def check_params(
                     "table (they sample at the base probability).")  # fmt: skip
         variant = "paper"
         base = _model(params, model, variant)
+    shown = progress is not None and not getattr(progress, "disable", False)
     if model == "qcn":
         from qcnmodel.studies.compiling import announce_compile
 
-        announce_compile("loop", progress is not None and not getattr(progress, "disable", False))
+        announce_compile("loop", shown)
     name, var, label = model_label(base)
     taus = ranges.rtt_grid()
     worst_gm, worst_dm = np.inf, np.inf
@@ -251,14 +272,26 @@ def check_params(
         searched=search["searched"],
         fallback=fallback,
     )
-    result = dataclasses.replace(result, headline=headline(result, ranges))
+    result = dataclasses.replace(result, headline=headline(result, ranges),
+                                 validity=_validity(result, ranges, params))  # fmt: skip
     if confirm:
         from qcnmodel.studies.confirm import confirm_verdict, drop_traces
 
         conf = confirm_verdict(params, result, ranges, base, duration=confirm_duration,
-                               progress=progress is not None)  # fmt: skip
-        result = dataclasses.replace(result, confirmation=drop_traces(conf))
+                               progress=shown, jobs=confirm_jobs)  # fmt: skip
+        result = dataclasses.replace(result, confirmation=drop_traces(conf),
+                                     confirmation_traces=conf)  # fmt: skip
     return result
+
+
+def _validity(result, ranges: CheckRanges, params: QCNParams) -> list[dict]:
+    """The regions of the model's validity domain (:mod:`qcnmodel.validation.domain`) that
+    the checked ranges reach, with their mechanisms."""
+    from qcnmodel.validation.domain import validity_notes
+
+    notes = validity_notes(result.model, result.model_variant, ranges.flows, ranges.rtt,
+                           result.critical_rtt_s, params.sampling == "fixed")  # fmt: skip
+    return [v.to_dict() for v in notes if v.applies]
 
 
 def check_steps(params: QCNParams, ranges: CheckRanges, recommend: bool = True) -> int:

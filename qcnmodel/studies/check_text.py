@@ -4,15 +4,16 @@ from __future__ import annotations
 
 from qcnmodel.studies.verdict import wrap_phase
 
-__all__ = ["render"]
+__all__ = ["confirmation_lines", "render", "validity_lines"]
 
 
-def render(result, ranges, file: str) -> str:
+def render(result, ranges, file: str, figure=None) -> str:
     """Plain-text report of a :class:`~qcnmodel.studies.check.CheckResult`.
 
     The one-paragraph verdict comes first (model, ranges, worst point, binding constraint and
     the fix), then the fields without effect, the worst-case margins, the critical RTT per N,
-    the verified changes and, with ``--confirm``, the packet-level confirmation.
+    the verified changes and, with ``--confirm``, the packet-level confirmation (with the
+    path of its ``figure`` of the traces, when one was drawn).
     """
     r = result
     lines = [f"{file}: valid", "", r.headline, ""]
@@ -40,6 +41,7 @@ def render(result, ranges, file: str) -> str:
         f"verdict: {r.verdict.upper()} "
         f"(stable needs every point stable with PM >= {r.pm_threshold_deg:g} deg)"
     )
+    lines += validity_lines(r.validity)
     if r.recommendations:
         lines.append("changes that make it stable (one [qcn] field each, grid recomputed):")
         for f in r.recommendations:
@@ -49,16 +51,52 @@ def render(result, ranges, file: str) -> str:
             )
     c = r.confirmation
     if c is not None:
-        lines.append(
-            f"packet confirmation ({c['duration_s']:g} s per run, seed {c['seed']}): "
-            + ("AGREES" if c["agree"] else "DISAGREES")
-        )
-        for row in c["rows"]:
-            lines.append(
-                f"  N={row['n_flows']:<4d} RTT={row['rtt_s'] * 1e6:8.4g} us: model "
-                f"{'stable' if row['predicted_stable'] else 'unstable'}, packets "
-                f"{row['verdict']} (queue std {row['std'] / 1e3:.3g} KB, empty "
-                f"{row['underflow']:.0%}, ACF peak {row['acf_peak']:.2f}) -> "
-                f"{'agree' if row['agree'] else 'DISAGREE'}"
-            )
+        lines += confirmation_lines(c, figure)
     return "\n".join(lines)
+
+
+def validity_lines(validity: list) -> list[str]:
+    """The parts of the checked ranges outside the model's validated domain (one line each:
+    the region, what the validation found there, and the finding's name), or one line saying
+    that the ranges lie inside it."""
+    if not validity:
+        return ["validity: the ranges lie inside the model's validated domain"]
+    out = ["validity: parts of the ranges lie outside the model's validated domain "
+           "(`qcnmodel validate`; --confirm puts the verdict to packets):"]  # fmt: skip
+    for v in validity:
+        out.append(f"  {v['where']}: {v['effect']} [{v['finding']}]")
+    return out
+
+
+def confirmation_lines(c: dict, figure=None) -> list[str]:
+    """The packet confirmation: the overall answer, then per point its role, the model's
+    verdict (phase margin), the packets' verdict with the detector's numbers, and agree or
+    DISAGREE; then the figure's path when one was drawn."""
+    from qcnmodel.studies.confirm import outcome
+
+    n_agree = sum(outcome(row) == "agree" for row in c["rows"])
+    n_open = sum(outcome(row) == "inconclusive" for row in c["rows"])
+    lines = [
+        f"packet confirmation ({c['duration_s']:g} s per run, seed {c['seed']}, "
+        f"{c.get('jobs', 1)} process{'es' if c.get('jobs', 1) != 1 else ''}): "
+        + ("DISAGREES" if not c["agree"] else "AGREES" if n_agree else "INCONCLUSIVE")
+        + f" ({n_agree} of {len(c['rows'])} points"
+        + (f", {n_open} inconclusive: the run is shorter than {2 * 3:g} time constants of "
+           "their mode" if n_open else "") + ")"
+    ]  # fmt: skip
+    for row in c["rows"]:
+        model = "stable" if row["predicted_stable"] else "unstable"
+        lines += [
+            f"  {row['role']}:",
+            f"    N={row['n_flows']:<4d} RTT={row['rtt_s'] * 1e6:8.4g} us: model {model} "
+            f"(PM {wrap_phase(row['phase_margin_deg']):.1f} deg), packets {row['verdict']} "
+            f"(queue std {row['std'] / 1e3:.3g} KB, empty {row['underflow']:.0%}, ACF peak "
+            f"{row['acf_peak']:.2f}, trend {row.get('drift', 0.0) / 1e3:+.3g} KB; model time "
+            f"constant {row.get('time_constant_s', 0.0):.3g} s) -> {outcome(row)}",
+        ]
+    for row in c.get("skipped", []):
+        lines.append(f"  {row['role']}: N={row['n_flows']}, RTT={row['rtt_s'] * 1e6:.4g} us "
+                     f"not simulated: {row['reason']}")  # fmt: skip
+    if figure is not None:
+        lines.append(f"  traces: {figure}")
+    return lines

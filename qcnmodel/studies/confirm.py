@@ -1,76 +1,290 @@
 """Confirm a check's verdict with packets (``qcnmodel check --confirm``).
 
 The analytical verdict of :func:`qcnmodel.studies.check.check_params` is put to the packet
-simulator at two points of the checked ranges:
+simulator at the worst-case points of the checked ranges (:func:`confirm_points`):
 
-* the worst point (the flow count N and RTT with the smallest margin);
-* a second point on the other side of the boundary at the worst point's N when the model
-  has one there: 0.8 x its critical RTT when the worst point is predicted unstable, 1.25 x
-  when it is predicted stable; otherwise the grid point with the largest phase margin.
+* the *worst N*: the flow count of the grid with the smallest positive, finite critical RTT
+  (the binding constraint of the headline). At that N the simulator runs at 0.8 x and
+  1.25 x the model's critical RTT, where the model predicts stable and unstable: the two
+  points test the predicted boundary from both sides;
+* the worst point of the ranges (the N and RTT with the smallest phase margin), when it is
+  not one of those two;
+* when no N has such a critical RTT (the model is stable at every N up to the end of its
+  search, or has no positive phase margin at any RTT), or the boundary is too long for the
+  run, the worst point and, when that is predicted unstable, the point with the largest
+  phase margin; the rows' ``role`` says why.
+
+A point is simulated only when the analysed second half of the run holds at least
+:data:`MIN_RTTS` of its RTTs; the others are listed as not simulated, with the run length
+they would need.
+
+The points run in parallel (:func:`confirm_verdict`, ``jobs``) with the sweep's workers
+(:mod:`qcnmodel.studies.sweep`: forked from this process once the simulator is compiled, so
+no worker compiles it again); every point uses the same seed, so the results are those of a
+sequential run, bit for bit.
 
 Each point runs on the single bottleneck of the validation suite
 (:func:`qcnmodel.validation.network.bottleneck_spec`: N greedy sources, one switch whose
 egress port to the sink is the congestion point, link delays set so that the CP -> RP -> CP
 loop delay equals the RTT), at the parameter set's line rate. The hot queue over the second
 half of the run is classified by the oscillation detector
-(:func:`qcnmodel.analysis.timeseries.oscillation`: *stable*, *oscillating* or *underflow*);
-a point agrees when the packets are stable exactly where the model predicts stability.
+(:func:`qcnmodel.analysis.timeseries.oscillation`: *stable*, *oscillating* or *underflow*;
+:func:`classify` adds *drifting* for a queue that trends by more than Qeq across the
+window); a point agrees when the packets are stable exactly where the model predicts
+stability.
 
-A short run (default 0.4 s, the last 0.2 s analysed; the start from an empty queue
-settles within about 0.2 s on the validation cases) is a smoke test of the verdict, not a
-validation: ``qcnmodel validate`` does the full comparison.
+**Run length.** Near the boundary the loop's slowest mode decays (or grows) slowly: its
+time constant follows from the model itself (:func:`mode_time_constant`, the first-order
+shift of the closed-loop pole from the gain crossover), and the packets can only tell
+stable from unstable once the start-up transient has died out. By default every run is long
+enough for the first half to hold :data:`SETTLE_TAUS` time constants of the slowest point
+(at least :data:`DEFAULT_DURATION`, at most 10 s); a point whose time constant the run
+cannot hold (a run length given by the user, or the 10 s cap) is reported as
+*inconclusive*, not as agreement or disagreement. A confirmation is a smoke test of the
+verdict, not a validation: ``qcnmodel validate`` does the full comparison.
 """
 
 from __future__ import annotations
 
 import sys
+from pathlib import Path
 
 import numpy as np
 
 from qcnmodel.params import QCNParams
 
-__all__ = ["DEFAULT_DURATION", "confirm_points", "check_duration", "confirm_verdict", "drop_traces"]
+__all__ = [
+    "DEFAULT_DURATION",
+    "check_duration",
+    "classify",
+    "confirm_jobs",
+    "confirm_points",
+    "confirm_verdict",
+    "drop_traces",
+    "mode_time_constant",
+    "outcome",
+    "plot_confirmation",
+    "worst_n",
+]
 
 #: default packet run length (s); the second half is analysed
 DEFAULT_DURATION = 0.4
 #: trace bin (s) for the oscillation detector
 BIN = 50e-6
+#: the predicted boundary is tested at these multiples of the critical RTT (stable, unstable)
+FACTORS = (0.8, 1.25)
+#: the boundary points need the analysed half of the run to hold at least this many RTTs
+MIN_RTTS = 10
+#: the settling half of a run must hold this many time constants of the point's slowest
+#: mode (e^-3 = 5 %: a start-up swing of 20 Qeq is then within the detector's Qeq/4 band
+#: after ~4.4 time constants; 3 is the least that lets the detector see the mode's sign)
+SETTLE_TAUS = 3.0
+#: longest run chosen automatically (s): the range ``check_duration`` accepts
+MAX_DURATION = 10.0
 
 
-def confirm_points(result, ranges, model) -> list[dict]:
-    """The (N, RTT) points to simulate, with ``model``'s prediction at each (see module)."""
-    from qcnmodel.studies.verdict import scan
+def worst_n(critical_rtt_s: dict) -> tuple[int, float] | None:
+    """``(N, critical RTT)`` with the smallest positive, finite critical RTT, or None."""
+    finite = {int(n): float(c) for n, c in critical_rtt_s.items() if np.isfinite(c) and c > 0}
+    if not finite:
+        return None
+    n = min(finite, key=lambda k: (finite[k], k))
+    return n, finite[n]
 
+
+def confirm_points(result, ranges, model, duration: float = DEFAULT_DURATION) -> list[dict]:
+    """The (N, RTT) points to simulate, with ``model``'s prediction at each (see module).
+
+    Parameters
+    ----------
+    result : CheckResult
+        The analytical check (its ``worst_point`` and ``critical_rtt_s`` are used).
+    ranges : CheckRanges
+        Its ranges.
+    model : loop model
+        The checked model (``replace(n_flows=, rtt=)`` is used).
+    duration : float
+        The packet run length (s): a boundary whose 1.25 x critical RTT does not fit
+        :data:`MIN_RTTS` times into the analysed half is not simulated.
+
+    Returns
+    -------
+    list of dict
+        ``n_flows``, ``rtt_s``, ``role``, the model's ``stable`` and ``phase_margin_deg``
+        there, and ``skip``: None, or why the point is not simulated (its RTT does not fit
+        :data:`MIN_RTTS` times into the analysed half of the run).
+    """
     wp = result.worst_point
     n_w, rtt_w = int(wp["n_flows"]), float(wp["rtt_s"])
-    points = [(n_w, rtt_w, "worst point")]
-    crit = result.critical_rtt_s.get(n_w, np.nan)
-    worst_stable = _predict(model, n_w, rtt_w)["stable"]
-    if np.isfinite(crit) and crit > 0:
-        factor = 1.25 if worst_stable else 0.8
-        points.append((n_w, factor * crit, f"{factor:g} x critical RTT at N = {n_w}"))
+    points = []
+    found = worst_n(result.critical_rtt_s)
+    why = None
+    if found is None:
+        why = "the model has no finite critical RTT at any N of the ranges"
+    elif FACTORS[-1] * found[1] * MIN_RTTS > duration / 2:
+        why = (f"the critical RTT {found[1] * 1e6:.4g} us at N = {found[0]} is too long for a "
+               f"{duration:g} s run")  # fmt: skip
     else:
-        table = scan(model, ranges)
-        best = None
-        for n, (pm, st) in table.items():
-            key = np.where(st & np.isfinite(pm), pm, -np.inf)
-            k = int(np.argmax(key))
-            if np.isfinite(key[k]) and (best is None or key[k] > best[0]):
-                best = (key[k], n, float(ranges.rtt_grid()[k]))
-        if best is not None and not worst_stable:
-            points.append((best[1], best[2], "largest phase margin in the ranges"))
-    return [{"n_flows": n, "rtt_s": rtt, "role": role, **_predict(model, n, rtt)}
-            for n, rtt, role in points]  # fmt: skip
+        n, crit = found
+        for f in FACTORS:
+            points.append((n, f * crit, f"{f:g} x critical RTT at the worst N = {n} "
+                                        f"({crit * 1e6:.4g} us)"))  # fmt: skip
+    if not any(n == n_w and np.isclose(r, rtt_w, rtol=1e-9, atol=0) for n, r, _ in points):
+        points.append((n_w, rtt_w, "worst point of the ranges"
+                       + (f" (fallback: {why})" if why else "")))  # fmt: skip
+    out = [{"n_flows": n, "rtt_s": float(rtt), "role": role, **_predict(model, n, rtt)}
+           for n, rtt, role in points]  # fmt: skip
+    if why is not None and not out[-1]["stable"]:
+        best = _largest_margin(model, ranges)
+        if best is not None:
+            n, rtt = best
+            out.append({"n_flows": n, "rtt_s": rtt,
+                        "role": f"largest phase margin in the ranges (fallback: {why})",
+                        **_predict(model, n, rtt)})  # fmt: skip
+    for pt in out:  # a run must hold MIN_RTTS round trips in its analysed half
+        need = 2 * MIN_RTTS * pt["rtt_s"]
+        too_long = f"RTT too long for a {duration:g} s run (needs at least {need:.3g} s)"
+        pt["skip"] = None if need <= duration else too_long
+    return out
+
+
+def _largest_margin(model, ranges) -> tuple[int, float] | None:
+    """The grid point with the largest phase margin among the stable ones, or None."""
+    from qcnmodel.studies.verdict import scan
+
+    best = None
+    for n, (pm, st) in scan(model, ranges).items():
+        key = np.where(st & np.isfinite(pm), pm, -np.inf)
+        k = int(np.argmax(key))
+        if np.isfinite(key[k]) and (best is None or key[k] > best[0]):
+            best = (key[k], n, float(ranges.rtt_grid()[k]))
+    return None if best is None else (best[1], best[2])
 
 
 def _predict(model, n: int, rtt: float) -> dict:
-    mg = model.replace(n_flows=int(n), rtt=float(rtt)).loop().margins()
-    return {"stable": bool(mg.stable), "phase_margin_deg": float(mg.phase_margin_deg)}
+    loop = model.replace(n_flows=int(n), rtt=float(rtt)).loop()
+    mg = loop.margins()
+    return {"stable": bool(mg.stable), "phase_margin_deg": float(mg.phase_margin_deg),
+            "time_constant_s": mode_time_constant(loop, mg)}  # fmt: skip
 
 
-def confirm_verdict(params: QCNParams, result, ranges, model, duration: float | None = None,
-                    seed: int = 0, progress: bool = False) -> dict:  # fmt: skip
-    """Simulate the confirmation points and compare with the model.
+def mode_time_constant(loop, margins=None) -> float:
+    """Time constant (s) of the closed-loop mode at the gain crossover: 1 / |Re s*|.
+
+    At the crossover w_c, L(jw_c) = exp(j(-pi + PM)). The closed-loop pole near jw_c solves
+    L(s) = -1; to first order in the phase margin PM (rad),
+    s* = jw_c + PM / (a + jb) with a = d ln|L|/dw and b = d arg L/dw at w_c, so
+    Re s* = PM a / (a^2 + b^2): the mode decays (PM > 0, a < 0) or grows (PM < 0) with
+    time constant (a^2 + b^2) / (|PM| |a|). ``inf`` without a crossover or at PM = 0; the
+    first-order estimate is accurate for small |PM|, which is where it matters (the
+    packets need long runs only near the boundary).
+    """
+    mg = loop.margins() if margins is None else margins
+    wc = float(mg.crossover_rad_s)
+    pm = np.deg2rad(float(mg.phase_margin_deg))
+    if not (np.isfinite(wc) and wc > 0 and np.isfinite(pm)):
+        return float("inf")
+    w = wc * np.array([1.0 - 1e-4, 1.0 + 1e-4])
+    h = np.asarray(loop.frequency_response(w).fresp).reshape(-1)
+    ln = np.log(h)
+    a = float(np.diff(ln.real)[0] / np.diff(w)[0])
+    b = float(np.diff(np.unwrap(ln.imag))[0] / np.diff(w)[0])
+    den = abs(pm * a)
+    return float((a * a + b * b) / den) if den > 0 else float("inf")
+
+
+def auto_duration(points) -> float:
+    """Run length (s) whose first half holds :data:`SETTLE_TAUS` time constants of every
+    point: at least :data:`DEFAULT_DURATION`, at most :data:`MAX_DURATION`."""
+    taus = [p["time_constant_s"] for p in points]
+    need = 2.0 * SETTLE_TAUS * max(taus, default=0.0)
+    return float(min(MAX_DURATION, max(DEFAULT_DURATION, need)))
+
+
+def simulate_point(params: QCNParams, duration: float, seed: int, n_flows: int,
+                   rtt_s: float) -> dict:  # fmt: skip
+    """One confirmation run: the detector's verdict and numbers, and the hot-queue trace.
+
+    A top-level function so that the sweep's workers can run it (its ``warm_up`` loads the
+    compiled simulator before they are forked)."""
+    from qcnmodel.sim import simulate
+    from qcnmodel.validation.network import bottleneck_spec
+
+    spec = bottleneck_spec(int(n_flows), float(rtt_s), float(params.line_rate),
+                           line_rate=params.line_rate)  # fmt: skip
+    ds = simulate(spec, params=params, duration=duration, bin_width=BIN, seed=seed).dataset
+    q = ds.hot_queue_mean.where(ds.time > duration / 2, drop=True).values
+    return {**classify(q, BIN, params.qeq), "time_s": ds.time.values,
+            "queue_bytes": ds.hot_queue_mean.values}  # fmt: skip
+
+
+def classify(q, dt: float, qeq: float) -> dict:
+    """The packets' verdict on the analysed hot queue ``q`` (bytes, bins of ``dt`` s).
+
+    The oscillation detector (:func:`qcnmodel.analysis.timeseries.oscillation`) answers
+    *stable*, *oscillating* or *underflow*. It looks for a periodic swing, so a queue that
+    climbs (or drains) steadily through the window also reads *stable*; such a queue has
+    reached no equilibrium. So a *stable* answer becomes *drifting* when the least-squares
+    trend moves the queue by more than the set point ``qeq`` across the window (the
+    equilibrium queue is Qeq, IEEE 802.1Qau-2010's CpQueueSizeSetPoint; a queue that moves
+    by more than Qeq itself in the analysed window is not held there). ``drift`` (bytes) is
+    that trend.
+    """
+    from qcnmodel.analysis.timeseries import oscillation
+
+    q = np.asarray(q, float)
+    osc = oscillation(q, dt, qeq)
+    drift = 0.0
+    if q.size >= 2:
+        t = np.arange(q.size) * dt
+        drift = float(np.polyfit(t, q, 1)[0] * (t[-1] - t[0]))
+    verdict = osc["verdict"]
+    if verdict == "stable" and abs(drift) > qeq:
+        verdict = "drifting"
+    return {
+        "verdict": verdict,
+        "mean": osc["mean"],
+        "std": osc["std"],
+        "underflow": osc["underflow"],
+        "acf_peak": osc["acf_peak"],
+        "drift": drift,
+    }
+
+
+def _warm_simulator(**_) -> None:
+    from qcnmodel.sim.kernel import loop
+
+    loop.warm_up()
+
+
+simulate_point.warm_up = _warm_simulator
+
+
+def confirm_jobs(jobs, n_points: int) -> int:
+    """Worker processes for ``n_points`` runs: ``None`` the cores actually free
+    (:func:`qcnmodel.studies.sweep.free_cores`), ``-1`` the same, else a whole number >= 1;
+    never more than the points."""
+    from qcnmodel.studies.sweep import free_cores
+
+    if jobs is None or (isinstance(jobs, (int, np.integer)) and not isinstance(jobs, bool)
+                        and int(jobs) == -1):  # fmt: skip
+        jobs = free_cores()
+    if isinstance(jobs, bool) or not isinstance(jobs, (int, np.integer)) or jobs < 1:
+        raise ValueError(f"jobs: expected a whole number >= 1 or -1, got {jobs!r}")
+    return max(1, min(int(jobs), int(n_points)))
+
+
+def confirm_verdict(
+    params: QCNParams,
+    result,
+    ranges,
+    model,
+    duration: float | None = None,
+    seed: int = 0,
+    progress: bool = False,
+    jobs: int | None = None,
+) -> dict:
+    """Simulate the confirmation points, in parallel, and compare with the model.
 
     Parameters
     ----------
@@ -85,45 +299,71 @@ def confirm_verdict(params: QCNParams, result, ranges, model, duration: float | 
     duration : float, optional
         Packet run length per point, s (default :data:`DEFAULT_DURATION`); in (0, 10].
     seed : int
-        Simulator seed.
+        Simulator seed (the same at every point).
     progress : bool
         A tqdm bar on stderr, and one line there while the simulator compiles.
+    jobs : int, optional
+        Processes (this one included): default the cores actually free, ``-1`` the same,
+        at most the number of points. The rows do not depend on it.
 
     Returns
     -------
     dict
-        ``agree`` (every point agrees), ``duration_s``, ``seed`` and ``rows`` (per point:
-        ``n_flows``, ``rtt_s``, ``role``, ``predicted_stable``, ``phase_margin_deg``, the
-        detector's ``verdict``, ``mean``, ``std``, ``underflow``, ``acf_peak``, ``agree``).
+        ``agree`` (every point agrees), ``duration_s``, ``seed``, ``jobs`` and ``rows`` (per
+        point: ``n_flows``, ``rtt_s``, ``role``, ``predicted_stable``, ``phase_margin_deg``,
+        the detector's ``verdict``, ``mean``, ``std``, ``underflow``, ``acf_peak``,
+        ``agree``, and the trace ``time_s``, ``queue_bytes``); ``skipped``: the points whose
+        RTT is too long for the run (``n_flows``, ``rtt_s``, ``role``,
+        ``predicted_stable``, ``reason``). ValueError (naming ``confirm``) when every point
+        is too long.
     """
     from tqdm.auto import tqdm
 
-    from qcnmodel.analysis.timeseries import oscillation
-    from qcnmodel.sim import simulate
-    from qcnmodel.validation.network import bottleneck_spec
+    from qcnmodel.studies.sweep import _Call, _execute
 
-    duration = check_duration(DEFAULT_DURATION if duration is None else duration)
-    points = confirm_points(result, ranges, model)
-    _announce_compile(progress)
+    if duration is None:  # long enough for the slowest point's mode (see module)
+        first = confirm_points(result, ranges, model, MAX_DURATION)
+        duration = auto_duration([p for p in first if p["skip"] is None] or first)
+    duration = check_duration(duration)
+    every = confirm_points(result, ranges, model, duration)
+    points = [p for p in every if p["skip"] is None]
+    skipped = [{"n_flows": p["n_flows"], "rtt_s": p["rtt_s"], "role": p["role"],
+                "predicted_stable": p["stable"], "reason": p["skip"]}
+               for p in every if p["skip"] is not None]  # fmt: skip
+    if not points:
+        need = 2 * MIN_RTTS * min(p["rtt_s"] for p in every)
+        raise ValueError(f"confirm: every point's RTT is too long for a {duration:g} s run "
+                         f"(the analysed second half must hold {MIN_RTTS} RTTs); give at "
+                         f"least {need:.3g} s (at most 10 s)")  # fmt: skip
+    n_jobs = confirm_jobs(jobs, len(points))
+    _announce_compile(progress)  # compiled here, once, before any worker is forked
+    call = _Call(simulate_point, {"params": params, "duration": duration, "seed": int(seed)})
+    todo = [(i, {"n_flows": p["n_flows"], "rtt_s": p["rtt_s"]}) for i, p in enumerate(points)]
+    runs: dict[int, dict] = {}
+    with tqdm(total=len(todo), desc="confirm", unit="run", disable=not progress,
+              file=sys.stderr, leave=False) as bar:  # fmt: skip
+        for i, out in _execute(call, todo, n_jobs, None):
+            runs[i] = out
+            bar.update(1)
     rows = []
-    capacity = float(params.line_rate)
-    for pt in tqdm(points, desc="confirm", unit="run", disable=not progress, file=sys.stderr):
-        res = simulate(bottleneck_spec(pt["n_flows"], pt["rtt_s"], capacity,
-                                       line_rate=params.line_rate),
-                       params=params, duration=duration, bin_width=BIN, seed=seed)  # fmt: skip
-        ds = res.dataset
-        q = ds.hot_queue_mean.where(ds.time > duration / 2, drop=True).values
-        osc = oscillation(q, BIN, params.qeq)
-        packets_stable = osc["verdict"] == "stable"
+    for i, pt in enumerate(points):
+        run = runs[i]
+        conclusive = duration / 2 >= SETTLE_TAUS * pt["time_constant_s"]
         rows.append({"n_flows": pt["n_flows"], "rtt_s": pt["rtt_s"], "role": pt["role"],
                      "predicted_stable": pt["stable"],
-                     "phase_margin_deg": pt["phase_margin_deg"], "verdict": osc["verdict"],
-                     "mean": osc["mean"], "std": osc["std"], "underflow": osc["underflow"],
-                     "acf_peak": osc["acf_peak"], "agree": packets_stable == pt["stable"],
-                     "time_s": ds.time.values,
-                     "queue_bytes": ds.hot_queue_mean.values})  # fmt: skip
-    return {"agree": all(r["agree"] for r in rows), "duration_s": duration, "seed": seed,
-            "rows": rows}  # fmt: skip
+                     "phase_margin_deg": pt["phase_margin_deg"],
+                     "time_constant_s": pt["time_constant_s"], **run,
+                     "conclusive": bool(conclusive),
+                     "agree": (run["verdict"] == "stable") == pt["stable"]})  # fmt: skip
+    return {"agree": all(r["agree"] for r in rows if r["conclusive"]), "duration_s": duration,
+            "seed": int(seed), "jobs": n_jobs, "rows": rows, "skipped": skipped}  # fmt: skip
+
+
+def outcome(row: dict) -> str:
+    """'agree', 'DISAGREE' or 'inconclusive' (the run cannot hold the point's mode)."""
+    if not row.get("conclusive", True):
+        return "inconclusive"
+    return "agree" if row["agree"] else "DISAGREE"
 
 
 def check_duration(duration) -> float:
@@ -145,9 +385,12 @@ def _announce_compile(progress: bool) -> None:
 
 def plot_confirmation(confirmation: dict, qeq: float, path):
     """Hot-queue traces of the confirmation runs, one panel per point, with the model's and
-    the packets' verdicts in each title; saved deterministically to ``path``."""
+    the packets' verdicts in each title (the y axis fits the analysed second half, so the
+    start-up transient may be clipped); saved deterministically and atomically to
+    ``path``."""
     import matplotlib.pyplot as plt
 
+    from qcnmodel._io import atomic_path
     from qcnmodel.studies.report_figures import save
 
     rows = confirmation["rows"]
@@ -160,14 +403,19 @@ def plot_confirmation(confirmation: dict, qeq: float, path):
                    color="C0", alpha=0.07, label="analysed")  # fmt: skip
         model = "stable" if r["predicted_stable"] else "unstable"
         ax.set_title(f"{r['role']}: N = {r['n_flows']}, RTT = {r['rtt_s'] * 1e6:.4g} us; model "
-                     f"{model}, packets {r['verdict']} ({'agree' if r['agree'] else 'DISAGREE'})",
-                     fontsize=9, color="k" if r["agree"] else "C3")  # fmt: skip
+                     f"{model}, packets {r['verdict']} ({outcome(r)})",
+                     fontsize=9, color="C3" if outcome(r) == "DISAGREE" else "k")  # fmt: skip
+        late = r["queue_bytes"][r["time_s"] > confirmation["duration_s"] / 2]
+        top = max(float(np.max(late)) if late.size else 0.0, 2 * qeq) * 1.15 / 1e3
+        ax.set_ylim(0, top)  # the analysed half; the start-up transient may be clipped
         ax.set_ylabel("hot queue (KB)")
         ax.grid(True, alpha=0.3)
         ax.legend(fontsize=7, loc="upper right")
     axes[-1, 0].set_xlabel("time (ms)")
     fig.tight_layout()
-    return save(fig, path)
+    with atomic_path(path) as tmp:
+        save(fig, tmp)
+    return Path(path)
 
 
 def drop_traces(confirmation: dict) -> dict:

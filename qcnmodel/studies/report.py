@@ -12,8 +12,10 @@ network access:
 * the worst case over the ranges and a check of the IBM Zurich deck's claim "whenever delay exceeds
   sampling lag the loop becomes unstable";
 * Bode, Nyquist and step figures, a stability map and critical-RTT curves;
-* a short packet-level confirmation of two operating points (one predicted stable, one
-  predicted unstable) with the reference simulator, when ``packet=True``.
+* a short packet-level confirmation with the reference simulator, when ``packet=True``: the
+  headline verdict at 0.8 x and 1.25 x the critical RTT of the worst N and at the worst point
+  (as ``qcnmodel check --confirm``, in parallel), and two operating points around the
+  critical RTT at a reference N.
 
 The numbers are computed here; :mod:`qcnmodel.studies.report_figures` draws, and
 :class:`~qcnmodel.document.Document` writes Markdown and a self-contained HTML page.
@@ -43,7 +45,9 @@ def _default(key: str):
 class ReportConfig:
     """What the report covers: the parameter set (default 802.1Qau), the RTT x N x W x Ps grid
     and the representative points (defaults: ``studies.report_*`` of :mod:`qcnmodel.config`,
-    read when the object is made)."""
+    read when the object is made). ``confirm_duration`` (s, default: the confirmation's
+    automatic run length) and ``jobs`` (processes, default the cores actually free, -1 the
+    same) set the packet confirmation of the headline verdict."""
 
     params: QCNParams = field(default_factory=QCNParams)
     preset: str = "802.1qau"
@@ -59,6 +63,8 @@ class ReportConfig:
     recommend: bool = True
     pm_threshold: float = _default("studies.check_pm_threshold")
     variant: str | None = None
+    confirm_duration: float | None = None
+    jobs: int | None = None
 
     def __post_init__(self) -> None:
         if not (0 < self.rtt_min < self.rtt_max):
@@ -71,6 +77,13 @@ class ReportConfig:
             raise ValueError("flows: every N must be >= 1")
         if any(not (0 < p <= 1) for p in self.ps_values):
             raise ValueError("ps_values: every Ps must be in (0, 1]")
+        if self.confirm_duration is not None:
+            from qcnmodel.studies.confirm import check_duration
+
+            check_duration(self.confirm_duration)
+        if self.jobs is not None and (isinstance(self.jobs, bool) or not isinstance(self.jobs, int)
+                                      or not (self.jobs >= 1 or self.jobs == -1)):  # fmt: skip
+            raise ValueError(f"jobs: expected a whole number >= 1 or -1, got {self.jobs!r}")
 
     @property
     def rtts(self) -> np.ndarray:
@@ -205,6 +218,7 @@ def write_report(out_dir: str | Path, cfg: ReportConfig | None = None, progress:
     if verdict.fallback:  # outside the packet-fidelity model's domain: the paper's, as said
         cfg = dataclasses.replace(cfg, variant=verdict.model_variant)
     _headline(doc, verdict)  # 0. the verdict, first
+    _validity_section(doc, verdict)
     _intro(doc, cfg, verdict)
     _points_section(doc, cfg)  # 1. margins at representative points
     bar.update(1)
@@ -242,29 +256,51 @@ def write_report(out_dir: str | Path, cfg: ReportConfig | None = None, progress:
 
 
 def _confirm_section(doc, cfg: ReportConfig, verdict, ranges, figdir):
-    """The verdict put to the packet simulator (as ``qcnmodel check --confirm``)."""
+    """The headline verdict put to the packet simulator (as ``qcnmodel check --confirm``):
+    0.8 x and 1.25 x the critical RTT of the worst N and the worst point, in parallel."""
     from qcnmodel.models import build_model
     from qcnmodel.studies.confirm import confirm_verdict, plot_confirmation
+    from qcnmodel.studies.verdict import wrap_phase
 
     conf = confirm_verdict(cfg.params, verdict, ranges,
-                           build_model("qcn", cfg.params, cfg.variant))  # fmt: skip
-    n_agree = sum(r["agree"] for r in conf["rows"])
+                           build_model("qcn", cfg.params, cfg.variant),
+                           duration=cfg.confirm_duration, jobs=cfg.jobs)  # fmt: skip
+    from qcnmodel.studies.confirm import outcome
+
+    n_agree = sum(outcome(r) == "agree" for r in conf["rows"])
     doc.paragraph(
         f"The verdict above, put to the packet simulator at the parameter set's line rate "
         f"({conf['duration_s']:g} s per run, the second half analysed by the oscillation "
-        f"detector): {n_agree} of {len(conf['rows'])} points agree, so the packets "
-        + ("confirm" if conf["agree"] else "contradict")
-        + " the analytical verdict."
+        f"detector) at 0.8 x and 1.25 x the model's critical RTT for the worst N (the "
+        f"smallest critical RTT over the ranges: predicted stable, then unstable) and at the "
+        f"worst point: {n_agree} of {len(conf['rows'])} points agree, so the packets "
+        + (
+            "contradict"
+            if not conf["agree"]
+            else "confirm"
+            if n_agree == len(conf["rows"])
+            else "do not contradict"
+        )
+        + " the analytical verdict. Each run is long enough for its first half to hold three "
+        "time constants of the slowest point's mode (from the model's closed-loop pole at "
+        "the gain crossover; at most 10 s); a point whose mode the run cannot hold is "
+        "inconclusive."
     )
-    doc.table(["point", "N", "RTT (us)", "model", "packets", "queue std (KB)", "empty",
-               "agree"],
+    doc.table(["point", "N", "RTT (us)", "model", "model PM (deg)", "packets",
+               "queue std (KB)", "trend (KB)", "empty", "agree"],
               [[r["role"], r["n_flows"], f"{r['rtt_s'] * 1e6:.4g}",
-                "stable" if r["predicted_stable"] else "unstable", r["verdict"],
-                r["std"] / 1e3, f"{r['underflow']:.0%}", "yes" if r["agree"] else "NO"]
+                "stable" if r["predicted_stable"] else "unstable",
+                f"{wrap_phase(r['phase_margin_deg']):.1f}", r["verdict"],
+                r["std"] / 1e3, f"{r['drift'] / 1e3:+.3g}", f"{r['underflow']:.0%}",
+                {"agree": "yes", "DISAGREE": "NO"}.get(outcome(r), outcome(r))]
                for r in conf["rows"]])  # fmt: skip
+    for r in conf["skipped"]:
+        doc.paragraph(f"Not simulated: {r['role']} (N = {r['n_flows']}, RTT = "
+                      f"{r['rtt_s'] * 1e6:.4g} us): {r['reason']}.")  # fmt: skip
     path = plot_confirmation(conf, cfg.params.qeq, figdir / "verdict_confirmation.png")
-    caption = ("Hot queue of the packet runs at the verdict's worst point and across the "
-               f"boundary; {n_agree} of {len(conf['rows'])} agree with the model.")  # fmt: skip
+    caption = ("Hot queue of the packet runs across the predicted boundary of the worst N "
+               f"and at the worst point; {n_agree} of {len(conf['rows'])} agree with the "
+               "model.")  # fmt: skip
     doc.figure(path, caption)
     return [(path, caption)]
 
@@ -275,6 +311,24 @@ def _headline(doc, verdict) -> None:
     doc.paragraph(verdict.headline)
     for note in verdict.notes:
         doc.paragraph(f"Note: {note}.")
+
+
+def _validity_section(doc, verdict) -> None:
+    """Where the verdict's model is not confirmed by the packets: the regions of its validity
+    domain that the ranges reach, each with the validation's mechanism."""
+    doc.heading("Validity domain")
+    if not verdict.validity:
+        doc.paragraph("The ranges lie inside the domain where `qcnmodel validate` confirms "
+                      "the model against the packet simulator.")  # fmt: skip
+        return
+    doc.paragraph(
+        "Parts of the ranges lie where `qcnmodel validate` found the model and the packet "
+        "simulator apart; the verdict there is the model's, not confirmed (the packet-level "
+        "confirmation below tests the boundary):"
+    )
+    doc.table(["region", "what the validation found", "mechanism"],
+              [[v["where"], v["effect"], f"{v['finding']}: {v['mechanism']}"]
+               for v in verdict.validity])  # fmt: skip
 
 
 def _intro(doc, cfg: ReportConfig, verdict) -> None:

@@ -338,6 +338,33 @@ class _Log:
         self.lock.close()  # closing the file releases the flock
 
 
+def remove_checkpoint(directory: str | Path) -> bool:
+    """Delete a finished sweep's checkpoint ``directory`` (its ``sweep.json``, ``points.jsonl``
+    and ``lock``; the directory itself when that leaves it empty).
+
+    Call it once the result is saved: an interrupted sweep keeps its checkpoint, so a rerun
+    resumes. Nothing is removed while another sweep holds the lock. Returns whether the
+    checkpoint was removed.
+    """
+    directory = Path(directory)
+    if not (directory / "sweep.json").exists():
+        return False
+    try:
+        lock = _lock(directory)
+    except ValueError:  # another sweep uses it now: leave it
+        return False
+    try:
+        for name in ("points.jsonl", "sweep.json", "lock"):
+            (directory / name).unlink(missing_ok=True)
+    finally:
+        lock.close()
+    try:
+        directory.rmdir()
+    except OSError:  # other files: not ours to delete
+        pass
+    return True
+
+
 def _lock(directory: Path):
     """An exclusive lock on ``directory/lock``; another sweep holding it is an error."""
     import fcntl

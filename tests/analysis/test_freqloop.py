@@ -46,3 +46,16 @@ def test_step_response_matches_a_high_order_pade_of_the_rational_loop():
     assert np.max(np.abs(sf.output - sd.output)) < 0.02
     with pytest.raises(ValueError, match="unstable"):
         f.with_delay(5e-3).step_response()
+
+
+def test_frequency_response_of_a_model_named_with_a_decimal_point():
+    """python-control refuses '.' in system names; a loop named after RTT 41.6 us still
+    gives its frequency response (and so its Bode plot)."""
+    import numpy as np
+
+    from qcnmodel.models.qcn import QCNFluidModel
+
+    loop = QCNFluidModel(n_flows=28, rtt="41.6us").loop()
+    assert "." in loop.name
+    fr = loop.frequency_response(np.array([100.0, 1000.0]))
+    assert np.all(np.isfinite(np.asarray(fr.fresp)))

@@ -20,6 +20,7 @@ from qcnmodel.sim.network import (
     Link,
     NetworkSpec,
     Switch,
+    UniformTraffic,
     compile_network,
 )
 from qcnmodel.sim.oracle.loop import Oracle
@@ -198,13 +199,49 @@ def test_trace_limit_is_read_from_config():
 
 
 def test_routing_tables_are_estimated_and_refused_before_allocating():
-    # dense node x host and host x host tables: 30000 hosts would need ~13 GiB
+    # the tables grow with switches^2 (20 B a pair) and flows (512 B each), not with hosts:
+    # 61 hosts and 60 flows behind one switch need 20 + 60 x 512 = 30740 B
     from qcnmodel import config
 
     try:
-        config.defaults["sim.max_table_bytes"] = 8 * 50 * 50  # fits 3 hosts, not 60
-        compile_network(_fan_in(3))
-        with pytest.raises(ValueError, match=r"61 hosts need .*max_table_bytes.*35 hosts fit"):
-            compile_network(_fan_in(60))
+        config.defaults["sim.max_table_bytes"] = 20 + 60 * 512
+        compile_network(_fan_in(60))
+        with pytest.raises(ValueError, match=r"62 hosts, 1 switches and 61 flows need 30.5 KiB "
+                           r".*limit of 30.0 KiB .*max_table_bytes.*with these switches "
+                           r"60 flows"):  # fmt: skip
+            compile_network(_fan_in(61))
     finally:
         config.reset_defaults()
+
+
+def _chain(n_sw):
+    """Two hosts at the ends of a chain of ``n_sw`` switches, one flow."""
+    sws = tuple(Switch(f"s{i}") for i in range(n_sw))
+    links = (Link("a", "s0"), Link("b", f"s{n_sw - 1}"))
+    links += tuple(Link(f"s{i}", f"s{i + 1}") for i in range(n_sw - 1))
+    return NetworkSpec("chain", (Host("a"), Host("b")), sws, links, (ConstantFlow("a", "b", 1e6),))
+
+
+def test_switch_pairs_are_estimated_and_refused_before_allocating():
+    from qcnmodel import config
+
+    try:
+        config.defaults["sim.max_table_bytes"] = 20 * 11 * 11 + 512
+        net = compile_network(_chain(11))
+        assert len(net.path_ports(0)) == 12  # a -> s0 -> ... -> s10 -> b
+        with pytest.raises(ValueError, match=r"12 switches and 1 flows need .*"
+                           r"sim.max_table_bytes.*about 11 switches fit"):  # fmt: skip
+            compile_network(_chain(12))
+    finally:
+        config.reset_defaults()
+
+
+def test_uniform_all_to_all_is_refused_up_front_naming_the_limit():
+    # 30000 hosts sending uniformly to all others: 30000 x 29999 flows (~430 GiB) are
+    # refused before any flow is built
+    hosts = tuple(Host(f"h{i}") for i in range(30000))
+    links = tuple(Link(h.name, "sw") for h in hosts)
+    traffic = tuple(UniformTraffic(h.name, 1e9) for h in hosts)
+    spec = NetworkSpec("all", hosts, (Switch("sw"),), links, traffic)
+    with pytest.raises(ValueError, match=r"899970000 flows need .*sim.max_table_bytes"):
+        compile_network(spec)

@@ -84,6 +84,29 @@ def test_same_seed_same_trace_other_seed_differs():
     assert not np.array_equal(a.TQ, c.TQ)
 
 
+def _leaf_spine():
+    """Three leaves under two spines (equal-cost paths: the lowest port, i.e. spine s0, is
+    taken), two hosts per leaf, uniform traffic, a hotspot on l0's first host."""
+    from qcnmodel.sim.network import Host, Hotspot, Link, NetworkSpec, Switch, UniformTraffic
+
+    leaves, spines = ["l0", "l1", "l2"], ["s0", "s1"]
+    hosts = [f"h{i}_{j}" for i in range(3) for j in range(2)]
+    links = [Link(h, leaves[int(h[1])]) for h in hosts]
+    links += [Link(leaf, sp) for leaf in leaves for sp in spines]
+    return NetworkSpec("leaf-spine", tuple(Host(h) for h in hosts),
+                       tuple(Switch(n) for n in leaves + spines), tuple(links),
+                       tuple(UniformTraffic(h, 6e9) for h in hosts),
+                       (Hotspot("h0_0", 1e9, 0.5e-3, 3e-3),))  # fmt: skip
+
+
+def test_kernel_equals_oracle_on_equal_cost_paths():
+    net, st_, o = run_both(_leaf_spine())
+    assert_identical(st_, o)
+    f = net.flow_of[net.node_names.index("h2_1"), net.node_names.index("h0_0")]
+    names = [net.port_name(p) for p in net.path_ports(f)]
+    assert names == ["h2_1->l2", "l2->s0", "s0->l0", "l0->h0_0"]
+
+
 @settings(max_examples=8, deadline=None)
 @given(spec=networks(), seed=st.integers(0, 2**31), qcn=st.booleans())
 def test_kernel_equals_oracle_random_networks(spec, seed, qcn):

@@ -68,6 +68,7 @@ from qcnmodel.sim.kernel.heap import (
     queue_peek,
     queue_remove,
 )
+from qcnmodel.sim.kernel.route import next_port
 from qcnmodel.sim.kernel.state import (
     C_BIN,
     C_CPLAT,
@@ -80,7 +81,6 @@ from qcnmodel.sim.kernel.state import (
     C_TB0,
     F_DBYTES,
     F_DELIV,
-    F_DST,
     F_LEN,
     F_NA,
     F_RNEXT,
@@ -267,12 +267,12 @@ def switch_service(
 
 @njit(cache=True, inline="always")
 def host_service(
-    fam, H, EP, EFREE, BK, S, C, PI, PF, FI, HI, GI, GF, NI, flow_of, dst_list, FR, FREE, TFB,
+    fam, H, EP, EFREE, BK, S, C, PI, PF, FI, HI, GI, GF, NI, dst_flow, dst_list, FR, FREE, TFB,
     rp, rpp, npst, npp, h, now,
 ):  # fmt: skip
     """Catch up host ``h``'s traffic, then start a frame or schedule a WAKE."""
     seed = C[C_SEED]
-    host_catch_up(S, h, now, FI, HI, GI, GF, flow_of, dst_list, seed)
+    host_catch_up(S, h, now, FI, HI, GI, GF, dst_flow, dst_list, seed)
     p = HI[H_PORT, h]
     if PI[P_BUSY, p] != 0 or PI[P_PAUSED, p] != 0:
         return
@@ -341,7 +341,7 @@ def on_arrive(
     f = FR[R_FLOW, k]
     L = FI[F_LEN, f]
     node = PI[P_DST, link]
-    o = route[node, FI[F_DST, f]]
+    o = next_port(NI, FI, route, node, f)
     if PI[P_PART, link] + L > PI[P_PLIM, link] or (
         PI[P_OQLIM, o] >= 0 and PI[P_Q, o] + L > PI[P_OQLIM, o]
     ):
@@ -440,8 +440,8 @@ def kernel_init(S, C, H, EP, EFREE, BK, PI, PF, FI, HI, GI, GF, NI, HS, rpp):
 
 @njit(cache=True, _nrt=False)
 def _run_until(
-    fam, S, C, H, EP, EFREE, BK, PI, PF, FI, HI, GI, GF, NI, route, flow_of, dst_list, FR, FREE, HS,
-    HSF, TQ, TG, TFB, TRP, tr_flows, cp, cpp, rp, rpp, out, LOG, EPF, npst, npp, WF, WI, until,
+    fam, S, C, H, EP, EFREE, BK, PI, PF, FI, HI, GI, GF, NI, route, dst_flow, dst_list, FR, FREE,
+    HS, HSF, TQ, TG, TFB, TRP, tr_flows, cp, cpp, rp, rpp, out, LOG, EPF, npst, npp, WF, WI, until,
 ):  # fmt: skip
     """Process events with time <= ``until``; returns a status code (``ST_*``)."""
     cap = H.shape[1]
@@ -504,7 +504,7 @@ def _run_until(
             heap_push(H, EP, EFREE, BK, S, now + C[C_DRIFT], K_DRIFT, 0, 0, 0)
         if hsvc >= 0:
             host_service(
-                fam, H, EP, EFREE, BK, S, C, PI, PF, FI, HI, GI, GF, NI, flow_of, dst_list, FR,
+                fam, H, EP, EFREE, BK, S, C, PI, PF, FI, HI, GI, GF, NI, dst_flow, dst_list, FR,
                 FREE, TFB, rp, rpp, npst, npp, hsvc, now,
             )  # fmt: skip
         elif psvc >= 0:
@@ -517,14 +517,14 @@ def _run_until(
 
 @njit(cache=True)
 def run_until(
-    fam, S, C, H, EP, EFREE, BK, PI, PF, FI, HI, GI, GF, NI, route, flow_of, dst_list, FR, FREE, HS,
-    HSF, TQ, TG, TFB, TRP, tr_flows, cp, cpp, rp, rpp, out, LOG, EPF, npst, npp, WF, WI, until,
+    fam, S, C, H, EP, EFREE, BK, PI, PF, FI, HI, GI, GF, NI, route, dst_flow, dst_list, FR, FREE,
+    HS, HSF, TQ, TG, TFB, TRP, tr_flows, cp, cpp, rp, rpp, out, LOG, EPF, npst, npp, WF, WI, until,
 ):  # fmt: skip
     """Process events with time <= ``until`` (on borrowed views); returns an ``ST_*`` code."""
     return _run_until(
         _borrow(fam), _borrow(S), _borrow(C), _borrow(H), _borrow(EP), _borrow(EFREE), _borrow(BK),
         _borrow(PI), _borrow(PF), _borrow(FI), _borrow(HI), _borrow(GI), _borrow(GF), _borrow(NI),
-        _borrow(route), _borrow(flow_of), _borrow(dst_list), _borrow(FR), _borrow(FREE),
+        _borrow(route), _borrow(dst_flow), _borrow(dst_list), _borrow(FR), _borrow(FREE),
         _borrow(HS), _borrow(HSF), _borrow(TQ), _borrow(TG), _borrow(TFB), _borrow(TRP),
         _borrow(tr_flows), _borrow(cp), _borrow(cpp), _borrow(rp), _borrow(rpp), _borrow(out),
         _borrow(LOG), _borrow(EPF), _borrow(npst), _borrow(npp), _borrow(WF), _borrow(WI),
@@ -533,10 +533,10 @@ def run_until(
 
 
 @njit(cache=True)
-def kernel_finish(S, C, FI, HI, GI, GF, flow_of, dst_list, PI, TQ, TG):
+def kernel_finish(S, C, FI, HI, GI, GF, dst_flow, dst_list, PI, TQ, TG):
     """Catch every host up to the end time, then record the last bin again (module: Traces)."""
     for h in range(HI.shape[1]):
-        host_catch_up(S, h, C[C_END], FI, HI, GI, GF, flow_of, dst_list, C[C_SEED])
+        host_catch_up(S, h, C[C_END], FI, HI, GI, GF, dst_flow, dst_list, C[C_SEED])
     if C[C_NBINS] > 0:
         record_bin(S, PI, TQ, TG, C[C_NBINS] - 1 - C[C_TB0], C[C_END])
 
@@ -565,7 +565,7 @@ def run_compiled(state, n_chunks: int = 1, callback=None, stops=(), on_stop=None
             on_stop(state, until)
         if callback is not None and until in ticks:
             callback(ticks[until] / n_chunks)
-    kernel_finish(*(getattr(state, k) for k in ("S", "C", "FI", "HI", "GI", "GF", "flow_of",
+    kernel_finish(*(getattr(state, k) for k in ("S", "C", "FI", "HI", "GI", "GF", "dst_flow",
                                                 "dst_list", "PI", "TQ", "TG")))  # fmt: skip
 
 

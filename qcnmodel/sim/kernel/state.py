@@ -54,7 +54,8 @@ PF_NSPB, PF_NSPB_BASE, PF_CARRY = 0, 1, 2
 # flows: FI int64 rows
 (F_SRC, F_DST, F_LEN, F_VN, F_VLIM, F_RNEXT, F_RPREV, F_NA, F_TROW, F_DBYTES) = range(10)
 F_WBYTES, F_DELIV = 10, 11
-F_ROWS = 12
+F_UP, F_BACK = 12, 13  # switch the destination hangs from; the port into the destination
+F_ROWS = 14
 # hosts: HI int64 rows
 H_PORT, H_RR, H_WAKE, H_GS, H_GC = range(5)
 H_ROWS = 5
@@ -64,7 +65,7 @@ H_ROWS = 5
 G_ROWS = 17
 GF_PROB, GF_GAP, GF_ON, GF_OFF = range(4)
 # nodes: NI rows
-N_HOST, N_LAT = 0, 1
+N_HOST, N_LAT, N_SW = 0, 1, 2  # N_SW: switch position (route rows/columns) or -1
 # frame pool: FR rows (R_AUX: ECM CPID tag, or DCQCN ECN mark)
 R_FLOW, R_NEXT, R_BACK, R_INLINK, R_AUX = range(5)
 R_ROWS = 5
@@ -108,7 +109,7 @@ class KernelState:
     GF: np.ndarray
     NI: np.ndarray
     route: np.ndarray
-    flow_of: np.ndarray
+    dst_flow: np.ndarray
     dst_list: np.ndarray
     FR: np.ndarray
     FREE: np.ndarray
@@ -136,7 +137,7 @@ class KernelState:
         return (
             self.S, self.C, self.H, self.EP, self.EFREE, self.BK, self.PI, self.PF, self.FI,
             self.HI,
-            self.GI, self.GF, self.NI, self.route, self.flow_of, self.dst_list, self.FR, self.FREE,
+            self.GI, self.GF, self.NI, self.route, self.dst_flow, self.dst_list, self.FR, self.FREE,
             self.HS,
             self.HSF, self.TQ, self.TG, self.TFB, self.TRP, self.tr_flows, self.cp, self.cpp,
             self.rp, self.rpp, self.out, self.LOG, self.EPF, self.npst, self.npp, self.WF,
@@ -224,6 +225,7 @@ def build_state(
     FI = np.zeros((F_ROWS, n_flows), np.int64)
     FI[F_SRC], FI[F_DST], FI[F_LEN] = net.flow_src, net.flow_dst, net.frame_size
     FI[F_VLIM] = net.flow_voq_limit
+    FI[F_UP], FI[F_BACK] = net.flow_route()
     FI[F_RNEXT] = FI[F_RPREV] = FI[F_TROW] = -1
     FI[F_TROW, traced_flows] = np.arange(len(traced_flows))
     HI = np.zeros((H_ROWS, n_hosts), np.int64)
@@ -242,7 +244,7 @@ def build_state(
             GI[G_SO, g] = stream_key_py(STREAM_ONOFF, g)
         GF[GF_PROB], GF[GF_GAP] = net.gen_prob, net.gen_gap_ns
         GF[GF_ON], GF[GF_OFF] = net.gen_on_ns, net.gen_off_ns
-    NI = np.stack([net.node_host, net.node_latency_ns]).astype(np.int64)
+    NI = np.stack([net.node_host, net.node_latency_ns, net.routing.node_sw]).astype(np.int64)
     FR = np.zeros((R_ROWS, pool), np.int64)
     FREE = np.arange(pool - 1, -1, -1, dtype=np.int64)
     S[S_FREE_N] = pool
@@ -260,9 +262,10 @@ def build_state(
     S[S_EFREE_N] = heap
     return KernelState(
         S=S, C=C, H=H, EP=EP, EFREE=EFREE, BK=BK, PI=PI, PF=PF, FI=FI, HI=HI, GI=GI, GF=GF, NI=NI,
-        # read-only in the kernel: shared with the network, not copied (nodes x hosts each)
-        route=np.ascontiguousarray(net.route, np.int64),
-        flow_of=np.ascontiguousarray(net.flow_of, np.int64),
+        # read-only in the kernel: shared with the network, not copied (switches x switches;
+        # one flow per uniform destination)
+        route=np.ascontiguousarray(net.routing.sw_route, np.int32),
+        dst_flow=np.ascontiguousarray(net.dst_flow, np.int64),
         dst_list=np.ascontiguousarray(net.dst_list, np.int64),
         FR=FR, FREE=FREE, HS=HS[:, :n_hs] if n_hs else HS[:, :0], HSF=HSF,
         TQ=np.zeros((TQ_ROWS, n_ports, tbins), np.int64),

@@ -112,7 +112,7 @@ def gen_init(GI, GF, g, seed):
 
 
 @njit(cache=True, inline="always")
-def host_catch_up(S, h, now, FI, HI, GI, GF, flow_of, dst_list, seed):
+def host_catch_up(S, h, now, FI, HI, GI, GF, dst_flow, dst_list, seed):
     """Emit every pending arrival of host ``h``'s generators with time <= now."""
     gs = HI[H_GS, h]
     ge = gs + HI[H_GC, h]
@@ -129,8 +129,7 @@ def host_catch_up(S, h, now, FI, HI, GI, GF, flow_of, dst_list, seed):
         if GI[G_KIND, g] == 0:
             u = uniform01(seed, GI[G_SD, g], GI[G_CD, g])
             GI[G_CD, g] += 1
-            d = dst_list[GI[G_DS, g] + np.int64(u * GI[G_DC, g])]
-            f = flow_of[h, d]
+            f = dst_flow[GI[G_DS, g] + np.int64(u * GI[G_DC, g])]
         else:
             f = GI[G_FLOW, g]
         S[S_OFFERED] += 1

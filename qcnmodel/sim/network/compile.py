@@ -10,12 +10,17 @@ step validates its part and raises :class:`ValueError` naming the offending elem
 from __future__ import annotations
 
 import math
-from collections import deque
 from dataclasses import dataclass
 
 import numpy as np
 
-from qcnmodel.sim.network.compiled import GEN_CBR, GEN_UNIFORM, CompiledNetwork
+from qcnmodel.sim.network.compiled import (
+    GEN_CBR,
+    GEN_UNIFORM,
+    CompiledNetwork,
+    FlowIndex,
+    Routing,
+)
 from qcnmodel.sim.network.spec import ConstantFlow, Link, NetworkSpec, Switch, UniformTraffic
 
 __all__ = ["compile_network"]
@@ -99,25 +104,55 @@ class _Nodes:
 
     def node(self, name: str, what: str) -> int:
         if name not in self.idx:
-            raise ValueError(f"{what}: unknown node {name!r} (known: {', '.join(self.names)})")
+            known = ", ".join(self.names[:20]) + (", ..." if len(self.names) > 20 else "")
+            raise ValueError(f"{what}: unknown node {name!r} (known: {known})")
         return self.idx[name]
 
 
-def _check_table_bytes(n_nodes: int, n_hosts: int, n_switches: int) -> None:
-    """Refuse before allocating when the dense routing and flow tables (node x host,
-    host x host, switch x switch; 8 bytes each) exceed the configured bytes
-    (``config.defaults["sim.max_table_bytes"]``)."""
+#: bytes per switch pair at the peak of :func:`_routes` (the float64 BFS distances, their
+#: int32 copy, the int32 next-hop table, the masks of one switch's tie break) and per flow
+#: or uniform destination (flow arrays, the index dict, names and the kernel's per-flow
+#: state): the estimate of :func:`_check_table_bytes`
+SW_PAIR_BYTES = 20
+FLOW_BYTES = 512
+
+
+def _flow_bound(spec: NetworkSpec, n_hosts: int) -> int:
+    """Upper bound on the flows and uniform destinations of ``spec`` (before building them)."""
+    n = 0
+    for g in spec.traffic:
+        if isinstance(g, UniformTraffic):
+            n += len(g.destinations) if g.destinations else n_hosts - 1
+        else:
+            n += 1
+    return n
+
+
+def _check_table_bytes(spec: NetworkSpec, n_hosts: int, n_switches: int) -> None:
+    """Refuse before allocating when the routing and flow tables (``SW_PAIR_BYTES`` per
+    switch pair, ``FLOW_BYTES`` per flow or uniform destination) exceed the configured
+    bytes (``config.defaults["sim.max_table_bytes"]``). Hosts cost O(1) each."""
     from qcnmodel import config
 
-    need = 8 * (n_nodes * n_hosts + n_hosts * n_hosts + n_switches * n_switches)
+    n_flows = _flow_bound(spec, n_hosts)
+    need = SW_PAIR_BYTES * n_switches * n_switches + FLOW_BYTES * n_flows
     limit = int(config.defaults["sim.max_table_bytes"])
     if need > limit:
-        most = int(math.isqrt(max(limit // 16, 1)))
+        sw_room = max(limit - FLOW_BYTES * n_flows, 0) // SW_PAIR_BYTES
+        flow_room = max(limit - SW_PAIR_BYTES * n_switches * n_switches, 0) // FLOW_BYTES
         raise ValueError(
-            f"network: {n_hosts} hosts need {need / 2**20:,.1f} MiB of routing and flow tables, "
-            f"above the limit of {limit / 2**20:,.1f} MiB (config.defaults['sim.max_table_bytes'];"
-            f" about {most} hosts fit)"
+            f"network: {n_hosts} hosts, {n_switches} switches and {n_flows} flows need "
+            f"{_size(need)} of routing and flow tables, above the limit of {_size(limit)} "
+            f"(config.defaults['sim.max_table_bytes']; with these flows about "
+            f"{math.isqrt(sw_room)} switches fit, with these switches {flow_room} flows)"
         )
+
+
+def _size(n: int) -> str:
+    """``n`` bytes in MiB (or KiB, B for small numbers)."""
+    if n >= 2**20:
+        return f"{n / 2**20:,.1f} MiB"
+    return f"{n / 2**10:,.1f} KiB" if n >= 2**10 else f"{n} B"
 
 
 def _nodes(spec: NetworkSpec) -> _Nodes:
@@ -130,7 +165,7 @@ def _nodes(spec: NetworkSpec) -> _Nodes:
     latency = np.zeros(len(names), np.int64)
     for k, s in enumerate(spec.switches):
         latency[n_hosts + k] = _ns(_time(s.latency, f"switch {s.name}: latency"))
-    _check_table_bytes(len(names), n_hosts, len(spec.switches))
+    _check_table_bytes(spec, n_hosts, len(spec.switches))
     node_host = np.full(len(names), -1, np.int64)
     node_host[:n_hosts] = np.arange(n_hosts)
     return _Nodes(names, {n: i for i, n in enumerate(names)}, n_hosts, node_host, latency)
@@ -184,60 +219,61 @@ def _ports(spec: NetworkSpec, nodes: _Nodes) -> _Ports:
     return _Ports(np.array(src, np.int64), np.array(dst, np.int64), rate, prop, adj, host_port)
 
 
-def _routes(nodes: _Nodes, ports: _Ports) -> np.ndarray:
-    """Egress port of every node towards every host: shortest path in hops, hosts do not
-    forward, ties to the lowest port index.
+def _switch_distances(src: np.ndarray, dst: np.ndarray, n_sw: int) -> np.ndarray:
+    """Hop counts between switches (``src``/``dst``: switch positions of the switch-to-switch
+    ports), int32, ``_UNREACHED`` where there is no path: a BFS from every switch (scipy)."""
+    from scipy.sparse import csr_matrix
+    from scipy.sparse.csgraph import shortest_path
+
+    g = csr_matrix((np.ones(len(src)), (src, dst)), shape=(n_sw, n_sw))
+    dist = shortest_path(g, method="D", directed=True, unweighted=True)
+    out = np.full((n_sw, n_sw), _UNREACHED, np.int32)
+    ok = np.isfinite(dist)
+    out[ok] = dist[ok]
+    return out
+
+
+#: distance of an unreachable switch: below -1, so ``dist[k] == dist[i] - 1`` never holds
+#: for an unreachable ``k`` or ``i``
+_UNREACHED = -9
+
+
+def _routes(nodes: _Nodes, ports: _Ports) -> Routing:
+    """Routing tables: shortest path in hops, hosts do not forward, ties to the lowest port
+    index (see :class:`~qcnmodel.sim.network.compiled.Routing` for the layout).
 
     A host has exactly one link, so a path to host ``d`` is a path to the node ``d`` hangs
-    from, then that link. One BFS over the switches per destination *switch* (not per host)
-    gives every switch's next hop towards it; the hosts' rows follow. The cost is
-    O(switches x switch links + nodes x hosts) (the last term only fills the table).
+    from, then that link. Switch-to-switch hop counts come from one BFS per switch; switch
+    ``i``'s next hop towards switch ``j`` is its lowest-index port to a neighbour one hop
+    closer. The cost is O(switches x switch ports) time and O(switches^2) memory; hosts add
+    O(1) each.
     """
     n_nodes, n_hosts = len(nodes.names), nodes.n_hosts
-    route = np.full((n_nodes, n_hosts), -1, np.int64)
-    is_host = nodes.node_host >= 0
-    sw = np.flatnonzero(~is_host)
-    n_sw = len(sw)
-    sw_pos = np.full(n_nodes, -1, np.int64)
-    sw_pos[sw] = np.arange(n_sw)
-    # switch-to-switch ports of every switch, in increasing port index
-    sw_adj = [[p for p in sorted(ports.adj[u]) if not is_host[ports.dst[p]]] for u in sw]
-    nxt = np.full((n_sw, n_sw), -1, np.int64)  # nxt[i, j]: port of switch i towards switch j
-    for j in range(n_sw):
-        dist = np.full(n_sw, -1, np.int64)
-        dist[j] = 0
-        dq = deque([j])
-        while dq:
-            i = dq.popleft()
-            for p in sw_adj[i]:
-                k = sw_pos[ports.dst[p]]
-                if dist[k] < 0:
-                    dist[k] = dist[i] + 1
-                    dq.append(k)
+    n_sw = n_nodes - n_hosts  # nodes are the hosts, then the switches
+    node_sw = np.full(n_nodes, -1, np.int64)
+    node_sw[n_hosts:] = np.arange(n_sw)
+    psrc, pdst = ports.src, ports.dst
+    inner = (psrc >= n_hosts) & (pdst >= n_hosts)  # switch-to-switch ports, increasing index
+    pid = np.flatnonzero(inner)
+    a, b = psrc[pid] - n_hosts, pdst[pid] - n_hosts
+    nxt = np.full((n_sw, n_sw), -1, np.int32)
+    if len(pid):
+        dist = _switch_distances(a, b, n_sw)
+        order = np.argsort(a, kind="stable")  # by owner, then port index
+        a, b, pid = a[order], b[order], pid[order]
+        cut = np.searchsorted(a, np.arange(n_sw + 1))
         for i in range(n_sw):
-            if i != j and dist[i] > 0:
-                for p in sw_adj[i]:  # lowest port index among the shortest next hops
-                    if dist[sw_pos[ports.dst[p]]] == dist[i] - 1:
-                        nxt[i, j] = p
-                        break
-    reach = (nxt >= 0) | np.eye(n_sw, dtype=bool)  # reach[i, j]: switch j reachable from i
+            lo, hi = cut[i], cut[i + 1]
+            if lo == hi:
+                continue
+            closer = dist[b[lo:hi]] == (dist[i] - 1)[None, :]  # [neighbour port, target]
+            first = closer.argmax(axis=0)
+            has = closer[first, np.arange(n_sw)] & (dist[i] > 0)
+            nxt[i] = np.where(has, pid[lo:hi][first], -1)
     hp = ports.host_port
-    up = ports.dst[hp]  # the node each host hangs from
-    from_sw = ~is_host[up]  # hosts hanging from a switch (the others reach one host only)
-    up_sw = sw_pos[np.where(from_sw, up, sw[0] if n_sw else 0)]
-    for d in range(n_hosts):
-        u = int(up[d])
-        back = int(hp[d]) ^ 1  # u's port towards d: the other direction of d's one link
-        if is_host[u]:  # two hosts joined by one link: only u reaches d
-            route[u, d] = back
-            continue
-        j = sw_pos[u]
-        route[sw, d] = nxt[:, j]
-        route[u, d] = back
-        ok = from_sw & reach[up_sw, j]
-        ok[d] = False
-        route[np.flatnonzero(ok), d] = hp[ok]
-    return route
+    up = pdst[hp]  # the node each host hangs from
+    host_up = np.where(up >= n_hosts, up - n_hosts, -1).astype(np.int64)
+    return Routing(nxt, node_sw, host_up, hp)
 
 
 def _buffers(spec: NetworkSpec, nodes: _Nodes, ports: _Ports, ob_nodes: set[str]):
@@ -314,27 +350,29 @@ def _buffers(spec: NetworkSpec, nodes: _Nodes, ports: _Ports, ob_nodes: set[str]
 class _Traffic:
     """Flows (one per source-destination pair with traffic) and generators."""
 
-    flow_of: np.ndarray
+    flow_of: dict[tuple[int, int], int]
     fsrc: list[int]
     fdst: list[int]
     offered: list[float]
     gens: list[dict]
     dst_list: list[int]
+    dst_flow: list[int]  #: the flow of each dst_list entry
 
 
-def _traffic(spec: NetworkSpec, nodes: _Nodes, ports: _Ports, route: np.ndarray) -> _Traffic:
+def _traffic(spec: NetworkSpec, nodes: _Nodes, ports: _Ports, routing: Routing) -> _Traffic:
     n_hosts = nodes.n_hosts
-    t = _Traffic(np.full((n_hosts, n_hosts), -1, np.int64), [], [], [], [], [])
+    t = _Traffic({}, [], [], [], [], [], [])
 
     def flow(s: int, d: int) -> int:
-        if t.flow_of[s, d] < 0:
-            if route[s, d] < 0:
+        f = t.flow_of.get((s, d))
+        if f is None:
+            if not routing.reaches(s, d):
                 raise ValueError(f"traffic: {nodes.names[d]} is unreachable from {nodes.names[s]}")
-            t.flow_of[s, d] = len(t.fsrc)
+            f = t.flow_of[s, d] = len(t.fsrc)
             t.fsrc.append(s)
             t.fdst.append(d)
             t.offered.append(0.0)
-        return int(t.flow_of[s, d])
+        return f
 
     L = int(spec.frame_size)
     for g in spec.traffic:
@@ -365,8 +403,10 @@ def _traffic(spec: NetworkSpec, nodes: _Nodes, ports: _Ports, route: np.ndarray)
             for d in ds:
                 if d >= n_hosts or d == s:
                     raise ValueError(f"traffic {g.source}: bad destination {nodes.names[d]!r}")
-                t.offered[flow(s, d)] += rate / len(ds)
+                f = flow(s, d)
+                t.offered[f] += rate / len(ds)
                 t.dst_list.append(d)
+                t.dst_flow.append(f)
         else:
             d = nodes.node(g.dest, "traffic")
             if d >= n_hosts or d == s:
@@ -489,9 +529,9 @@ def compile_network(spec: NetworkSpec) -> CompiledNetwork:
     spec, ob_nodes = _expand_adapter_hotspots(spec)
     nodes = _nodes(spec)
     ports = _ports(spec, nodes)
-    route = _routes(nodes, ports)
+    routing = _routes(nodes, ports)
     part, oq, xoff, xon, port_cp = _buffers(spec, nodes, ports, ob_nodes)
-    t = _traffic(spec, nodes, ports, route)
+    t = _traffic(spec, nodes, ports, routing)
     gens = t.gens
     hg_start = np.zeros(nodes.n_hosts, np.int64)
     hg_count = np.zeros(nodes.n_hosts, np.int64)
@@ -510,12 +550,14 @@ def compile_network(spec: NetworkSpec) -> CompiledNetwork:
         port_rate=np.array(ports.rate, np.float64), port_prop_ns=np.array(ports.prop, np.int64),
         port_part_limit=part, port_oq_limit=oq, port_xoff=xoff, port_xon=xon,
         host_node=np.arange(nodes.n_hosts, dtype=np.int64), host_port=ports.host_port,
-        route=route, flow_src=np.array(t.fsrc, np.int64), flow_dst=np.array(t.fdst, np.int64),
-        flow_of=t.flow_of, flow_voq_limit=_voq_limits(spec, nodes.n_hosts, t.fsrc, names),
+        routing=routing, flow_src=np.array(t.fsrc, np.int64),
+        flow_dst=np.array(t.fdst, np.int64), flow_of=FlowIndex(t.flow_of),
+        flow_voq_limit=_voq_limits(spec, nodes.n_hosts, t.fsrc, names),
         flow_names=[f"{names[s]}->{names[d]}" for s, d in zip(t.fsrc, t.fdst)],
         gen_host=col("host", np.int64), gen_kind=col("kind", np.int64),
         gen_flow=col("flow", np.int64), gen_dst_start=col("dst_start", np.int64),
         gen_dst_count=col("dst_count", np.int64), dst_list=np.array(t.dst_list + [0], np.int64),
+        dst_flow=np.array(t.dst_flow + [0], np.int64),
         gen_prob=col("prob", np.float64), gen_gap_ns=col("gap", np.float64),
         gen_start_ns=col("start", np.int64), gen_stop_ns=col("stop", np.int64),
         gen_on_ns=col("on", np.float64), gen_off_ns=col("off", np.float64),

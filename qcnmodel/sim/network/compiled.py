@@ -9,10 +9,75 @@ import numpy as np
 
 from qcnmodel.sim.network.spec import NetworkSpec
 
-__all__ = ["GEN_CBR", "GEN_UNIFORM", "CompiledNetwork"]
+__all__ = ["GEN_CBR", "GEN_UNIFORM", "CompiledNetwork", "FlowIndex", "Routing"]
 
 GEN_UNIFORM = 0  #: Bernoulli-per-slot arrivals, uniform destination per frame
 GEN_CBR = 1  #: constant-rate flow (optionally exponential on/off)
+
+
+@dataclass
+class Routing:
+    """Compact routing tables: O(switches^2 + nodes) integers instead of nodes x hosts.
+
+    A host has exactly one link, so the way to host ``d`` from a switch is the way to the
+    switch ``d`` hangs from (``host_up[d]``), then ``d``'s link; hosts do not forward and send
+    everything on their one port. ``sw_route[i, j]`` is switch ``i``'s port towards switch
+    ``j`` (switch positions: ``node_sw``), -1 when ``j`` is unreachable or ``i == j``.
+    """
+
+    sw_route: np.ndarray  # [n_switches, n_switches] int32 port, -1 none
+    node_sw: np.ndarray  # [n_nodes] switch position or -1 (host)
+    host_up: np.ndarray  # [n_hosts] position of the switch the host hangs from, -1: a host
+    host_port: np.ndarray  # [n_hosts] the host's one port (``port ^ 1``: the way back)
+
+    def next_port(self, node: int, dst: int) -> int:
+        """Egress port of ``node`` towards host ``dst``; -1 if ``dst`` is unreachable."""
+        n_hosts = len(self.host_up)
+        if node < n_hosts:  # a host: its one port, if that leads to dst
+            if node == dst or not self.reaches(node, dst):
+                return -1
+            return int(self.host_port[node])
+        s, u = int(self.node_sw[node]), int(self.host_up[dst])
+        if u < 0:  # dst hangs from a host: only that host reaches it
+            return -1
+        if u == s:
+            return int(self.host_port[dst]) ^ 1
+        return int(self.sw_route[s, u])
+
+    def reaches(self, src: int, dst: int) -> bool:
+        """Whether host ``src`` has a path to host ``dst`` (``src != dst``)."""
+        hp = self.host_port
+        if src == dst:
+            return False
+        if int(hp[dst]) ^ 1 == int(hp[src]):  # two hosts joined by one link
+            return True
+        a, b = int(self.host_up[src]), int(self.host_up[dst])
+        return a >= 0 and b >= 0 and (a == b or self.sw_route[a, b] >= 0)
+
+    def table(self) -> np.ndarray:
+        """The dense ``[n_nodes, n_hosts]`` table of :meth:`next_port` (small networks and
+        tests only: nodes x hosts int64)."""
+        n_hosts, n_nodes = len(self.host_up), len(self.node_sw)
+        out = np.full((n_nodes, n_hosts), -1, np.int64)
+        for node in range(n_nodes):
+            for d in range(n_hosts):
+                out[node, d] = self.next_port(node, d)
+        return out
+
+
+class FlowIndex:
+    """Flow index of a (source host, destination host) pair: ``index[s, d]``, -1 if none
+    (a dict, not a hosts x hosts table)."""
+
+    def __init__(self, pairs: dict[tuple[int, int], int]) -> None:
+        self._pairs = pairs
+
+    def __getitem__(self, sd) -> int:
+        s, d = sd
+        return self._pairs.get((int(s), int(d)), -1)
+
+    def __len__(self) -> int:
+        return len(self._pairs)
 
 
 @dataclass
@@ -35,10 +100,10 @@ class CompiledNetwork:
     port_cp: np.ndarray  # [n_ports] 1 if the port's queue is a congestion point
     host_node: np.ndarray  # [n_hosts]
     host_port: np.ndarray  # [n_hosts]
-    route: np.ndarray  # [n_nodes, n_hosts] egress port towards host
+    routing: Routing
     flow_src: np.ndarray  # [n_flows] host
     flow_dst: np.ndarray  # [n_flows] host
-    flow_of: np.ndarray  # [n_hosts, n_hosts] flow index or -1
+    flow_of: FlowIndex  # flow_of[s, d]: flow index or -1
     flow_voq_limit: np.ndarray  # [n_flows] frames
     flow_names: list[str]
     gen_host: np.ndarray
@@ -47,6 +112,7 @@ class CompiledNetwork:
     gen_dst_start: np.ndarray
     gen_dst_count: np.ndarray
     dst_list: np.ndarray  # hosts, CSR for uniform generators
+    dst_flow: np.ndarray  # the flow of each dst_list entry (source: the generator's host)
     gen_prob: np.ndarray  # float64
     gen_gap_ns: np.ndarray  # float64 slot (uniform) or gap (CBR)
     gen_start_ns: np.ndarray
@@ -64,6 +130,12 @@ class CompiledNetwork:
     hot_flows: np.ndarray  # flows whose path crosses a hotspot port
     fair_flows: np.ndarray
     offered_bps: np.ndarray  # [n_flows] mean offered rate
+
+    def flow_route(self) -> tuple[np.ndarray, np.ndarray]:
+        """Per flow: the position of the switch its destination hangs from (-1: a host) and
+        the port into the destination; what the kernel and the oracle route frames by."""
+        r = self.routing
+        return r.host_up[self.flow_dst].astype(np.int64), self.host_port[self.flow_dst] ^ 1
 
     @property
     def n_ports(self) -> int:
@@ -83,7 +155,7 @@ class CompiledNetwork:
         dst = int(self.flow_dst[f])
         out = []
         while self.node_host[node] != dst:
-            p = int(self.route[node, dst])
+            p = self.routing.next_port(node, dst)
             out.append(p)
             node = int(self.port_dst[p])
         return out

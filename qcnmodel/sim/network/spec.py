@@ -7,6 +7,8 @@ from __future__ import annotations
 import math
 from dataclasses import dataclass, field
 
+import numpy as np
+
 __all__ = [
     "Buffers",
     "ConstantFlow",
@@ -125,6 +127,17 @@ class PauseConfig:
     rtt: float | None = None
     headroom_factor: float = 1.0
     hysteresis: float = 10e3
+
+    def __post_init__(self) -> None:
+        """``enabled`` must be a bool (``True``/``False``; numpy bools are converted): NaN, 2
+        or ``"yes"`` are refused rather than read as true."""
+        if isinstance(self.enabled, np.bool_):
+            object.__setattr__(self, "enabled", bool(self.enabled))
+        if not isinstance(self.enabled, bool):
+            raise ValueError(
+                f"pause enabled: expected True or False, got {self.enabled!r} "
+                f"({type(self.enabled).__name__})"
+            )
 
 
 @dataclass(frozen=True)

@@ -175,7 +175,7 @@ class QCNFamily(NoneFamily):
             d += o.prop + sim.lat[node]
             if sim.node_host[node] >= 0:
                 return (d if target < 0 else -1), cps
-            p = sim.route[node][fl.dst]
+            p = sim.next_port(node, f)
             if sim.ports[p].cp:
                 cps.append(p)
             if p == target:

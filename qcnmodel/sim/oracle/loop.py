@@ -140,9 +140,11 @@ class Oracle:
         self.h_gens = [list(range(int(gs[h]), int(gs[h] + gc[h]))) for h in range(nh)]
         self.node_host = [int(x) for x in net.node_host]
         self.lat = [int(x) for x in net.node_latency_ns]
-        self.route = net.route.tolist()
-        self.flow_of = net.flow_of.tolist()
-        self.dst_list = net.dst_list.tolist()
+        self.sw_route = net.routing.sw_route.tolist()
+        self.node_sw = [int(x) for x in net.routing.node_sw]
+        up, back = net.flow_route()
+        self.f_up, self.f_back = up.tolist(), back.tolist()
+        self.dst_flow = net.dst_flow.tolist()
         ntr = len(self.tr_flows)
         self.TQ = np.zeros((TQ_ROWS, net.n_ports, self.nbins), np.int64)
         self.TG = np.zeros((TG_ROWS, self.nbins), np.int64)
@@ -212,7 +214,7 @@ class Oracle:
             if g.kind == 0:
                 u = uniform01_py(self.seed, g.sd, g.cd)
                 g.cd += 1
-                f = self.flow_of[h][self.dst_list[g.ds + int(u * g.dc)]]
+                f = self.dst_flow[g.ds + int(u * g.dc)]
             else:
                 f = g.flow
             self.c["offered"] += 1
@@ -329,12 +331,17 @@ class Oracle:
             fl.na = now + int(L * 8e9 / rp.cr + 0.5)
         self.transmit(p, _Frame(f, tag), L, -1, now)
 
+    def next_port(self, node: int, f: int) -> int:
+        """Egress port of switch ``node`` for flow ``f`` (twin of the kernel's ``next_port``)."""
+        s, u = self.node_sw[node], self.f_up[f]
+        return self.f_back[f] if u == s else self.sw_route[s][u]
+
     def on_arrive(self, fr: _Frame, link: int, now: int) -> int:
         fl = self.flows[fr.flow]
         L = fl.L
         lk = self.ports[link]
         node = lk.dst
-        out = self.route[node][fl.dst]
+        out = self.next_port(node, fr.flow)
         oo = self.ports[out]
         if lk.part + L > lk.plim or (oo.oqlim >= 0 and oo.q + L > oo.oqlim):
             self.c["drop"] += 1

@@ -21,6 +21,7 @@ import numpy as np
 from numba import njit
 
 from qcnmodel.sim.kernel.heap import S_CNM, heap_push, heap_push_x
+from qcnmodel.sim.kernel.route import next_port
 from qcnmodel.sim.kernel.state import (
     C_AUX,
     C_CPLAT,
@@ -29,7 +30,6 @@ from qcnmodel.sim.kernel.state import (
     C_PROBE,
     C_SEED,
     C_SONAR,
-    F_DST,
     F_SRC,
     H_PORT,
     K_AUX,
@@ -172,7 +172,6 @@ def path_walk(PI, NI, HI, FI, route, WI, off, f, target):
     ``WI[off:off + n]`` in path order (the target included).
     """
     p = HI[H_PORT, FI[F_SRC, f]]
-    dst = FI[F_DST, f]
     d = np.int64(0)
     n = 0
     for _ in range(PI.shape[1] + 1):
@@ -180,7 +179,7 @@ def path_walk(PI, NI, HI, FI, route, WI, off, f, target):
         d += PI[P_PROP, p] + NI[N_LAT, node]
         if NI[N_HOST, node] >= 0:
             return (d if target < 0 else np.int64(-1)), n
-        p = route[node, dst]
+        p = next_port(NI, FI, route, node, f)
         if PI[P_CP, p] != 0:
             WI[off + n] = p
             n += 1

@@ -1,0 +1,224 @@
+"""Validity domain of the validated models: where the packets and the model part.
+
+The matched pairs of :mod:`qcnmodel.validation` measure where each model predicts the packet
+simulator and where it does not; the failures that are understood are the *findings*
+(:data:`~qcnmodel.validation.findings.FINDINGS`, each with its mechanism). This module turns
+them into regions of the operating space, so that a verdict over ranges of N and RTT can say
+which of its points lie outside the domain where the model was confirmed, and why.
+
+A region is stated in the quantities a user checks (flows per congestion point, RTT as a
+fraction of the model's own critical RTT, the sampling mode, the CP's capacity against the
+line rate) and its bounds are those of the measured rows quoted in the finding; nothing is
+extrapolated beyond the statement "the validation found a disagreement here".
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+
+from qcnmodel.validation.findings import FINDINGS
+
+__all__ = ["DOMAIN", "Region", "ValidityNote", "point_validity", "validity_notes"]
+
+
+@dataclass(frozen=True)
+class Region:
+    """Part of the operating space where a finding applies.
+
+    Attributes
+    ----------
+    finding : str
+        Finding id (:data:`~qcnmodel.validation.findings.FINDINGS`).
+    where : str
+        The region, in words.
+    effect : str
+        What goes wrong there, in one sentence.
+    n_max, n_min : float
+        Flows per congestion point: the region is ``n_min <= N <= n_max``.
+    rtt_min_s : float
+        Smallest RTT of the region (s).
+    crit_lo, crit_hi : float
+        RTT band as a fraction of the model's critical RTT at the same N
+        (``crit_lo * crit <= RTT < crit_hi * crit``); ``nan`` when not used.
+    fixed_sampling : bool or None
+        Only with fixed sampling (True), only with the table (False), or either (None).
+    """
+
+    finding: str
+    where: str
+    effect: str
+    n_min: float = 1.0
+    n_max: float = math.inf
+    rtt_min_s: float = 0.0
+    crit_lo: float = math.nan
+    crit_hi: float = math.nan
+    fixed_sampling: bool | None = None
+
+    def applies(self, n_range, rtt_range, critical_rtt=None, fixed_sampling=False) -> bool:
+        """Whether any point of ``n_range`` x ``rtt_range`` (inclusive) lies in the region.
+
+        ``critical_rtt`` maps N to the model's critical RTT (s); the band in critical-RTT
+        units is tested at those N (within ``n_range``) only.
+        """
+        if self.fixed_sampling is not None and bool(fixed_sampling) != self.fixed_sampling:
+            return False
+        n_lo, n_hi = float(n_range[0]), float(n_range[1])
+        r_lo, r_hi = float(rtt_range[0]), float(rtt_range[1])
+        if n_hi < self.n_min or n_lo > self.n_max or r_hi < self.rtt_min_s:
+            return False
+        if math.isnan(self.crit_lo):
+            return True
+        for n, crit in (critical_rtt or {}).items():
+            if not (self.n_min <= n <= self.n_max and n_lo <= n <= n_hi):
+                continue
+            if math.isfinite(crit) and crit > 0:
+                lo, hi = self.crit_lo * crit, self.crit_hi * crit
+                if r_lo < hi and r_hi >= lo:
+                    return True
+        return False
+
+
+@dataclass(frozen=True)
+class ValidityNote:
+    """One region of a model's validity domain, judged against checked ranges."""
+
+    finding: str
+    where: str
+    effect: str
+    mechanism: str
+    applies: bool
+
+    def to_dict(self) -> dict:
+        return {"finding": self.finding, "where": self.where, "effect": self.effect,
+                "mechanism": self.mechanism, "applies": self.applies}  # fmt: skip
+
+
+#: (model, variant) -> the regions where the validation found the model and packets apart
+DOMAIN: dict[tuple[str, str], tuple[Region, ...]] = {
+    ("qcn", "packet"): (
+        Region(
+            "single flow",
+            "N <= 2 flows per congestion point",
+            "the model is too stable: the packets oscillate from a smaller RTT (N = 1 at "
+            "5 Gb/s: 367-400 us simulated against 566 us predicted)",
+            n_max=2,
+        ),
+        Region(
+            "mean-field synchrony",
+            "RTT from 0.75 x to 1 x the critical RTT",
+            "large cycles coexist with the stable equilibrium; which one the packets "
+            "settle on depends on the start",
+            crit_lo=0.75,
+            crit_hi=1.0,
+            n_min=3,
+        ),
+        Region(
+            "mean-field synchrony",
+            "N >= 50 flows per congestion point",
+            "the synchronised timer cycle and its period are predicted, its amplitude is "
+            "overstated (N = 100 at 5 Gb/s: mean queue 89 vs 27 KB)",
+            n_min=50,
+        ),
+        Region(
+            "slow breakdown",
+            "RTT >= 1 ms",
+            "the packets can break into a slow mode (period 75-100 ms, queue mostly "
+            "empty) that the model lacks",
+            rtt_min_s=1e-3,
+        ),
+        Region(
+            "linear vs detector",
+            "fixed sampling probability",
+            "the linear boundary and the simulated detector boundary part by up to 10-20 %",
+            fixed_sampling=True,
+        ),
+    ),
+    ("qcn", "paper"): (
+        Region(
+            "paper",
+            "every operating point",
+            "the published equations are not the validated model: no queue at "
+            "equilibrium, no recovery after a hotspot",
+        ),
+    ),
+    ("dcqcn", "cnp-lag+stage-memory"): (
+        Region(
+            "dcqcn noise coherence",
+            "N <= 4 flows",
+            "the model's small cycle is coherent where the simulated queue is noise, and "
+            "the link idles (N = 2-4)",
+            n_max=4,
+        ),
+        Region(
+            "dcqcn cliff cycle",
+            "N >= 20 flows",
+            "no equilibrium on the marking ramp: the fluid relaxation cycle is 20-30 % "
+            "larger and 3-13 % longer than the simulated one",
+            n_min=20,
+        ),
+    ),
+}
+
+
+def validity_notes(model: str, variant: str, n_range, rtt_range, critical_rtt=None,
+                   fixed_sampling: bool = False) -> list[ValidityNote]:  # fmt: skip
+    """The validity domain of ``model``/``variant``, each region judged against the ranges.
+
+    Parameters
+    ----------
+    model, variant : str
+        Registry name ("qcn", "dcqcn") and configuration (e.g. "packet").
+    n_range, rtt_range : (float, float)
+        Checked flows per congestion point and RTT (s), inclusive.
+    critical_rtt : mapping, optional
+        N -> the model's critical RTT (s), for the regions stated relative to it.
+    fixed_sampling : bool
+        The parameter set samples with a fixed probability (not the 802.1Qau table).
+
+    Returns
+    -------
+    list of ValidityNote
+        Every region of the domain (an unknown model or variant gives one note saying that
+        it is not validated), with ``applies`` set for the checked ranges.
+    """
+    regions = DOMAIN.get((model, variant))
+    if regions is None:
+        return [ValidityNote("not validated", "every operating point",
+                             f"the configuration {model}/{variant} has no matched pairs",
+                             "", True)]  # fmt: skip
+    return [ValidityNote(r.finding, r.where, r.effect, FINDINGS.get(r.finding, ""),
+                         r.applies(n_range, rtt_range, critical_rtt, fixed_sampling))
+            for r in regions]  # fmt: skip
+
+
+def point_validity(
+    name: str,
+    variant: str,
+    n_flows: float,
+    rtt: float,
+    critical_rtt: float = math.nan,
+    fixed_sampling: bool = False,
+) -> list[dict]:
+    """The regions of the validity domain that contain one operating point.
+
+    Parameters
+    ----------
+    name, variant : str
+        Registry name of the model and its configuration.
+    n_flows, rtt : float
+        The operating point (flows per congestion point, RTT in s).
+    critical_rtt : float
+        The model's critical RTT at ``n_flows`` (s), for the regions stated relative to it.
+    fixed_sampling : bool
+        The parameter set samples with a fixed probability.
+
+    Returns
+    -------
+    list of dict
+        :meth:`ValidityNote.to_dict` of every applying region (empty inside the domain).
+    """
+    n, r = float(n_flows), float(rtt)
+    notes = validity_notes(name, variant, (n, n), (r, r), {n: float(critical_rtt)},
+                           fixed_sampling)  # fmt: skip
+    return [v.to_dict() for v in notes if v.applies]

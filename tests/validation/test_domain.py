@@ -1,0 +1,92 @@
+"""The validity domain: regions where the validation found model and packets apart."""
+
+import math
+
+from qcnmodel.validation.domain import DOMAIN, Region, validity_notes
+from qcnmodel.validation.findings import FINDINGS
+
+
+def _applying(notes):
+    return {(n.finding, n.where) for n in notes if n.applies}
+
+
+def test_every_region_names_a_known_finding():
+    for regions in DOMAIN.values():
+        for r in regions:
+            assert r.finding in FINDINGS, r.finding
+
+
+def test_the_default_check_ranges_touch_the_single_flow_and_large_rtt_regions():
+    notes = validity_notes("qcn", "packet", (1, 100), (2e-6, 1e-3), {1: 5.7e-4, 100: 1e-2})
+    got = _applying(notes)
+    assert ("single flow", "N <= 2 flows per congestion point") in got
+    assert ("slow breakdown", "RTT >= 1 ms") in got
+    assert ("mean-field synchrony", "N >= 50 flows per congestion point") in got
+    # the critical-RTT band is not reached at N = 100 (1 ms < 0.75 x 10 ms)
+    assert ("mean-field synchrony", "RTT from 0.75 x to 1 x the critical RTT") not in got
+
+
+def test_ranges_inside_the_domain_have_no_applying_region():
+    notes = validity_notes("qcn", "packet", (10, 20), (10e-6, 100e-6), {10: 5e-4, 20: 4e-4})
+    assert _applying(notes) == set()
+    assert len(notes) == len(DOMAIN[("qcn", "packet")])  # every region is listed
+
+
+def test_critical_rtt_band_is_judged_per_flow_count():
+    band = "RTT from 0.75 x to 1 x the critical RTT"
+    # 0.75 x 500 us = 375 us: a range up to 380 us reaches it, one up to 370 us does not
+    hit = validity_notes("qcn", "packet", (10, 10), (100e-6, 380e-6), {10: 5e-4})
+    miss = validity_notes("qcn", "packet", (10, 10), (100e-6, 370e-6), {10: 5e-4})
+    assert ("mean-field synchrony", band) in _applying(hit)
+    assert ("mean-field synchrony", band) not in _applying(miss)
+    # a critical RTT for an N outside the checked range does not count
+    other = validity_notes("qcn", "packet", (10, 10), (100e-6, 380e-6), {20: 5e-4})
+    assert ("mean-field synchrony", band) not in _applying(other)
+    # no critical RTT (stable everywhere): the band is empty
+    inf = validity_notes("qcn", "packet", (10, 10), (100e-6, 380e-6), {10: math.inf})
+    assert ("mean-field synchrony", band) not in _applying(inf)
+
+
+def test_fixed_sampling_region_only_with_fixed_sampling():
+    table = validity_notes("qcn", "packet", (10, 10), (10e-6, 1e-4), fixed_sampling=False)
+    fixed = validity_notes("qcn", "packet", (10, 10), (10e-6, 1e-4), fixed_sampling=True)
+    assert not any(n.finding == "linear vs detector" and n.applies for n in table)
+    assert any(n.finding == "linear vs detector" and n.applies for n in fixed)
+
+
+def test_unvalidated_configuration_says_so():
+    (note,) = validity_notes("qcn", "no-such-variant", (1, 2), (1e-6, 1e-5))
+    assert note.applies and note.finding == "not validated"
+
+
+def test_dcqcn_regions_by_flow_count():
+    got = {n.finding for n in validity_notes("dcqcn", "cnp-lag+stage-memory", (8, 16),
+                                             (25e-6, 1e-4)) if n.applies}  # fmt: skip
+    assert got == set()
+    got = {n.finding for n in validity_notes("dcqcn", "cnp-lag+stage-memory", (2, 64),
+                                             (25e-6, 1e-4)) if n.applies}  # fmt: skip
+    assert got == {"dcqcn noise coherence", "dcqcn cliff cycle"}
+
+
+def test_region_bounds_are_inclusive():
+    r = Region("single flow", "N <= 2", "x", n_max=2)
+    assert r.applies((2, 5), (1e-6, 1e-3))
+    assert not r.applies((3, 5), (1e-6, 1e-3))
+    assert validity_notes("qcn", "packet", (1, 1), (1e-6, 1e-5))[0].to_dict()["applies"]
+
+
+def test_dcqcn_default_names_agree():
+    from qcnmodel.validation.dcqcn_pairs import DEFAULT_VARIANT
+    from qcnmodel.validation.findings import DCQCN_DEFAULT
+
+    assert DCQCN_DEFAULT == DEFAULT_VARIANT
+    assert ("dcqcn", DEFAULT_VARIANT) in DOMAIN
+
+
+def test_point_validity_uses_the_critical_rtt_band():
+    from qcnmodel.validation.domain import point_validity
+
+    inside = point_validity("qcn", "packet", 10, 400e-6, critical_rtt=500e-6)
+    assert [v["finding"] for v in inside] == ["mean-field synchrony"]
+    assert point_validity("qcn", "packet", 10, 300e-6, critical_rtt=500e-6) == []
+    assert point_validity("qcn", "packet", 10, 400e-6) == []  # no critical RTT known
