@@ -77,7 +77,7 @@ def confirmation_lines(c: dict, figure=None) -> list[str]:
     n_agree = sum(outcome(row) == "agree" for row in c["rows"])
     n_open = sum(outcome(row) == "inconclusive" for row in c["rows"])
     lines = [
-        f"packet confirmation ({c['duration_s']:g} s per run, seed {c['seed']}, "
+        f"packet confirmation ({c['duration_s']:.3g} s per run, seed {c['seed']}, "
         f"{c.get('jobs', 1)} process{'es' if c.get('jobs', 1) != 1 else ''}): "
         + ("DISAGREES" if not c["agree"] else "AGREES" if n_agree else "INCONCLUSIVE")
         + f" ({n_agree} of {len(c['rows'])} points"

@@ -268,20 +268,21 @@ def _confirm_section(doc, cfg: ReportConfig, verdict, ranges, figdir):
     from qcnmodel.studies.confirm import outcome
 
     n_agree = sum(outcome(r) == "agree" for r in conf["rows"])
+    n_bad = sum(outcome(r) == "DISAGREE" for r in conf["rows"])
     doc.paragraph(
         f"The verdict above, put to the packet simulator at the parameter set's line rate "
-        f"({conf['duration_s']:g} s per run, the second half analysed by the oscillation "
+        f"({conf['duration_s']:.3g} s per run, the second half analysed by the oscillation "
         f"detector) at 0.8 x and 1.25 x the model's critical RTT for the worst N (the "
         f"smallest critical RTT over the ranges: predicted stable, then unstable) and at the "
-        f"worst point: {n_agree} of {len(conf['rows'])} points agree, so the packets "
+        f"worst point: {n_agree} of {len(conf['rows'])} points agree"
         + (
-            "contradict"
-            if not conf["agree"]
-            else "confirm"
+            f"; the packets contradict the model at {n_bad} point{'s' if n_bad > 1 else ''}"
+            if n_bad
+            else ", so the packets confirm the model"
             if n_agree == len(conf["rows"])
-            else "do not contradict"
-        )
-        + " the analytical verdict. Each run is long enough for its first half to hold three "
+            else "; the others are inconclusive"
+        )  # fmt: skip
+        + ". Each run is long enough for its first half to hold three "
         "time constants of the slowest point's mode (from the model's closed-loop pole at "
         "the gain crossover; at most 10 s); a point whose mode the run cannot hold is "
         "inconclusive."
