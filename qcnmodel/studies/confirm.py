@@ -92,7 +92,8 @@ def worst_n(critical_rtt_s: dict) -> tuple[int, float] | None:
     return n, finite[n]
 
 
-def confirm_points(result, ranges, model, duration: float = DEFAULT_DURATION) -> list[dict]:
+def confirm_points(result, ranges, model, duration: float = DEFAULT_DURATION,
+                   memo: dict | None = None) -> list[dict]:  # fmt: skip
     """The (N, RTT) points to simulate, with ``model``'s prediction at each (see module).
 
     Parameters
@@ -106,6 +107,8 @@ def confirm_points(result, ranges, model, duration: float = DEFAULT_DURATION) ->
     duration : float
         The packet run length (s): a boundary whose 1.25 x critical RTT does not fit
         :data:`MIN_RTTS` times into the analysed half is not simulated.
+    memo : dict, optional
+        The model's predictions by (N, RTT), reused across calls.
 
     Returns
     -------
@@ -132,7 +135,7 @@ def confirm_points(result, ranges, model, duration: float = DEFAULT_DURATION) ->
     if not any(n == n_w and np.isclose(r, rtt_w, rtol=1e-9, atol=0) for n, r, _ in points):
         points.append((n_w, rtt_w, "worst point of the ranges"
                        + (f" (fallback: {why})" if why else "")))  # fmt: skip
-    out = [{"n_flows": n, "rtt_s": float(rtt), "role": role, **_predict(model, n, rtt)}
+    out = [{"n_flows": n, "rtt_s": float(rtt), "role": role, **_predict(model, n, rtt, memo)}
            for n, rtt, role in points]  # fmt: skip
     if why is not None and not out[-1]["stable"]:
         best = _largest_margin(model, ranges)
@@ -140,7 +143,7 @@ def confirm_points(result, ranges, model, duration: float = DEFAULT_DURATION) ->
             n, rtt = best
             out.append({"n_flows": n, "rtt_s": rtt,
                         "role": f"largest phase margin in the ranges (fallback: {why})",
-                        **_predict(model, n, rtt)})  # fmt: skip
+                        **_predict(model, n, rtt, memo)})  # fmt: skip
     for pt in out:  # a run must hold MIN_RTTS round trips in its analysed half
         need = 2 * MIN_RTTS * pt["rtt_s"]
         too_long = f"RTT too long for a {duration:g} s run (needs at least {need:.3g} s)"
@@ -161,11 +164,17 @@ def _largest_margin(model, ranges) -> tuple[int, float] | None:
     return None if best is None else (best[1], best[2])
 
 
-def _predict(model, n: int, rtt: float) -> dict:
+def _predict(model, n: int, rtt: float, memo: dict | None = None) -> dict:
+    key = (int(n), float(rtt))
+    if memo is not None and key in memo:
+        return memo[key]
     loop = model.replace(n_flows=int(n), rtt=float(rtt)).loop()
     mg = loop.margins()
-    return {"stable": bool(mg.stable), "phase_margin_deg": float(mg.phase_margin_deg),
-            "time_constant_s": mode_time_constant(loop, mg)}  # fmt: skip
+    out = {"stable": bool(mg.stable), "phase_margin_deg": float(mg.phase_margin_deg),
+           "time_constant_s": mode_time_constant(loop, mg)}  # fmt: skip
+    if memo is not None:
+        memo[key] = out
+    return out
 
 
 def mode_time_constant(loop, margins=None) -> float:
@@ -321,11 +330,12 @@ def confirm_verdict(
 
     from qcnmodel.studies.sweep import _Call, _execute
 
+    memo: dict = {}
     if duration is None:  # long enough for the slowest point's mode (see module)
-        first = confirm_points(result, ranges, model, MAX_DURATION)
+        first = confirm_points(result, ranges, model, MAX_DURATION, memo)
         duration = auto_duration([p for p in first if p["skip"] is None] or first)
     duration = check_duration(duration)
-    every = confirm_points(result, ranges, model, duration)
+    every = confirm_points(result, ranges, model, duration, memo)
     points = [p for p in every if p["skip"] is None]
     skipped = [{"n_flows": p["n_flows"], "rtt_s": p["rtt_s"], "role": p["role"],
                 "predicted_stable": p["stable"], "reason": p["skip"]}
