@@ -141,16 +141,22 @@ def _limit(key: str):
     return config.defaults[key]
 
 
-def _unit_time(value, field: str) -> float:
-    from qcnmodel.units import parse_number, parse_time
+def _with_unit(value, field: str, example: str) -> str:
+    """``value`` as text, refused when it is a bare number (the unit would be guessed)."""
+    from qcnmodel.units import parse_number
 
     text = str(value).strip()
     try:
         parse_number(text, field)
     except ValueError:
-        pass
-    else:
-        raise ValueError(f"{field}: {text!r} has no unit; give a unit, e.g. {text}us or {text}ms")
+        return text
+    raise ValueError(f"{field}: {text!r} has no unit; give a unit, e.g. {example.format(text)}")
+
+
+def _unit_time(value, field: str) -> float:
+    from qcnmodel.units import parse_time
+
+    text = _with_unit(value, field, "{0}us or {0}ms")
     x = parse_time(text, field)
     if x < 0:
         raise ValueError(f"{field}: must be >= 0 s, got {text!r}")
@@ -187,15 +193,9 @@ def rtt_value(value, field: str = "rtt") -> float:
 def cli_rate(value, field: str) -> float:
     """A rate typed on the command line: a number with a unit (``10Gbps``), > 0 and at most
     ``cli.max_rate`` bit/s. A bare number is refused."""
-    from qcnmodel.units import parse_number, parse_rate
+    from qcnmodel.units import parse_rate
 
-    text = str(value).strip()
-    try:
-        parse_number(text, field)
-    except ValueError:
-        pass
-    else:
-        raise ValueError(f"{field}: {text!r} has no unit; give a unit, e.g. {text}Gbps")
+    text = _with_unit(value, field, "{0}Gbps")
     x = parse_rate(text, field)
     top = _limit("cli.max_rate")
     if not (0 < x <= top):
