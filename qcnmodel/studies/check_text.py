@@ -72,7 +72,7 @@ def confirmation_lines(c: dict, figure=None) -> list[str]:
     """The packet confirmation: the overall answer, then per point its role, the model's
     verdict (phase margin), the packets' verdict with the detector's numbers, and agree or
     DISAGREE; then the figure's path when one was drawn."""
-    from qcnmodel.studies.confirm import outcome
+    from qcnmodel.studies.confirm import SETTLE_TAUS, outcome
 
     n_agree = sum(outcome(row) == "agree" for row in c["rows"])
     n_open = sum(outcome(row) == "inconclusive" for row in c["rows"])
@@ -81,8 +81,8 @@ def confirmation_lines(c: dict, figure=None) -> list[str]:
         f"{c.get('jobs', 1)} process{'es' if c.get('jobs', 1) != 1 else ''}): "
         + ("DISAGREES" if not c["agree"] else "AGREES" if n_agree else "INCONCLUSIVE")
         + f" ({n_agree} of {len(c['rows'])} points"
-        + (f", {n_open} inconclusive: the run is shorter than {2 * 3:g} time constants of "
-           "their mode" if n_open else "") + ")"
+        + (f", {n_open} inconclusive: the run is shorter than {2 * SETTLE_TAUS:g} time "
+           "constants of their mode" if n_open else "") + ")"
     ]  # fmt: skip
     for row in c["rows"]:
         model = "stable" if row["predicted_stable"] else "unstable"

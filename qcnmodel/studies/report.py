@@ -265,14 +265,15 @@ def _confirm_section(doc, cfg: ReportConfig, verdict, ranges, figdir):
     conf = confirm_verdict(cfg.params, verdict, ranges,
                            build_model("qcn", cfg.params, cfg.variant),
                            duration=cfg.confirm_duration, jobs=cfg.jobs)  # fmt: skip
-    from qcnmodel.studies.confirm import outcome
+    from qcnmodel.studies.confirm import FACTORS, MAX_DURATION, SETTLE_TAUS, outcome
 
     n_agree = sum(outcome(r) == "agree" for r in conf["rows"])
     n_bad = sum(outcome(r) == "DISAGREE" for r in conf["rows"])
     doc.paragraph(
         f"The verdict above, put to the packet simulator at the parameter set's line rate "
         f"({conf['duration_s']:.3g} s per run, the second half analysed by the oscillation "
-        f"detector) at 0.8 x and 1.25 x the model's critical RTT for the worst N (the "
+        f"detector) at {FACTORS[0]:g} x and {FACTORS[1]:g} x the model's critical RTT for the "
+        f"worst N (the "
         f"smallest critical RTT over the ranges: predicted stable, then unstable) and at the "
         f"worst point: {n_agree} of {len(conf['rows'])} points agree"
         + (
@@ -282,10 +283,14 @@ def _confirm_section(doc, cfg: ReportConfig, verdict, ranges, figdir):
             if n_agree == len(conf["rows"])
             else "; the others are inconclusive"
         )  # fmt: skip
-        + ". Each run is long enough for its first half to hold three "
-        "time constants of the slowest point's mode (from the model's closed-loop pole at "
-        "the gain crossover; at most 10 s); a point whose mode the run cannot hold is "
-        "inconclusive."
+        + (
+            ". Each run is long enough for its first half to hold "
+            if cfg.confirm_duration is None
+            else ". The run length is set; a point is conclusive when the first half holds "
+        )
+        + f"{SETTLE_TAUS:g} time constants of the slowest point's mode (from the model's "
+        f"closed-loop pole at the gain crossover; at most {MAX_DURATION:g} s); a point whose "
+        "mode the run cannot hold is inconclusive."
     )
     doc.table(["point", "N", "RTT (us)", "model", "model PM (deg)", "packets",
                "queue std (KB)", "trend (KB)", "empty", "agree"],
