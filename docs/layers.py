@@ -11,7 +11,8 @@ Layers, bottom to top, and what each may import (besides itself and the foundati
     params      every parameter class, one validator
     analysis    loops, margins, integrators, stability: no protocol, no parameters
     sim         the packet simulator (stands on params alone)
-    models      the loop models, their registry and summary      (params, analysis)
+    models      the loop models, their registry and summary      (params, analysis, sim:
+                the single-flow model runs the protocols' rule bodies)
     validation  the models against the simulator                 (params, analysis, models, sim)
     testing     assertions and pytest plugin for users' CI        (params ... validation)
     studies     check, sweep, compare, report, figures            (all of the above but testing)
@@ -40,7 +41,7 @@ ALLOWED = {
     "params": set(),
     "analysis": set(),
     "sim": {"params"},
-    "models": {"params", "analysis"},
+    "models": {"params", "analysis", "sim"},
     "validation": {"params", "analysis", "models", "sim"},
     "testing": {"params", "analysis", "models", "sim", "validation"},
     "studies": {"params", "analysis", "models", "sim", "validation"},

@@ -29,14 +29,17 @@ are delays); :meth:`QCNPacketModel.simulate` integrates the nonlinear population
 (:func:`~._qcn_cohort.integrate`), from the equilibrium or from idle rate limiters as a
 packet simulation starts.
 
-Validity: a mean-field model, exact in the limit of many flows per cohort. With one or two
-flows the quantiser acts on a nearly noise-free queue (the single flow phase-locks with the
-service) and the loop behaves as a relay; the model then over-smooths (the validation report
-lists the rows).
+Validity: a mean-field model, exact in the limit of many flows per cohort. One flow is no
+population: every sample lands on it and it takes discrete cuts at the sampling instants, which
+the mean field smooths into a hazard and so makes too stable. :meth:`QCNPacketModel.simulate`
+therefore integrates one flow as the single-flow hybrid model (:mod:`._qcn_hybrid`); the
+linearisation (:meth:`QCNPacketModel.loop`) remains the mean field's, and the validation report
+lists where either leaves the packets.
 """
 
 from __future__ import annotations
 
+import dataclasses
 import functools
 import math
 from dataclasses import dataclass, field
@@ -333,8 +336,12 @@ class QCNPacketModel(LoopModel):
 
     def simulate(self, duration, dt=None, x0=None, hotspot=None, record_dt=None,
                  start: str = "equilibrium", offered=None,
-                 method: str = "compiled"):  # fmt: skip
+                 method: str = "compiled", seed: int = 0):  # fmt: skip
         """Nonlinear trajectory of the RP population and the queue.
+
+        With one flow there is no population: the trajectory is then the single-flow hybrid
+        model (:mod:`._qcn_hybrid`), the reaction point's impulses at the congestion point's
+        sampling instants, exact in time (``dt`` does not apply).
 
         Parameters
         ----------
@@ -357,6 +364,9 @@ class QCNPacketModel(LoopModel):
         method : {"compiled"}
             The integrator: the cohort recursion is compiled (numba) and has one method; the
             keyword is accepted so every fluid model answers the same call.
+        seed : int
+            Seed of the protocol's jitter draws in the single-flow model (N = 1); the
+            population model (N >= 2) takes the jitter in expectation and ignores it.
 
         Returns
         -------
@@ -365,7 +375,9 @@ class QCNPacketModel(LoopModel):
             ``rate_target`` (per-flow means of CR and TR, bit/s), ``cohorts``, and what the
             reaction points received: ``cnm_probability`` (per frame), ``cut`` (mean per CNM)
             and ``fb`` (the fluid Fb at the CP, bytes; the sampled one adds the noise
-            ``fb_noise_bytes``).
+            ``fb_noise_bytes``). With one flow: ``fb`` is the last sample's Fb, ``cohorts``
+            is 1, and ``cnm_probability`` and ``cut`` are NaN (the CNMs are events, not a
+            hazard).
         """
         import xarray as xr
 
@@ -424,6 +436,8 @@ class QCNPacketModel(LoopModel):
         else:
             raise ValueError(f"start: must be 'equilibrium' or 'idle', got {start!r}")
         q0 = parse_number(x0.get("q", q_hist * fr), "x0 q") / fr
+        if self.n_flows == 1:
+            return self._simulate_single(duration, record_dt, k, hotspot, start, q0 * fr, seed)
         rec, _ = integrate(k, tt, tb, st0, q0, q_hist, r_hist, duration, dt, stride, 4096)
         bits = self._bits
         return xr.Dataset(
@@ -439,4 +453,43 @@ class QCNPacketModel(LoopModel):
             },
             coords={"time": ("time", rec[:, 0], {"units": "s"})},
             attrs={"model": "QCNPacketModel", "n_flows": self.n_flows, "rtt": self.rtt},
+        )
+
+    def _simulate_single(self, duration, record_dt, k, hotspot, start, q0, seed):
+        """:meth:`simulate` for one flow: the hybrid model's trajectory as a Dataset."""
+        import xarray as xr
+
+        from qcnmodel.models._qcn_hybrid import integrate as hybrid
+
+        if not isinstance(seed, (int, np.integer)) or isinstance(seed, bool) or seed < 0:
+            raise ValueError(f"seed: must be a whole number >= 0, got {seed!r}")
+        bits = self._bits
+        p = self.params
+        if self.ps is not None:  # the operating point's fixed sampling probability
+            p = dataclasses.replace(p, sampling="fixed", ps_fixed=self.ps)
+        offered = min(k[cp.K_RLINE], k[cp.K_ROFF]) * bits
+        hs = None if hotspot is None else (k[cp.K_TON], k[cp.K_TOFF], k[cp.K_CHOT] * bits)
+        # the rate limiter applies a new rate from the frame after the scheduled one
+        delay = self.rtt + 0.5 * p.frame_size * 8.0 / self.capacity_bps
+        rec = hybrid(p, delay, self.capacity_bps, offered, duration, record_dt, hs,
+                     int(seed), start, q0)  # fmt: skip
+        nan = np.full(rec.shape[0], np.nan)
+        return xr.Dataset(
+            {
+                "q": ("time", rec[:, 1], {"units": "B"}),
+                "rate_sent": ("time", rec[:, 2], {"units": "bit/s"}),
+                "rate_current": ("time", rec[:, 3], {"units": "bit/s"}),
+                "rate_target": ("time", rec[:, 4], {"units": "bit/s"}),
+                "cohorts": ("time", np.ones(rec.shape[0])),
+                "cnm_probability": ("time", nan, {"units": "1/frame"}),
+                "cut": ("time", nan.copy()),
+                "fb": ("time", rec[:, 5], {"units": "B"}),
+            },
+            coords={"time": ("time", rec[:, 0], {"units": "s"})},
+            attrs={
+                "model": "QCNPacketModel (single-flow hybrid)",
+                "n_flows": 1,
+                "rtt": self.rtt,
+                "seed": int(seed),
+            },  # fmt: skip
         )

@@ -30,6 +30,7 @@ from qcnmodel.validation.traces import (
     VARIANTS,
     Case,
     Trace,
+    model_is_stochastic,
     model_of,
     model_trace,
     sim_trace,
@@ -146,12 +147,17 @@ def sim_unstable(case: Case, duration=DURATION, settle=SETTLE, seeds=(0,)) -> bo
     return 2 * votes > len(seeds)
 
 
-def model_unstable(variant: str, case: Case, duration=DURATION, settle=SETTLE) -> bool:
-    """The model's verdict at one RTT, from its trajectory and the same detector."""
-    mod = model_trace(variant, case, duration)
-    return oscillation(mod.q[_window(mod, settle)], mod.dt, case.params.qeq)["verdict"] != (
-        "stable"
-    )
+def model_unstable(variant: str, case: Case, duration=DURATION, settle=SETTLE,
+                   seeds=(0,)) -> bool:  # fmt: skip
+    """The model's verdict at one RTT, from its trajectory and the same detector; a majority
+    over ``seeds`` like the simulator's where the model is stochastic, else one trajectory."""
+    seeds = seeds if model_is_stochastic(variant, case) else (0,)
+    votes = 0
+    for seed in seeds:
+        mod = model_trace(variant, case, duration, seed=seed)
+        votes += oscillation(mod.q[_window(mod, settle)], mod.dt, case.params.qeq)[
+            "verdict"] != "stable"  # fmt: skip
+    return 2 * votes > len(seeds)
 
 
 def _bracket_text(lo, hi) -> str:
@@ -185,7 +191,7 @@ def check_boundary(case: Case, variants, grid, bisect_steps=2, duration=DURATION
     rows = []
     for v in variants:
         mlo, mhi, mpts = scan_boundary(lambda r, v=v: model_unstable(v, case.with_rtt(r),
-                                                                     duration),
+                                                                     duration, seeds=seeds),
                                        grid, bisect_steps)  # fmt: skip
         mid = math.sqrt(mlo * mhi) if mlo > 0 and math.isfinite(mhi) else (
             mhi if mlo <= 0 else math.inf)  # fmt: skip

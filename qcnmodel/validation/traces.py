@@ -26,7 +26,7 @@ from qcnmodel.params import QCNParams
 from qcnmodel.validation.network import bottleneck_spec, source_rate
 
 __all__ = ["CAPACITY", "Case", "DEFAULT_VARIANT", "LINE", "Trace", "VARIANTS", "model_of",
-           "model_trace", "sim_trace"]  # fmt: skip
+           "model_is_stochastic", "model_trace", "sim_trace"]  # fmt: skip
 
 LINE = 10e9
 CAPACITY = 5e9
@@ -98,6 +98,12 @@ def sim_trace(case: Case, duration: float = 0.6, seed: int = 0, dt: float = 50e-
     )  # fmt: skip
 
 
+def model_is_stochastic(variant: str, case: Case) -> bool:
+    """True where the model's trajectory depends on a seed: the packet-fidelity model of a
+    single flow (the hybrid model draws the protocol's jitter)."""
+    return VARIANTS[variant].get("fidelity", "packet") == "packet" and case.n == 1
+
+
 def model_of(variant: str, case: Case, capacity: float | None = None) -> QCNFluidModel:
     """The QCN model ``variant`` at ``case`` (CP capacity ``capacity``, default the case's)."""
     cap = case.capacity if capacity is None else capacity
@@ -107,15 +113,16 @@ def model_of(variant: str, case: Case, capacity: float | None = None) -> QCNFlui
 
 @functools.lru_cache(maxsize=512)
 def model_trace(variant: str, case: Case, duration: float = 0.6, dt: float = 50e-6,
-                demand: str = "greedy", hotspot=None) -> Trace:  # fmt: skip
+                demand: str = "greedy", hotspot=None, seed: int = 0) -> Trace:  # fmt: skip
     """The model ``variant`` from the simulator's start (idle rate limiters, sources at their
-    offered rate, queue empty), binned like the simulator."""
+    offered rate, queue empty), binned like the simulator. ``seed`` draws the protocol's
+    jitter where the model is stochastic (:func:`model_is_stochastic`)."""
     cap0 = case.capacity if hotspot is None else case.line
     m = model_of(variant, case, cap0)
     r0 = source_rate(case.n, case.capacity, case.line, demand)
     hs = None if hotspot is None else (hotspot[0], hotspot[1], case.capacity)
     if m.fidelity == "packet":
-        ds = m.simulate(duration, start="idle", offered=r0, hotspot=hs, record_dt=dt)
+        ds = m.simulate(duration, start="idle", offered=r0, hotspot=hs, record_dt=dt, seed=seed)
         sent = ds.rate_sent.values
     else:
         ds = m.simulate(duration, x0={"q": 0.0, "rate_current": r0, "rate_target": r0},
