@@ -48,6 +48,9 @@ _SHIPPED: dict = {
     # time are refused up front rather than exhausted)
     "models.max_records": 20_000_000,
     "models.max_steps": 2_000_000_000,
+    # the packet-fidelity QCN model integrates each flow up to this many flows (its cost grows
+    # with N per event); beyond it, the population's cohorts (the mean field, exact as N grows)
+    "models.max_agents": 1000,
     # relative tolerance of the adaptive reference integrators
     "models.reference_rtol": 1e-8,
     # -- sim: the packet-level simulator ---------------------------------------------------

@@ -336,12 +336,16 @@ class QCNPacketModel(LoopModel):
 
     def simulate(self, duration, dt=None, x0=None, hotspot=None, record_dt=None,
                  start: str = "equilibrium", offered=None,
-                 method: str = "compiled", seed: int = 0):  # fmt: skip
-        """Nonlinear trajectory of the RP population and the queue.
+                 method: str | None = None, seed: int = 0):  # fmt: skip
+        """Nonlinear trajectory of the reaction points and the queue.
 
-        With one flow there is no population: the trajectory is then the single-flow hybrid
-        model (:mod:`._qcn_hybrid`), the reaction point's impulses at the congestion point's
-        sampling instants, exact in time (``dt`` does not apply).
+        Two integrators of the same model. ``"agents"`` follows every flow as a hybrid
+        system (:mod:`._qcn_hybrid`): its cuts at the sampling instants, its own byte-counter
+        and timer cycles, exact in time (``dt`` does not apply). It keeps what the mean
+        field closes away, which flow each sample lands on and how flows cut together stay
+        in phase, and it is the one the validation compares. ``"cohorts"`` integrates the
+        renewal population (:mod:`._qcn_cohort`), the mean field the linearisation
+        (:meth:`loop`) is taken from: it costs the same at any N.
 
         Parameters
         ----------
@@ -361,12 +365,13 @@ class QCNPacketModel(LoopModel):
             their offered rate (a packet simulation's start).
         offered : float or str, optional
             Per-flow offered rate (bit/s): the most a flow sends (default: the line rate).
-        method : {"compiled"}
-            The integrator: the cohort recursion is compiled (numba) and has one method; the
-            keyword is accepted so every fluid model answers the same call.
+        method : {"agents", "cohorts", "compiled"}, optional
+            The integrator (above); default ``"agents"`` up to
+            ``config.defaults["models.max_agents"]`` flows, ``"cohorts"`` beyond.
+            ``"compiled"`` (the word every fluid model answers) is ``"cohorts"``.
         seed : int
-            Seed of the protocol's jitter draws in the single-flow model (N = 1); the
-            population model (N >= 2) takes the jitter in expectation and ignores it.
+            Seed of the random draws of ``"agents"`` (the protocol's jitter, the sampled
+            flow); the cohorts take them in expectation.
 
         Returns
         -------
@@ -375,9 +380,10 @@ class QCNPacketModel(LoopModel):
             ``rate_target`` (per-flow means of CR and TR, bit/s), ``cohorts``, and what the
             reaction points received: ``cnm_probability`` (per frame), ``cut`` (mean per CNM)
             and ``fb`` (the fluid Fb at the CP, bytes; the sampled one adds the noise
-            ``fb_noise_bytes``). With one flow: ``fb`` is the last sample's Fb, ``cohorts``
-            is 1, and ``cnm_probability`` and ``cut`` are NaN (the CNMs are events, not a
-            hazard).
+            ``fb_noise_bytes``). With ``"agents"``: ``fb`` is the last sample's Fb,
+            ``cohorts`` is N, ``cnm_probability`` and ``cut`` are NaN (the CNMs are events,
+            not a hazard), and ``bytes_sent`` (time, flow) is each flow's cumulative bytes
+            while N x records stays within ``config.defaults["models.max_records"]``.
         """
         import xarray as xr
 
@@ -394,8 +400,11 @@ class QCNPacketModel(LoopModel):
         )
         if not (record_dt > 0 and math.isfinite(record_dt)):
             raise ValueError(f"record_dt: must be in (0, inf) s, got {record_dt!r}")
-        if method != "compiled":
-            raise unknown_name("method", "method", method, ("compiled",))
+        if method is None:
+            method = "agents" if self.n_flows <= config.defaults["models.max_agents"] else (
+                "cohorts")  # fmt: skip
+        if method not in ("agents", "cohorts", "compiled"):
+            raise unknown_name("method", "method", method, ("agents", "cohorts", "compiled"))
         stride = max(1, int(round(record_dt / dt)))
         dt = record_dt / stride
         n_rec = duration / record_dt
@@ -423,21 +432,23 @@ class QCNPacketModel(LoopModel):
                 raise unknown_name("x0", "key", key, ("q",))
         if start == "equilibrium" and not self.congested:  # the equilibrium is the idle state
             start = "idle"
+        if start not in ("equilibrium", "idle"):
+            raise ValueError(f"start: must be 'equilibrium' or 'idle', got {start!r}")
+        if method == "agents":
+            q_eq = self.fixed_point()["q"] if start == "equilibrium" else 0.0
+            q0 = parse_number(x0.get("q", q_eq), "x0 q")
+            return self._simulate_agents(duration, record_dt, k, hotspot, start, q0, seed)
         if start == "equilibrium":
             st0 = self._equilibrium_cohorts()
             fp = self.fixed_point()
             q_hist = fp["q"] / fr
             r_hist = fp["rate_current"] / self._bits
-        elif start == "idle":
+        else:
             st0 = np.zeros((N_C, 1))
             st0[C_M, 0] = 1.0
             q_hist = 0.0
             r_hist = min(k[cp.K_RLINE], k[cp.K_ROFF])
-        else:
-            raise ValueError(f"start: must be 'equilibrium' or 'idle', got {start!r}")
         q0 = parse_number(x0.get("q", q_hist * fr), "x0 q") / fr
-        if self.n_flows == 1:
-            return self._simulate_single(duration, record_dt, k, hotspot, start, q0 * fr, seed)
         rec, _ = integrate(k, tt, tb, st0, q0, q_hist, r_hist, duration, dt, stride, 4096)
         bits = self._bits
         return xr.Dataset(
@@ -452,11 +463,16 @@ class QCNPacketModel(LoopModel):
                 "fb": ("time", rec[:, 8] * fr, {"units": "B"}),
             },
             coords={"time": ("time", rec[:, 0], {"units": "s"})},
-            attrs={"model": "QCNPacketModel", "n_flows": self.n_flows, "rtt": self.rtt},
+            attrs={
+                "model": "QCNPacketModel",
+                "method": "cohorts",
+                "n_flows": self.n_flows,
+                "rtt": self.rtt,
+            },  # fmt: skip
         )
 
-    def _simulate_single(self, duration, record_dt, k, hotspot, start, q0, seed):
-        """:meth:`simulate` for one flow: the hybrid model's trajectory as a Dataset."""
+    def _simulate_agents(self, duration, record_dt, k, hotspot, start, q0, seed):
+        """:meth:`simulate` with ``method="agents"``: the hybrid model's trajectory."""
         import xarray as xr
 
         from qcnmodel.models._qcn_hybrid import integrate as hybrid
@@ -470,25 +486,30 @@ class QCNPacketModel(LoopModel):
         offered = min(k[cp.K_RLINE], k[cp.K_ROFF]) * bits
         hs = None if hotspot is None else (k[cp.K_TON], k[cp.K_TOFF], k[cp.K_CHOT] * bits)
         # the rate limiter applies a new rate from the frame after the scheduled one
-        delay = self.rtt + 0.5 * p.frame_size * 8.0 / self.capacity_bps
-        rec = hybrid(p, delay, self.capacity_bps, offered, duration, record_dt, hs,
-                     int(seed), start, q0)  # fmt: skip
+        delay = self.rtt + 0.5 * self.n_flows * p.frame_size * 8.0 / self.capacity_bps
+        n_rec = int(round(duration / record_dt)) + 1
+        per_flow = self.n_flows * n_rec <= config.defaults["models.max_records"]
+        rec, sent = hybrid(p, self.n_flows, delay, self.capacity_bps, offered, duration,
+                           record_dt, hs, int(seed), start, q0, per_flow)  # fmt: skip
         nan = np.full(rec.shape[0], np.nan)
+        flows = {} if sent is None else {"bytes_sent": (("time", "flow"), sent, {"units": "B"})}
         return xr.Dataset(
             {
+                **flows,
                 "q": ("time", rec[:, 1], {"units": "B"}),
                 "rate_sent": ("time", rec[:, 2], {"units": "bit/s"}),
                 "rate_current": ("time", rec[:, 3], {"units": "bit/s"}),
                 "rate_target": ("time", rec[:, 4], {"units": "bit/s"}),
-                "cohorts": ("time", np.ones(rec.shape[0])),
+                "cohorts": ("time", np.full(rec.shape[0], float(self.n_flows))),
                 "cnm_probability": ("time", nan, {"units": "1/frame"}),
                 "cut": ("time", nan.copy()),
                 "fb": ("time", rec[:, 5], {"units": "B"}),
             },
             coords={"time": ("time", rec[:, 0], {"units": "s"})},
             attrs={
-                "model": "QCNPacketModel (single-flow hybrid)",
-                "n_flows": 1,
+                "model": "QCNPacketModel",
+                "method": "agents",
+                "n_flows": self.n_flows,
                 "rtt": self.rtt,
                 "seed": int(seed),
             },  # fmt: skip

@@ -20,6 +20,7 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
+from qcnmodel import config
 from qcnmodel.models import MODELS
 from qcnmodel.models.qcn import QCNFluidModel
 from qcnmodel.params import QCNParams
@@ -99,9 +100,10 @@ def sim_trace(case: Case, duration: float = 0.6, seed: int = 0, dt: float = 50e-
 
 
 def model_is_stochastic(variant: str, case: Case) -> bool:
-    """True where the model's trajectory depends on a seed: the packet-fidelity model of a
-    single flow (the hybrid model draws the protocol's jitter)."""
-    return VARIANTS[variant].get("fidelity", "packet") == "packet" and case.n == 1
+    """True where the model's trajectory depends on a seed: the packet-fidelity model, whose
+    trajectories follow every flow (``method="agents"``) and draw the protocol's jitter."""
+    return (VARIANTS[variant].get("fidelity", "packet") == "packet"
+            and case.n <= config.defaults["models.max_agents"])  # fmt: skip
 
 
 def model_of(variant: str, case: Case, capacity: float | None = None) -> QCNFluidModel:
@@ -113,10 +115,12 @@ def model_of(variant: str, case: Case, capacity: float | None = None) -> QCNFlui
 
 @functools.lru_cache(maxsize=512)
 def model_trace(variant: str, case: Case, duration: float = 0.6, dt: float = 50e-6,
-                demand: str = "greedy", hotspot=None, seed: int = 0) -> Trace:  # fmt: skip
+                demand: str = "greedy", hotspot=None, seed: int = 0,
+                per_flow: bool = False) -> Trace:  # fmt: skip
     """The model ``variant`` from the simulator's start (idle rate limiters, sources at their
     offered rate, queue empty), binned like the simulator. ``seed`` draws the protocol's
-    jitter where the model is stochastic (:func:`model_is_stochastic`)."""
+    jitter where the model is stochastic (:func:`model_is_stochastic`); ``per_flow`` keeps
+    every flow's binned sending rate in ``extra["flow_sent"]`` where the model has flows."""
     cap0 = case.capacity if hotspot is None else case.line
     m = model_of(variant, case, cap0)
     r0 = source_rate(case.n, case.capacity, case.line, demand)
@@ -138,6 +142,8 @@ def model_trace(variant: str, case: Case, duration: float = 0.6, dt: float = 50e
     qb = 0.5 * (q[1:] + q[:-1])
     db = 0.5 * (dep[1:] + dep[:-1])
     extra = {"model": m}
+    if per_flow and "bytes_sent" in ds:  # every flow's sending rate, binned like the sim's
+        extra["flow_sent"] = (np.diff(ds.bytes_sent.values, axis=0) * 8.0 / dt).T
     if m.fidelity == "packet":
         extra["cp"] = {k: ds[k].values[1:] for k in ("cnm_probability", "cut", "fb")}
     return Trace(t=t[1:], q=qb, thr=db, flow_thr=(db / case.n)[None, :], dt=dt, extra=extra)

@@ -1,4 +1,4 @@
-"""The single-flow hybrid model (the packet-fidelity model's trajectories at N = 1)."""
+"""The hybrid model: the packet-fidelity model's trajectories, flow by flow (method="agents")."""
 
 import numpy as np
 import pytest
@@ -10,10 +10,12 @@ from qcnmodel.params import QCNParams
 C, LINE = 5e9, 10e9
 
 
-def _run(rtt, duration, record_dt, seed=0, jitter=0.15, **kw):
+def _run(rtt, duration, record_dt, seed=0, jitter=0.15, n=1, **kw):
     p = QCNParams(jitter=jitter)
-    m = QCNFluidModel(p, rtt=rtt, n_flows=1, capacity=C)
-    return m.simulate(duration, start="idle", offered=LINE, record_dt=record_dt, seed=seed, **kw)
+    m = QCNFluidModel(p, rtt=rtt, n_flows=n, capacity=C)
+    return m.simulate(
+        duration, start="idle", offered=min(LINE, 2 * C / n), record_dt=record_dt, seed=seed, **kw
+    )
 
 
 def test_first_sample_and_first_cut_happen_where_the_standard_puts_them():
@@ -38,7 +40,7 @@ def test_same_seed_same_trajectory_and_the_seed_matters():
     c = _run(300e-6, 0.05, 50e-6, seed=4)
     assert np.array_equal(a.q.values, b.q.values)
     assert not np.array_equal(a.q.values, c.q.values)
-    assert a.attrs["model"] == "QCNPacketModel (single-flow hybrid)"
+    assert a.attrs["method"] == "agents" and a.attrs["seed"] == 3
 
 
 def test_trajectory_respects_the_bounds():
@@ -62,3 +64,38 @@ def test_single_flow_boundary_lies_between_the_simulated_points(rtt, verdict_sta
 def test_bad_seed_names_the_field():
     with pytest.raises(ValueError, match="seed"):
         _run(100e-6, 0.01, 50e-6, seed=-1)
+
+
+def test_bytes_are_conserved_between_the_flows_and_the_queue():
+    # what the flows sent one forward delay ago = what the port served + the queue; with the
+    # queue never empty after the start, the port served C the whole time since it filled
+    rtt, dt = 100e-6, 50e-6
+    ds = _run(rtt, 0.05, dt, n=10)
+    sent = ds.bytes_sent.values.sum(axis=1)
+    assert np.all(np.diff(sent) >= 0)
+    # per record, the total of the flows' bytes equals the mean rate's integral (trapezoid
+    # is exact for a piecewise-constant rate only at its breakpoints: compare the ends)
+    t = ds.time.values
+    assert sent[-1] == pytest.approx(np.sum(ds.bytes_sent.values[-1]), rel=1e-12)
+    assert sent[-1] <= 10 * 1e9 / 8 * t[-1] * (1 + 1e-12)  # no flow above its offered rate
+    q = ds.q.values
+    assert (q >= 0).all() and q.max() > 0
+
+
+def test_many_flows_share_the_port_and_samples_spread_over_them():
+    ds = _run(100e-6, 0.6, 50e-6, n=10)
+    w = ds.time.values >= 0.3
+    b = ds.bytes_sent.values
+    rates = (b[-1] - b[w][0]) * 8 / (ds.time.values[-1] - ds.time.values[w][0])
+    # the port is shared: the flows together send C within the queue's change over the
+    # window (< 5 %), each between the rate floor and its offered rate
+    assert rates.sum() == pytest.approx(C, rel=0.05)
+    assert (rates > QCNParams().min_rate).all() and (rates <= 2 * C / 10).all()
+
+
+def test_cohorts_remain_available_and_method_is_checked():
+    m = QCNFluidModel(QCNParams(), rtt=100e-6, n_flows=10, capacity=C)
+    ds = m.simulate(0.01, start="idle", offered=LINE, method="cohorts")
+    assert ds.attrs["method"] == "cohorts"
+    with pytest.raises(ValueError, match="method"):
+        m.simulate(0.01, method="bogus")

@@ -62,15 +62,16 @@ def test_equilibrium_is_self_consistent_at_the_fair_share(n, cap):
 
 
 def test_linearisation_agrees_with_the_nonlinear_model_around_the_equilibrium():
-    # the loop is the exact linearisation of the same model: started at its equilibrium with a
-    # small kick, the nonlinear trajectory decays below the critical RTT and grows above it
+    # the loop is the exact linearisation of the population model (the cohorts): started at
+    # its equilibrium with a small kick, its trajectory decays below the critical RTT and
+    # grows above it
     base = QCNPacketModel(P, n_flows=10, capacity=5e9)
     crit = base.loop().critical_delay()
     assert 200e-6 < crit < 1e-3
 
     def amplitude(rtt):
         ds = base.replace(rtt=rtt).simulate(0.4, x0={"q": base.fixed_point()["q"] + 1500.0},
-                                            record_dt=50e-6)  # fmt: skip
+                                            record_dt=50e-6, method="cohorts")  # fmt: skip
         q = ds.q.values
         return np.ptp(q[-1000:]), np.ptp(q[: len(q) // 4])
 

@@ -21,9 +21,9 @@ def test_the_default_check_ranges_touch_the_single_flow_and_large_rtt_regions():
     got = _applying(notes)
     assert ("single flow", "N <= 2 flows per congestion point") in got
     assert ("slow breakdown", "RTT >= 1 ms") in got
-    assert ("mean-field synchrony", "N >= 50 flows per congestion point") in got
+    assert ("timer cycle period", "N >= 50 flows per congestion point") in got
     # the critical-RTT band is not reached at N = 100 (1 ms < 0.75 x 10 ms)
-    assert ("mean-field synchrony", "RTT from 0.75 x to 1 x the critical RTT") not in got
+    assert ("early large cycles", "RTT from 0.75 x to 1 x the critical RTT") not in got
 
 
 def test_ranges_inside_the_domain_have_no_applying_region():
@@ -37,14 +37,14 @@ def test_critical_rtt_band_is_judged_per_flow_count():
     # 0.75 x 500 us = 375 us: a range up to 380 us reaches it, one up to 370 us does not
     hit = validity_notes("qcn", "packet", (10, 10), (100e-6, 380e-6), {10: 5e-4})
     miss = validity_notes("qcn", "packet", (10, 10), (100e-6, 370e-6), {10: 5e-4})
-    assert ("mean-field synchrony", band) in _applying(hit)
-    assert ("mean-field synchrony", band) not in _applying(miss)
+    assert ("early large cycles", band) in _applying(hit)
+    assert ("early large cycles", band) not in _applying(miss)
     # a critical RTT for an N outside the checked range does not count
     other = validity_notes("qcn", "packet", (10, 10), (100e-6, 380e-6), {20: 5e-4})
-    assert ("mean-field synchrony", band) not in _applying(other)
+    assert ("early large cycles", band) not in _applying(other)
     # no critical RTT (stable everywhere): the band is empty
     inf = validity_notes("qcn", "packet", (10, 10), (100e-6, 380e-6), {10: math.inf})
-    assert ("mean-field synchrony", band) not in _applying(inf)
+    assert ("early large cycles", band) not in _applying(inf)
 
 
 def test_fixed_sampling_region_only_with_fixed_sampling():
@@ -87,6 +87,6 @@ def test_point_validity_uses_the_critical_rtt_band():
     from qcnmodel.validation.domain import point_validity
 
     inside = point_validity("qcn", "packet", 10, 400e-6, critical_rtt=500e-6)
-    assert [v["finding"] for v in inside] == ["mean-field synchrony"]
+    assert [v["finding"] for v in inside] == ["early large cycles"]
     assert point_validity("qcn", "packet", 10, 300e-6, critical_rtt=500e-6) == []
     assert point_validity("qcn", "packet", 10, 400e-6) == []  # no critical RTT known
