@@ -134,7 +134,8 @@ MODELS: dict[str, ModelSpec] = {
         "qcnmodel.models.qcn:QCNFluidModel",
         "qcnmodel.params.qcn:QCNParams",
         {"packet": {}, "paper": {"fidelity": "paper"}},
-        "QCN loop: renewal population of reaction points (packet fidelity, validated) or "
+        "QCN loop: renewal population of reaction points, every flow followed in its "
+        "trajectories (packet fidelity, validated) or "
         "the cycle-averaged equations after Alizadeh et al. (paper)",
     ),
     "dcqcn": ModelSpec(

@@ -1,11 +1,13 @@
 """The QCN loop model, at the fidelity the user names: ``QCNFluidModel(params, fidelity=...)``.
 
-* ``fidelity="packet"`` (the default): :class:`~.qcn_packet.QCNPacketModel`, the reaction
-  points as a renewal population whose byte-counter and timer cycles end at fixed, jittered
-  ages after each CNM, with the congestion point's sampled feedback taken over the queue's
-  frame-granularity noise. This is the configuration validated against the packet simulator
-  (``qcnmodel validate``) and used by every surface (margins, check, report, stability maps,
-  sweeps).
+* ``fidelity="packet"`` (the default): :class:`~.qcn_packet.QCNPacketModel`. Its analysis
+  (fixed point, linearisation, margins) is the reaction points as a renewal population whose
+  byte-counter and timer cycles end at fixed, jittered ages after each CNM, with the
+  congestion point's sampled feedback taken over the queue's frame-granularity noise; its
+  trajectories follow every reaction point as a hybrid system on a fluid queue (each flow's
+  own cuts and cycles, ``simulate(method="agents")``). This is the configuration validated
+  against the packet simulator (``qcnmodel validate``) and used by every surface (margins,
+  check, report, stability maps, sweeps).
 * ``fidelity="paper"``: :class:`~.qcn_averaged.QCNAveragedModel`, the delay-differential
   equations after Alizadeh et al. (Allerton 2008; SIGMETRICS 2011) in which cycles end at a
   constant rate; its switches (``reset``, ``sampling_lag``, ``timer``, ``hai`` ...) add the
@@ -27,7 +29,8 @@ __all__ = ["FIDELITIES", "QCNFluidModel"]
 
 #: fidelity name -> one line for listings
 FIDELITIES = {
-    "packet": "renewal population of reaction points, noisy sampled feedback (validated)",
+    "packet": "renewal population of reaction points (analysis), every flow followed "
+    "(trajectories); validated",
     "paper": "cycle-averaged delay-differential equations after Alizadeh et al.",
 }
 

@@ -47,6 +47,7 @@ def write_report(result, out_dir, figures_dir=None) -> tuple[Path, Path]:
         f"{P.CAPACITY / 1e9:g} Gb/s, greedy sources (2 C / N each), unlimited memory; RTT is "
         "the CP -> RP -> CP loop (`qcnmodel.validation.network`). QCN variants: `packet` = "
         "the reaction points as a renewal population with the CP's noisy sampled feedback "
+        "for the analysis, every flow followed as a hybrid system for the trajectories "
         "(`QCNFluidModel(fidelity='packet')`, the default); `paper` = the cycle-averaged "
         "delay-differential equations after Alizadeh et al. (`fidelity='paper'`)."
     )

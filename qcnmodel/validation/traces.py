@@ -8,7 +8,8 @@ the hot queue and the CP's departures), so that the same measurements (:mod:`.me
 to both. Both are cached by their arguments.
 
 Model variants (:data:`VARIANTS`): the registry's QCN configurations, ``packet`` (the
-default: the renewal population of reaction points) and ``paper`` (the cycle-averaged
+default: the renewal population of reaction points, whose trajectories follow every flow)
+and ``paper`` (the cycle-averaged
 equations as published).
 """
 
