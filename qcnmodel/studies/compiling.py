@@ -90,10 +90,17 @@ def announce_all(whats, background: bool = False) -> list[str]:
         return todo
     _ANNOUNCED.update(todo)
     names = [_TEXT[w] for w in todo]
+    if "loop" in todo and "fluid" in todo:  # one name for the model's two kernels
+        names[todo.index("loop")] = "the packet-fidelity QCN model's kernels (cohorts, integrator)"
+        del names[todo.index("fluid")]
     text = names[0] if len(names) == 1 else ", ".join(names[:-1]) + " and " + names[-1]
     when = ("the simulator in the background while the model is analysed; "
             if background and "sim" in todo else "")  # fmt: skip
-    took = "about 1 min on 2 cores" if "sim" in todo else "seconds"
+    took = "tens of seconds"
+    if "sim" in todo:
+        from qcnmodel.sim.engines import COMPILE_ESTIMATE
+
+        took = f"about {COMPILE_ESTIMATE} on 2 cores"
     print(f"qcnmodel: compiling {text} (numba, {when}once: {took}; later runs load "
           "them from the cache)", file=sys.stderr, flush=True)  # fmt: skip
     return todo

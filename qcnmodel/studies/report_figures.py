@@ -59,12 +59,13 @@ def draw_models(cfg, figdir: Path, progress: bool = False) -> list[tuple[Path, s
 
     fluid, ref = _names(cfg)
     fop = build_model("fopdt", cfg.params, rtt=ref["rtt"], n_flows=ref["n"])
-    crit = float(critical_rtt(fluid))
+    loop = fluid.loop()  # one tabulation of the loop at the reference point, shared
+    crit = float(critical_rtt(fluid, loop=loop))
     announce_compile("fluid", progress)
     return [
-        _bode(fluid, ref, figdir),
-        _nyquist(fluid, ref, crit, figdir),
-        _step(fluid, fop, figdir),
+        _bode(loop, ref, figdir),
+        _nyquist(fluid, loop, ref, crit, figdir),
+        _step(loop, fop, figdir),
         _nonlinear(fluid, ref, crit, cfg.params.qeq, figdir),
     ]
 
@@ -78,11 +79,11 @@ def draw_maps(cfg, grid, figdir: Path) -> list[tuple[Path, str]]:
     return _maps(cfg, grid, figdir)
 
 
-def _bode(fluid, ref, figdir):
+def _bode(loop, ref, figdir):
     from qcnmodel.analysis.plot import plot_bode
 
-    wc = float(fluid.loop().margins().crossover_rad_s)
-    fig = plot_bode(fluid.loop(), omega=np.geomspace(wc / 1e3, wc * 30, 2000))
+    wc = float(loop.margins().crossover_rad_s)
+    fig = plot_bode(loop, omega=np.geomspace(wc / 1e3, wc * 30, 2000))
     fig.suptitle(f"{_NAME['loop']}, N={ref['n']}, RTT={ref['rtt'] * 1e6:g} us")
     return (
         save(fig, figdir / "bode.png"),
@@ -91,14 +92,14 @@ def _bode(fluid, ref, figdir):
     )
 
 
-def _nyquist(fluid, ref, crit, figdir):
+def _nyquist(fluid, loop, ref, crit, figdir):
     import matplotlib.pyplot as plt
 
     from qcnmodel.analysis.plot import plot_nyquist
 
     rtt_bad = 1.5 * crit
     fig, axes = plt.subplots(1, 2, figsize=(11, 5))
-    plot_nyquist(fluid.loop(), ax=axes[0])
+    plot_nyquist(loop, ax=axes[0])
     plot_nyquist(fluid.replace(rtt=rtt_bad).loop(), ax=axes[1])
     for ax, what in ((axes[0], f"RTT {ref['rtt'] * 1e6:g} us"),
                      (axes[1], f"RTT {rtt_bad * 1e6:.0f} us = 1.5 x critical")):  # fmt: skip
@@ -113,13 +114,13 @@ def _nyquist(fluid, ref, crit, figdir):
     )
 
 
-def _step(fluid, fop, figdir):
+def _step(loop, fop, figdir):
     import matplotlib.pyplot as plt
 
     from qcnmodel.analysis.plot import plot_step
 
     fig, axes = plt.subplots(1, 2, figsize=(12, 4.5))
-    plot_step([fluid.loop().step_response()], ax=axes[0])
+    plot_step([loop.step_response()], ax=axes[0])
     axes[0].set_title(f"linearised {_NAME['loop']}")
     plot_step([fop.loop()], ax=axes[1])
     axes[1].set_title("FOPDT view")
