@@ -112,6 +112,23 @@ def test_tasks_in_a_worker_equal_this_process(tmp_path):
     assert other.collect(dataclasses.replace(cfg, variant="paper")) == {}
 
 
+def test_worker_count(monkeypatch):
+    # one worker when a core is left besides this process and a background compilation
+    import os
+
+    from qcnmodel.studies.report_tasks import workers
+
+    bg = object()
+    assert workers(small_config(jobs=1), None) == 0
+    assert workers(small_config(jobs=2), None) == 1
+    assert workers(small_config(jobs=2), bg) == 0  # the compilation keeps the second core
+    assert workers(small_config(jobs=3), bg) == 1
+    monkeypatch.setattr(os, "sched_getaffinity", lambda pid: {0, 1})  # default: the cores
+    assert workers(small_config(), None) == 1 and workers(small_config(jobs=-1), bg) == 0
+    monkeypatch.setattr(os, "sched_getaffinity", lambda pid: {0})
+    assert workers(small_config(), None) == 0
+
+
 def test_settled_config_predicts_the_checks_fallback():
     from qcnmodel.studies.report_tasks import compiled_parts, settled
 

@@ -47,9 +47,10 @@ class ReportConfig:
     and the representative points (defaults: ``studies.report_*`` of :mod:`qcnmodel.config`,
     read when the object is made). ``confirm_duration`` (s, default: the confirmation's
     automatic run length) sets the packet confirmation of the headline verdict; ``jobs``
-    (processes, default the cores actually free, -1 the same) its runs in parallel, and
-    whether a forked worker computes the grid, the points and the model's figures while the
-    check runs (with 2 or more; the numbers do not depend on it)."""
+    (processes, -1 the same as None) its runs in parallel (default the cores actually free),
+    and whether a forked worker computes the grid, the points and the model's figures while
+    the check runs (with 2 or more; default the cores of the machine; see
+    :func:`~qcnmodel.studies.report_tasks.workers`). The numbers do not depend on it."""
 
     params: QCNParams = field(default_factory=QCNParams)
     preset: str = "802.1qau"

@@ -56,15 +56,24 @@ def compiled_parts(cfg: ReportConfig) -> list[str]:
 
 def workers(cfg: ReportConfig, bg) -> int:
     """Forked workers for the parallel parts: one when a core is left besides this process
-    and the background compilation (``cfg.jobs``, default the cores actually free), else
-    none."""
+    and the background compilation, else none. ``cfg.jobs`` counts the processes; by default
+    (None or -1) the cores this process may use (``os.sched_getaffinity``), not only the idle
+    ones: the parts are a bounded amount of work that time-shares a busy core with no loss,
+    whereas the one-minute load average still counts a run that has just ended. While the
+    simulator compiles in the background (the longest part of a first run) no worker is
+    forked on 2 cores: it would slow that compilation down."""
     import multiprocessing as mp
-
-    from qcnmodel.studies.sweep import free_cores
+    import os
 
     if "fork" not in mp.get_all_start_methods():  # pragma: no cover - not POSIX
         return 0
-    jobs = free_cores() if cfg.jobs in (None, -1) else int(cfg.jobs)
+    if cfg.jobs in (None, -1):
+        try:
+            jobs = len(os.sched_getaffinity(0))
+        except (AttributeError, OSError):  # pragma: no cover - not Linux
+            jobs = os.cpu_count() or 1
+    else:
+        jobs = int(cfg.jobs)
     return 1 if jobs - 1 - (bg is not None) >= 1 else 0
 
 
