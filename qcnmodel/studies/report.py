@@ -242,6 +242,8 @@ def write_report(out_dir: str | Path, cfg: ReportConfig | None = None, progress:
 
 
 def _write(out: Path, cfg: ReportConfig, tasks, bg, progress: bool, t0: float) -> dict:
+    """The report's sections in order (:func:`write_report`): ``tasks`` holds the parts
+    queued on a worker, ``bg`` the simulator's background compilation (or None)."""
     from tqdm.auto import tqdm
 
     from qcnmodel.document import Document
