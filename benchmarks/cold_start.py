@@ -68,24 +68,33 @@ def _verdict(value: float, target: float) -> str:
     )
 
 
-def _report(cache: str, out: str) -> tuple[float, str, float]:
+def _report(cache: str, out: str) -> tuple[float, str, float, float]:
+    """Wall time, stderr, load average before, CPU seconds (the report and its forks)."""
+    import resource
+
     env = dict(os.environ, NUMBA_CACHE_DIR=cache, PYTHONPATH=str(ROOT), MPLBACKEND="Agg")
     load = os.getloadavg()[0]
+    ru0 = resource.getrusage(resource.RUSAGE_CHILDREN)
     t0 = time.perf_counter()
     r = subprocess.run([sys.executable, "-m", "qcnmodel", "report", "--quiet", "--out", out],
                        env=env, capture_output=True, text=True, check=True)  # fmt: skip
-    return time.perf_counter() - t0, r.stderr, load
+    wall = time.perf_counter() - t0
+    ru = resource.getrusage(resource.RUSAGE_CHILDREN)
+    cpu = ru.ru_utime + ru.ru_stime - ru0.ru_utime - ru0.ru_stime
+    return wall, r.stderr, load, cpu
 
 
 def main_report() -> None:
     with tempfile.TemporaryDirectory(prefix="qcnmodel-numba-") as cache:
         with tempfile.TemporaryDirectory(prefix="qcnmodel-report-") as out:
-            cold, err, load_c = _report(cache, out)
-            warm, _, load_w = _report(cache, out)
+            cold, err, load_c, cpu_c = _report(cache, out)
+            warm, _, load_w, cpu_w = _report(cache, out)
     notice = [ln for ln in err.splitlines() if ln.startswith("qcnmodel:")]
     print("cold start of `qcnmodel report --quiet` (fresh NUMBA_CACHE_DIR)")
-    print(f"  first report (compiles)  {_verdict(cold, COLD_TARGET_S)}  (load {load_c:.2f})")
-    print(f"  second report (cached)   {_verdict(warm, COLD_TARGET_S)}  (load {load_w:.2f})")
+    print(f"  first report (compiles)  {_verdict(cold, COLD_TARGET_S)}  (load {load_c:.2f}, "
+          f"CPU {cpu_c:.1f} s)")  # fmt: skip
+    print(f"  second report (cached)   {_verdict(warm, COLD_TARGET_S)}  (load {load_w:.2f}, "
+          f"CPU {cpu_w:.1f} s)")  # fmt: skip
     print(f"  notice on the first report: {notice[0] if notice else '(none)'}")
 
 
