@@ -112,6 +112,22 @@ def test_tasks_in_a_worker_equal_this_process(tmp_path):
     assert other.collect(dataclasses.replace(cfg, variant="paper")) == {}
 
 
+def test_a_part_the_worker_could_not_run_is_run_here(tmp_path):
+    # e.g. an argument that does not pickle, or a lost worker: the part is computed here
+    from concurrent.futures import Future
+
+    from qcnmodel.studies.report import _point_rows
+    from qcnmodel.studies.report_tasks import Tasks
+
+    cfg = dataclasses.replace(small_config(), point_flows=(10,), point_rtts=(1e-4,))
+    tasks = Tasks(cfg, tmp_path, workers=0)
+    lost = Future()
+    lost.set_running_or_notify_cancel()
+    lost.set_exception(RuntimeError("worker lost"))
+    tasks.futs = {("points", None): lost}
+    assert tasks.collect(cfg) == {("points", None): _point_rows(cfg)}
+
+
 def test_worker_count(monkeypatch):
     # one worker when a core is left besides this process and a background compilation
     import os

@@ -122,7 +122,10 @@ class Tasks:
             key = keys.pop()
             out[key] = _run_task(cfg, self.figdir, *key)
         for key in keys:
-            out[key] = self.futs[key].result()
+            try:
+                out[key] = self.futs[key].result()
+            except Exception:  # the worker could not run it (e.g. a lost worker): run it here,
+                out[key] = _run_task(cfg, self.figdir, *key)  # which raises a real error again
         return out
 
     def close(self) -> None:
