@@ -73,11 +73,87 @@ def test_report_figure_count_matches_the_cli(tmp_path, capsys, monkeypatch):
 
 
 @pytest.mark.slow  # two reports, ~35 s
-def test_figures_are_deterministic(tmp_path):
-    a = write_report(tmp_path / "a", small_config(), progress=False)
-    b = write_report(tmp_path / "b", small_config(), progress=False)
+def test_figures_are_deterministic_and_the_parallel_report_equals_the_sequential(tmp_path):
+    # jobs=2 computes the grid, the points and the model's figures in a forked worker while
+    # the check runs: every byte must be that of the sequential report
+    a = write_report(tmp_path / "a", small_config(jobs=1), progress=False)
+    b = write_report(tmp_path / "b", small_config(jobs=2), progress=False)
+    assert [f.rsplit("/", 1)[1] for f in a["figures"]] == [f.rsplit("/", 1)[1]
+                                                          for f in b["figures"]]  # fmt: skip
     for fa, fb in zip(a["figures"], b["figures"]):
         assert open(fa, "rb").read() == open(fb, "rb").read(), fa
+
+    def text(paths):
+        lines = open(paths["markdown"]).read().splitlines()
+        return [ln for ln in lines if not ln.startswith("Computed in")]
+
+    assert text(a) == text(b)
+    assert open(a["margins"], "rb").read() == open(b["margins"], "rb").read()
+
+
+def test_tasks_in_a_worker_equal_this_process(tmp_path):
+    # the worker's grid block and representative points are those this process computes
+    from qcnmodel.studies.report import _grid_block, _point_rows
+    from qcnmodel.studies.report_tasks import Tasks
+
+    cfg = dataclasses.replace(small_config(jobs=2), weights=(8.0,), ps_values=(0.05,),
+                              flows=(10,), point_flows=(10,), point_rtts=(1e-4,))  # fmt: skip
+    tasks = Tasks(cfg, tmp_path, workers=1)
+    try:
+        tasks.futs.pop(("models", None)).cancel()  # figures: tested with the whole report
+        done = tasks.collect(cfg)
+    finally:
+        tasks.close()
+    assert set(done) == {("points", None), ("grid", (8.0, 0.05))}
+    assert done[("points", None)] == _point_rows(cfg)
+    assert done[("grid", (8.0, 0.05))].identical(_grid_block(cfg, 8.0, 0.05))
+    # a check that settles on another configuration discards the queued results
+    other = Tasks(cfg, tmp_path, workers=0)
+    assert other.collect(dataclasses.replace(cfg, variant="paper")) == {}
+
+
+def test_a_part_the_worker_could_not_run_is_run_here(tmp_path):
+    # e.g. an argument that does not pickle, or a lost worker: the part is computed here
+    from concurrent.futures import Future
+
+    from qcnmodel.studies.report import _point_rows
+    from qcnmodel.studies.report_tasks import Tasks
+
+    cfg = dataclasses.replace(small_config(), point_flows=(10,), point_rtts=(1e-4,))
+    tasks = Tasks(cfg, tmp_path, workers=0)
+    lost = Future()
+    lost.set_running_or_notify_cancel()
+    lost.set_exception(RuntimeError("worker lost"))
+    tasks.futs = {("points", None): lost}
+    assert tasks.collect(cfg) == {("points", None): _point_rows(cfg)}
+
+
+def test_worker_count(monkeypatch):
+    # one worker when a core is left besides this process and a background compilation
+    import os
+
+    from qcnmodel.studies.report_tasks import workers
+
+    bg = object()
+    assert workers(small_config(jobs=1), None) == 0
+    assert workers(small_config(jobs=2), None) == 1
+    assert workers(small_config(jobs=2), bg) == 0  # the compilation keeps the second core
+    assert workers(small_config(jobs=3), bg) == 1
+    monkeypatch.setattr(os, "sched_getaffinity", lambda pid: {0, 1})  # default: the cores
+    assert workers(small_config(), None) == 1 and workers(small_config(jobs=-1), bg) == 0
+    monkeypatch.setattr(os, "sched_getaffinity", lambda pid: {0})
+    assert workers(small_config(), None) == 0
+
+
+def test_settled_config_predicts_the_checks_fallback():
+    from qcnmodel.studies.report_tasks import compiled_parts, settled
+
+    cfg = small_config()
+    assert settled(cfg) is cfg and compiled_parts(cfg) == ["loop", "fluid"]
+    drift = small_config(params=QCNParams().replace(drift_period=1e-3))  # not packet fidelity
+    assert settled(drift).variant == "paper"
+    assert compiled_parts(settled(drift)) == []
+    assert compiled_parts(dataclasses.replace(cfg, packet=True)) == ["loop", "fluid", "sim"]
 
 
 def test_bad_config():
@@ -90,16 +166,68 @@ def test_bad_config():
 def test_compilation_is_announced_once_on_stderr(capsys, monkeypatch):
     from qcnmodel.studies import compiling
 
+    monkeypatch.setattr(compiling, "_ANNOUNCED", set())
     monkeypatch.setattr(compiling, "_ready", lambda what: False)
     compiling.announce_compile("sim")
+    compiling.announce_compile("sim")  # named already: not again
     compiling.announce_compile("fluid", enabled=False)  # --quiet: nothing
     err = capsys.readouterr().err
     assert err.count("compiling") == 1 and "the packet simulator" in err
     monkeypatch.setattr(compiling, "_ready", lambda what: True)
-    compiling.announce_compile("loop")  # already compiled in this process: nothing
+    compiling.announce_compile("loop")  # already compiled or cached: nothing
     assert capsys.readouterr().err == ""
     with pytest.raises(ValueError, match="what"):
         compiling.announce_compile("kernel")
+
+
+def test_one_line_names_everything_the_report_compiles(capsys, monkeypatch):
+    from qcnmodel.studies import compiling
+
+    monkeypatch.setattr(compiling, "_ANNOUNCED", set())
+    monkeypatch.setattr(compiling, "_ready", lambda what: what == "loop")
+    assert compiling.announce_all(["loop", "fluid", "sim"], background=True) == ["fluid", "sim"]
+    err = capsys.readouterr().err.splitlines()
+    assert len(err) == 1 and err[0].startswith("qcnmodel: compiling")
+    assert "integrator and the packet simulator" in err[0] and "once" in err[0]
+    assert "background" in err[0] and "cohort kernel" not in err[0]
+    compiling.announce_compile("sim")  # named by that line: silent later
+    assert compiling.announce_all(["fluid", "sim"]) == []
+    assert capsys.readouterr().err == ""
+    with pytest.raises(ValueError, match="what"):
+        compiling.pending(["kernel"])
+
+
+def test_cache_state_is_read_from_numba(tmp_path, monkeypatch):
+    # a dispatcher never compiled and absent from an empty cache is not ready
+    import numba
+
+    from qcnmodel.studies import compiling
+
+    monkeypatch.setattr(numba.config, "CACHE_DIR", str(tmp_path))  # read per function
+
+    @numba.njit(cache=True)
+    def twice(x):
+        return 2 * x
+
+    assert not compiling._cached(twice)
+    twice(1)  # compiles and saves into the cache
+    assert compiling._cached(twice)
+
+
+def test_background_compilation_waits_and_loads(monkeypatch):
+    # the forked process runs the compilation; wait() joins it and loads the kernel here
+    from qcnmodel.sim.kernel import loop
+    from qcnmodel.studies import compiling
+
+    loaded = []
+    monkeypatch.setattr(compiling, "_compile_sim", lambda family: None)
+    monkeypatch.setattr(loop, "warm_up", lambda family="qcn": loaded.append(family) or 0.0)
+    bg = compiling.Background("qcn")
+    bg.wait()
+    assert bg.proc.exitcode == 0 and loaded == ["qcn"]
+    bg.close()
+    monkeypatch.setattr(compiling, "_ready", lambda what, family="qcn": True)
+    assert compiling.compile_in_background("qcn") is None  # nothing to compile
 
 
 def test_report_confirms_its_headline_boundary(tmp_path):

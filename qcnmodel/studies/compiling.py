@@ -1,16 +1,22 @@
-"""One line on stderr before a numba compilation, so that a progress bar never stalls silently.
+"""One line on stderr before a numba compilation, so that a long first run never stalls
+silently, and the packet simulator compiled in the background while a report analyses.
 
 The packet-fidelity QCN model and the packet simulator are compiled with numba the first time
-they run (tens of seconds; the result is cached on disk, so later processes only load it).
-:func:`announce_compile` prints what is about to compile when that code has not yet run in
-this process.
+they run (seconds for the model's kernels, about a minute for the simulator on 2 cores; the
+result is cached on disk, so later processes only load it). :func:`announce_compile` prints
+what is about to compile when it is neither compiled in this process nor in numba's cache;
+:func:`announce_all` says it once for everything a command will compile.
+:func:`compile_in_background` compiles a simulator family's kernel in a forked process (it
+fills numba's cache), so that the analysis runs meanwhile on the other core;
+:meth:`Background.wait` waits for it before the first packet run, which then loads the kernel
+from the cache.
 """
 
 from __future__ import annotations
 
 import sys
 
-__all__ = ["announce_compile"]
+__all__ = ["Background", "announce_all", "announce_compile", "compile_in_background", "pending"]
 
 _TEXT = {
     "loop": "the packet-fidelity QCN model's cohort kernel",
@@ -18,29 +24,129 @@ _TEXT = {
     "sim": "the packet simulator",
 }
 
+#: what a line on stderr has already named in this process (said once, not per call)
+_ANNOUNCED: set = set()
 
-def _ready(what: str) -> bool:
-    if what == "loop":
-        from qcnmodel.models._qcn_cohort import cohort_path
 
-        return bool(cohort_path.signatures)
-    if what == "fluid":
-        from qcnmodel.models._qcn_cohort import integrate
+def _dispatcher(what: str):
+    from qcnmodel.models import _qcn_cohort
 
-        return bool(integrate.signatures)
+    return _qcn_cohort.cohort_path if what == "loop" else _qcn_cohort.integrate
+
+
+def _cached(dispatcher) -> bool:
+    """True if numba's cache holds a fresh entry of ``dispatcher`` for this machine (or if that
+    cannot be told)."""
+    try:
+        index = dispatcher._cache._cache_file._load_index()
+        magic = dispatcher.targetctx.codegen().magic_tuple()
+        return any(key[1] == magic for key in index)
+    except Exception:  # another numba version, or a damaged index (repaired on load)
+        return True
+
+
+def _ready(what: str, family: str = "qcn") -> bool:
+    """Compiled in this process, or in numba's cache (nothing to compile)."""
+    if what in ("loop", "fluid"):
+        disp = _dispatcher(what)
+        return bool(disp.signatures) or _cached(disp)
+    from qcnmodel.sim.engines import kernel_is_cached
     from qcnmodel.sim.kernel import loop
 
-    return bool(loop._WARM)
+    return family in loop._WARM or kernel_is_cached(family)
+
+
+def pending(whats) -> list[str]:
+    """Those of ``whats`` (``"loop"``, ``"fluid"``, ``"sim"``) that would compile now and that
+    no line has named yet."""
+    for what in whats:
+        if what not in _TEXT:
+            raise ValueError(f"what: one of {', '.join(_TEXT)}, got {what!r}")
+    return [w for w in whats if w not in _ANNOUNCED and not _ready(w)]
 
 
 def announce_compile(what: str, enabled: bool = True) -> None:
     """Say on stderr that ``what`` (``"loop"``, ``"fluid"`` or ``"sim"``) compiles now, unless
-    it already ran in this process or ``enabled`` is false."""
+    it already ran in this process, is in numba's cache, was already named, or ``enabled`` is
+    false."""
     if what not in _TEXT:
         raise ValueError(f"what: one of {', '.join(_TEXT)}, got {what!r}")
-    if not enabled or _ready(what):
+    if not enabled or what in _ANNOUNCED or _ready(what):
         return
+    _ANNOUNCED.add(what)
     from tqdm.auto import tqdm
 
     tqdm.write(f"compiling {_TEXT[what]} (numba; once, then loaded from the cache) ...",
                file=sys.stderr)  # fmt: skip
+
+
+def announce_all(whats, background: bool = False) -> list[str]:
+    """One line on stderr naming every one of ``whats`` that will compile (:func:`pending`);
+    nothing when none will. ``background``: the simulator compiles in another process while
+    the analysis runs. The items named are not named again by :func:`announce_compile`.
+    Returns them."""
+    todo = pending(whats)
+    if not todo:
+        return todo
+    _ANNOUNCED.update(todo)
+    names = [_TEXT[w] for w in todo]
+    if "loop" in todo and "fluid" in todo:  # one name for the model's two kernels
+        names[todo.index("loop")] = "the packet-fidelity QCN model's kernels (cohorts, integrator)"
+        del names[todo.index("fluid")]
+    text = names[0] if len(names) == 1 else ", ".join(names[:-1]) + " and " + names[-1]
+    when = ("the simulator in the background while the model is analysed; "
+            if background and "sim" in todo else "")  # fmt: skip
+    took = "tens of seconds"
+    if "sim" in todo:
+        from qcnmodel.sim.engines import COMPILE_ESTIMATE
+
+        took = f"about {COMPILE_ESTIMATE} on 2 cores"
+    print(f"qcnmodel: compiling {text} (numba, {when}once: {took}; later runs load "
+          "them from the cache)", file=sys.stderr, flush=True)  # fmt: skip
+    return todo
+
+
+def _compile_sim(family: str) -> None:  # in the forked process
+    import signal
+
+    signal.signal(signal.SIGINT, signal.SIG_IGN)  # the parent stops it (Background.close)
+    from qcnmodel.sim.kernel import loop
+
+    loop.warm_up(family)
+
+
+class Background:
+    """A forked process compiling ``family``'s simulator kernel into numba's cache."""
+
+    def __init__(self, family: str):
+        import multiprocessing as mp
+
+        self.family = family
+        ctx = mp.get_context("fork")
+        self.proc = ctx.Process(target=_compile_sim, args=(family,), name=f"compile-{family}",
+                                daemon=True)  # fmt: skip
+        self.proc.start()
+
+    def wait(self) -> None:
+        """Wait for the compilation, then load the kernel here from the cache (if the process
+        failed, this process compiles it)."""
+        from qcnmodel.sim.kernel import loop
+
+        self.proc.join()
+        loop.warm_up(self.family)
+
+    def close(self) -> None:
+        """Stop the process if it still runs (an error or Ctrl-C in the parent)."""
+        if self.proc.is_alive():
+            self.proc.terminate()
+        self.proc.join()
+
+
+def compile_in_background(family: str = "qcn") -> Background | None:
+    """Start compiling ``family``'s simulator kernel in a forked process, unless it is
+    compiled in this process or cached (None then), or fork is not available."""
+    import multiprocessing as mp
+
+    if _ready("sim", family) or "fork" not in mp.get_all_start_methods():
+        return None
+    return Background(family)

@@ -46,8 +46,11 @@ class ReportConfig:
     """What the report covers: the parameter set (default 802.1Qau), the RTT x N x W x Ps grid
     and the representative points (defaults: ``studies.report_*`` of :mod:`qcnmodel.config`,
     read when the object is made). ``confirm_duration`` (s, default: the confirmation's
-    automatic run length) and ``jobs`` (processes, default the cores actually free, -1 the
-    same) set the packet confirmation of the headline verdict."""
+    automatic run length) sets the packet confirmation of the headline verdict; ``jobs``
+    (processes, -1 the same as None) its runs in parallel (default the cores actually free),
+    and whether a forked worker computes the grid, the points and the model's figures while
+    the check runs (with 2 or more; default the cores of the machine; see
+    :func:`~qcnmodel.studies.report_tasks.workers`). The numbers do not depend on it."""
 
     params: QCNParams = field(default_factory=QCNParams)
     preset: str = "802.1qau"
@@ -101,8 +104,38 @@ class ReportConfig:
                            pm_threshold=self.pm_threshold)  # fmt: skip
 
 
-def compute_margins_grid(cfg: ReportConfig, progress=None) -> xr.Dataset:
+#: the margins the report keeps per grid point (and ``critical_rtt`` per row)
+_GRID_VARS = ["phase_margin_deg", "gain_margin_db", "delay_margin_s", "stable", "critical_rtt"]
+
+
+def _grid_base(cfg: ReportConfig):
+    from qcnmodel.models import build_model
+
+    return build_model("qcn", cfg.params, cfg.variant, rtt=cfg.point_rtts[0],
+                       n_flows=cfg.point_flows[0])  # fmt: skip
+
+
+def _grid_block(cfg: ReportConfig, w: float, ps: float, base=None) -> xr.Dataset:
+    """The margins over RTT x N at one (W, Ps), with a ``ps`` dimension of length 1."""
+    from qcnmodel.analysis.stability import stability_map
+
+    base = _grid_base(cfg) if base is None else base
+    ds = stability_map(base.replace(w=float(w), ps=float(ps)), x="rtt", x_values=cfg.rtts,
+                       y="n_flows", y_values=np.asarray(cfg.flows))  # fmt: skip
+    return ds[_GRID_VARS].expand_dims(ps=[float(ps)])
+
+
+def compute_margins_grid(cfg: ReportConfig, progress=None, blocks=None) -> xr.Dataset:
     """Margins of the QCN loop (the default, packet-fidelity model) over RTT x N x W x Ps.
+
+    Parameters
+    ----------
+    cfg : ReportConfig
+        The grid.
+    progress : tqdm, optional
+        Advanced once per (W, Ps).
+    blocks : dict, optional
+        ``(W, Ps) -> dataset`` already computed (e.g. by another process) by the same code.
 
     Returns
     -------
@@ -110,36 +143,20 @@ def compute_margins_grid(cfg: ReportConfig, progress=None) -> xr.Dataset:
         ``phase_margin_deg``, ``gain_margin_db``, ``delay_margin_s``, ``stable`` over
         ``(w, ps, n_flows, rtt)``, and ``critical_rtt`` over ``(w, ps, n_flows)``.
     """
-    from qcnmodel.analysis.stability import stability_map
-    from qcnmodel.models import build_model
+    from qcnmodel.studies.verdict import model_label
 
-    base = build_model("qcn", cfg.params, cfg.variant, rtt=cfg.point_rtts[0],
-                       n_flows=cfg.point_flows[0])  # fmt: skip
-    blocks = []
+    base = _grid_base(cfg)
+    blocks = blocks or {}
+    rows = []
     for w in cfg.weights:
         row = []
         for ps in cfg.ps_values:
-            ds = stability_map(
-                base.replace(w=float(w), ps=float(ps)),
-                x="rtt",
-                x_values=cfg.rtts,
-                y="n_flows",
-                y_values=np.asarray(cfg.flows),
-            )
-            keep = [
-                "phase_margin_deg",
-                "gain_margin_db",
-                "delay_margin_s",
-                "stable",
-                "critical_rtt",
-            ]
-            row.append(ds[keep].expand_dims(ps=[float(ps)]))
+            block = blocks.get((w, ps))
+            row.append(_grid_block(cfg, w, ps, base) if block is None else block)
             if progress is not None:
                 progress.update(1)
-        blocks.append(xr.concat(row, dim="ps").expand_dims(w=[float(w)]))
-    grid = xr.concat(blocks, dim="w")
-    from qcnmodel.studies.verdict import model_label
-
+        rows.append(xr.concat(row, dim="ps").expand_dims(w=[float(w)]))
+    grid = xr.concat(rows, dim="w")
     grid.attrs = {
         "model": f"{model_label(base)[2]} (linearised, exact delay)",
         "preset": cfg.preset,
@@ -148,7 +165,7 @@ def compute_margins_grid(cfg: ReportConfig, progress=None) -> xr.Dataset:
     return grid
 
 
-def _point_rows(cfg: ReportConfig):
+def _point_rows(cfg: ReportConfig) -> list:
     from qcnmodel.models import build_model
     from qcnmodel.models.summary import summary
 
@@ -182,6 +199,13 @@ def _sampling_lag(params: QCNParams, ps: float, capacity: float) -> float:
 def write_report(out_dir: str | Path, cfg: ReportConfig | None = None, progress: bool = True):
     """Compute everything and write ``report.md``, ``report.html``, figures and ``margins.nc``.
 
+    A first run compiles numba code (one line on stderr says what, once): the packet
+    simulator then compiles in a forked process while this one analyses the model. With a
+    core to spare (``cfg.jobs``) and nothing compiling in the background, the margins grid,
+    the representative points and the model's figures are computed in a forked worker while
+    this process runs the check. Either way every number is that of a sequential run, bit
+    for bit (the same code on the same inputs).
+
     Parameters
     ----------
     out_dir : str or Path
@@ -196,17 +220,37 @@ def write_report(out_dir: str | Path, cfg: ReportConfig | None = None, progress:
     dict
         Paths of the written files and the headline numbers.
     """
+    from qcnmodel.studies import compiling
+    from qcnmodel.studies.report_tasks import Tasks, compiled_parts, family, settled, workers
+
+    cfg = cfg or ReportConfig()
+    out = Path(out_dir)
+    (out / "figures").mkdir(parents=True, exist_ok=True)
+    t0 = time.perf_counter()
+    planned = settled(cfg)
+    bg = compiling.compile_in_background(family(cfg.params)) if cfg.packet else None
+    compiling.announce_all(compiled_parts(planned), background=bg is not None)
+    tasks = None
+    try:
+        tasks = Tasks(planned, out / "figures", workers(cfg, bg))
+        return _write(out, cfg, tasks, bg, progress, t0)
+    finally:
+        if tasks is not None:
+            tasks.close()
+        if bg is not None:
+            bg.close()
+
+
+def _write(out: Path, cfg: ReportConfig, tasks, bg, progress: bool, t0: float) -> dict:
+    """The report's sections in order (:func:`write_report`): ``tasks`` holds the parts
+    queued on a worker, ``bg`` the simulator's background compilation (or None)."""
     from tqdm.auto import tqdm
 
     from qcnmodel.document import Document
     from qcnmodel.studies import report_figures
     from qcnmodel.studies.check import check_params, check_steps
 
-    cfg = cfg or ReportConfig()
-    out = Path(out_dir)
     figdir = out / "figures"
-    figdir.mkdir(parents=True, exist_ok=True)
-    t0 = time.perf_counter()
     ranges = cfg.check_ranges()
     n_check = check_steps(cfg.params, ranges, cfg.recommend)
     n_steps = n_check + len(cfg.weights) * len(cfg.ps_values) + 6 + (2 if cfg.packet else 0)
@@ -217,19 +261,24 @@ def write_report(out_dir: str | Path, cfg: ReportConfig | None = None, progress:
                            variant=cfg.variant)  # fmt: skip
     if verdict.fallback:  # outside the packet-fidelity model's domain: the paper's, as said
         cfg = dataclasses.replace(cfg, variant=verdict.model_variant)
+    done = tasks.collect(cfg)  # what the workers computed meanwhile (or this process now)
     _headline(doc, verdict)  # 0. the verdict, first
     _validity_section(doc, verdict)
     _intro(doc, cfg, verdict)
-    _points_section(doc, cfg)  # 1. margins at representative points
+    _points_section(doc, cfg, done.get(("points", None)))  # 1. representative points
     bar.update(1)
-    grid = compute_margins_grid(cfg, progress=bar)  # 2. the full grid
+    blocks = {k[1]: v for k, v in done.items() if k[0] == "grid"}
+    grid = compute_margins_grid(cfg, progress=bar, blocks=blocks)  # 2. the full grid
     grid_path = out / "margins.nc"
     grid.to_netcdf(grid_path, engine="h5netcdf")
     _critical_section(doc, cfg, grid)
     _worst_case_section(doc, cfg, grid)  # 3. worst case and the IBM deck's claim
     _claim_section(doc, cfg, grid)
     bar.update(1)
-    figs = report_figures.draw_all(cfg, grid, figdir, progress=progress)  # 4. figures
+    figs = done.get(("models", None))  # 4. figures
+    if figs is None:
+        figs = report_figures.draw_models(cfg, figdir, progress=progress)
+    figs = figs + report_figures.draw_maps(cfg, grid, figdir)
     bar.update(3)
     doc.heading("Figures")
     for path, caption in figs:
@@ -238,6 +287,8 @@ def write_report(out_dir: str | Path, cfg: ReportConfig | None = None, progress:
     if cfg.packet:
         from qcnmodel.studies import report_packet
 
+        if bg is not None:
+            bg.wait()  # the simulator compiled meanwhile: load it from the cache
         doc.heading("Packet-level confirmation")
         report_figures.announce_compile("sim", progress)
         figs += _confirm_section(doc, cfg, verdict, ranges, figdir)
@@ -366,7 +417,7 @@ def _intro(doc, cfg: ReportConfig, verdict) -> None:
     )  # fmt: skip
 
 
-def _points_section(doc, cfg: ReportConfig) -> None:
+def _points_section(doc, cfg: ReportConfig, rows=None) -> None:
     doc.heading("Margins at representative operating points")
     doc.paragraph(
         "N flows share one congestion point of capacity C; RTT is the loop delay "
@@ -375,7 +426,7 @@ def _points_section(doc, cfg: ReportConfig) -> None:
     )
     doc.table(
         ["model", "N", "RTT (us)", "PM (deg)", "GM (dB)", "delay margin (us)",
-         "critical RTT (us)", "verdict"], _point_rows(cfg), left=1,
+         "critical RTT (us)", "verdict"], _point_rows(cfg) if rows is None else rows, left=1,
     )  # fmt: skip
 
 

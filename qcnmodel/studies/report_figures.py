@@ -12,7 +12,7 @@ import numpy as np
 
 from qcnmodel.studies.compiling import announce_compile
 
-__all__ = ["announce_compile", "draw_all", "save"]
+__all__ = ["announce_compile", "draw_all", "draw_maps", "draw_models", "save"]
 
 #: the names of the QCN model in titles and captions (set by :func:`draw_all`)
 _NAME = {"loop": "QCN packet-fidelity loop", "model": "QCN packet-fidelity fluid model"}
@@ -30,6 +30,26 @@ def save(fig, path: Path) -> Path:
 def draw_all(cfg, grid, figdir: Path, progress: bool = False) -> list[tuple[Path, str]]:
     """Draw the report's figures into ``figdir``; return ``(path, caption)`` pairs
     (``progress``: say on stderr when a numba compilation starts)."""
+    return draw_models(cfg, figdir, progress) + draw_maps(cfg, grid, figdir)
+
+
+def _names(cfg):
+    """Set the QCN model's names in titles and captions (published equations or packet
+    fidelity); returns the fluid model at the reference point and that point."""
+    from qcnmodel.models import build_model
+
+    ref = {"n": 10 if 10 in cfg.flows else cfg.flows[len(cfg.flows) // 2], "rtt": 100e-6}
+    fluid = build_model("qcn", cfg.params, cfg.variant, rtt=ref["rtt"], n_flows=ref["n"])
+    paper = fluid.fidelity == "paper"
+    _NAME["loop"] = "QCN loop (published equations)" if paper else "QCN packet-fidelity loop"
+    _NAME["model"] = ("QCN fluid model (published equations)" if paper
+                      else "QCN packet-fidelity fluid model")  # fmt: skip
+    return fluid, ref
+
+
+def draw_models(cfg, figdir: Path, progress: bool = False) -> list[tuple[Path, str]]:
+    """The figures of the models at the reference point (Bode, Nyquist, step responses,
+    nonlinear trajectories); they do not need the margins grid."""
     import matplotlib
 
     matplotlib.use("Agg", force=False)
@@ -37,30 +57,33 @@ def draw_all(cfg, grid, figdir: Path, progress: bool = False) -> list[tuple[Path
     from qcnmodel.analysis.margins import critical_rtt
     from qcnmodel.models import build_model
 
-    p = cfg.params
-    ref = {"n": 10 if 10 in cfg.flows else cfg.flows[len(cfg.flows) // 2], "rtt": 100e-6}
-    fluid = build_model("qcn", p, cfg.variant, rtt=ref["rtt"], n_flows=ref["n"])
-    paper = fluid.fidelity == "paper"
-    _NAME["loop"] = "QCN loop (published equations)" if paper else "QCN packet-fidelity loop"
-    _NAME["model"] = ("QCN fluid model (published equations)" if paper
-                      else "QCN packet-fidelity fluid model")  # fmt: skip
-    fop = build_model("fopdt", p, rtt=ref["rtt"], n_flows=ref["n"])
-    crit = float(critical_rtt(fluid))
+    fluid, ref = _names(cfg)
+    fop = build_model("fopdt", cfg.params, rtt=ref["rtt"], n_flows=ref["n"])
+    loop = fluid.loop()  # one tabulation of the loop at the reference point, shared
+    crit = float(critical_rtt(fluid, loop=loop))
     announce_compile("fluid", progress)
     return [
-        _bode(fluid, ref, figdir),
-        _nyquist(fluid, ref, crit, figdir),
-        _step(fluid, fop, figdir),
-        _nonlinear(fluid, ref, crit, p.qeq, figdir),
-        *_maps(cfg, grid, figdir),
+        _bode(loop, ref, figdir),
+        _nyquist(fluid, loop, ref, crit, figdir),
+        _step(loop, fop, figdir),
+        _nonlinear(fluid, ref, crit, cfg.params.qeq, figdir),
     ]
 
 
-def _bode(fluid, ref, figdir):
+def draw_maps(cfg, grid, figdir: Path) -> list[tuple[Path, str]]:
+    """The figures of the margins grid (the stability map and the critical-RTT curves)."""
+    import matplotlib
+
+    matplotlib.use("Agg", force=False)
+    _names(cfg)
+    return _maps(cfg, grid, figdir)
+
+
+def _bode(loop, ref, figdir):
     from qcnmodel.analysis.plot import plot_bode
 
-    wc = float(fluid.loop().margins().crossover_rad_s)
-    fig = plot_bode(fluid.loop(), omega=np.geomspace(wc / 1e3, wc * 30, 2000))
+    wc = float(loop.margins().crossover_rad_s)
+    fig = plot_bode(loop, omega=np.geomspace(wc / 1e3, wc * 30, 2000))
     fig.suptitle(f"{_NAME['loop']}, N={ref['n']}, RTT={ref['rtt'] * 1e6:g} us")
     return (
         save(fig, figdir / "bode.png"),
@@ -69,14 +92,14 @@ def _bode(fluid, ref, figdir):
     )
 
 
-def _nyquist(fluid, ref, crit, figdir):
+def _nyquist(fluid, loop, ref, crit, figdir):
     import matplotlib.pyplot as plt
 
     from qcnmodel.analysis.plot import plot_nyquist
 
     rtt_bad = 1.5 * crit
     fig, axes = plt.subplots(1, 2, figsize=(11, 5))
-    plot_nyquist(fluid.loop(), ax=axes[0])
+    plot_nyquist(loop, ax=axes[0])
     plot_nyquist(fluid.replace(rtt=rtt_bad).loop(), ax=axes[1])
     for ax, what in ((axes[0], f"RTT {ref['rtt'] * 1e6:g} us"),
                      (axes[1], f"RTT {rtt_bad * 1e6:.0f} us = 1.5 x critical")):  # fmt: skip
@@ -91,13 +114,13 @@ def _nyquist(fluid, ref, crit, figdir):
     )
 
 
-def _step(fluid, fop, figdir):
+def _step(loop, fop, figdir):
     import matplotlib.pyplot as plt
 
     from qcnmodel.analysis.plot import plot_step
 
     fig, axes = plt.subplots(1, 2, figsize=(12, 4.5))
-    plot_step([fluid.loop().step_response()], ax=axes[0])
+    plot_step([loop.step_response()], ax=axes[0])
     axes[0].set_title(f"linearised {_NAME['loop']}")
     plot_step([fop.loop()], ax=axes[1])
     axes[1].set_title("FOPDT view")

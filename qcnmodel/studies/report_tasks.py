@@ -1,0 +1,140 @@
+"""The parts of the stability report that can run apart (private helper of
+:mod:`qcnmodel.studies.report`).
+
+* :func:`settled`: the report's configuration as the check will settle it (the published
+  equations where the packet-fidelity model does not cover the parameter set), known before
+  the check runs;
+* :func:`compiled_parts` and :func:`family`: what the report runs compiled, for the one line
+  on stderr of :mod:`qcnmodel.studies.compiling` and the simulator compiled in the background;
+* :class:`Tasks`: the model's figures, the representative points and the grid's (W, Ps)
+  blocks, which do not need the check, queued on a forked worker while this process runs the
+  check (:func:`workers`: one when a core is free). A worker runs the same code on the same
+  inputs as this process would, so the results are bit for bit those of a sequential run.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+from pathlib import Path
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:  # pragma: no cover
+    from qcnmodel.studies.report import ReportConfig
+
+__all__ = ["Tasks", "compiled_parts", "family", "settled", "workers"]
+
+
+def settled(cfg: ReportConfig) -> ReportConfig:
+    """``cfg`` as the check will settle it: the published equations (``variant="paper"``)
+    when the packet-fidelity model does not cover the parameter set (as
+    :func:`~qcnmodel.studies.check.check_params` falls back)."""
+    from qcnmodel.models import build_model
+
+    if cfg.variant is not None:
+        return cfg
+    try:
+        build_model("qcn", cfg.params, None)
+    except ValueError:
+        return dataclasses.replace(cfg, variant="paper")
+    return cfg
+
+
+def family(params) -> str:
+    """The simulator family of the report's packet runs (QCN on, no other protocol)."""
+    from qcnmodel.sim.kernel.state import protocol_config
+
+    return protocol_config(params, True).protocol.family
+
+
+def compiled_parts(cfg: ReportConfig) -> list[str]:
+    """What the report runs compiled (:mod:`qcnmodel.studies.compiling` names)."""
+    from qcnmodel.models import build_model
+
+    fluid = getattr(build_model("qcn", cfg.params, cfg.variant), "fidelity", "") == "packet"
+    return (["loop", "fluid"] if fluid else []) + (["sim"] if cfg.packet else [])
+
+
+def workers(cfg: ReportConfig, bg) -> int:
+    """Forked workers for the parallel parts: one when a core is left besides this process
+    and the background compilation, else none. ``cfg.jobs`` counts the processes; by default
+    (None or -1) the cores this process may use (``os.sched_getaffinity``), not only the idle
+    ones: the parts are a bounded amount of work that time-shares a busy core with no loss,
+    whereas the one-minute load average still counts a run that has just ended. While the
+    simulator compiles in the background (the longest part of a first run) no worker is
+    forked on 2 cores: it would slow that compilation down."""
+    import multiprocessing as mp
+    import os
+
+    if "fork" not in mp.get_all_start_methods():  # pragma: no cover - not POSIX
+        return 0
+    if cfg.jobs in (None, -1):
+        try:
+            jobs = len(os.sched_getaffinity(0))
+        except (AttributeError, OSError):  # pragma: no cover - not Linux
+            jobs = os.cpu_count() or 1
+    else:
+        jobs = int(cfg.jobs)
+    return 1 if jobs - 1 - (bg is not None) >= 1 else 0
+
+
+def _run_task(cfg: ReportConfig, figdir: Path, kind: str, arg):
+    """One independent part of the report (in a worker or here)."""
+    from qcnmodel.studies.report import _grid_block, _point_rows
+
+    if kind == "grid":
+        return _grid_block(cfg, *arg)
+    if kind == "points":
+        return _point_rows(cfg)
+    from qcnmodel.studies import report_figures
+
+    return report_figures.draw_models(cfg, figdir, progress=False)
+
+
+class Tasks:
+    """The parts of the report that do not need the check (the model's figures, the
+    representative points, the grid's (W, Ps) blocks), queued on forked workers before the
+    check starts. :meth:`collect` runs here whatever no worker has started yet."""
+
+    def __init__(self, cfg: ReportConfig, figdir: Path, workers: int):
+        self.cfg, self.figdir, self.pool, self.futs = cfg, figdir, None, {}
+        if workers < 1:
+            return
+        import multiprocessing as mp
+        from concurrent.futures import ProcessPoolExecutor
+
+        from qcnmodel.studies.sweep import _ignore_sigint
+
+        keys = [("models", None), ("points", None)]
+        keys += [("grid", (w, ps)) for w in cfg.weights for ps in cfg.ps_values]
+        self.pool = ProcessPoolExecutor(workers, mp_context=mp.get_context("fork"),
+                                        initializer=_ignore_sigint)  # fmt: skip
+        self.futs = {k: self.pool.submit(_run_task, cfg, figdir, *k) for k in keys}
+
+    def collect(self, cfg: ReportConfig) -> dict:
+        """``key -> result`` of every part, for ``cfg`` (empty when the check settled on
+        another configuration than the one queued: the caller computes everything)."""
+        if cfg != self.cfg:
+            self.close()
+            return {}
+        out = {}
+        keys = list(self.futs)
+        while keys and self.futs[keys[-1]].cancel():  # not started: run it here
+            key = keys.pop()
+            out[key] = _run_task(cfg, self.figdir, *key)
+        for key in keys:
+            try:
+                out[key] = self.futs[key].result()
+            except Exception:  # the worker could not run it (e.g. a lost worker): run it here,
+                out[key] = _run_task(cfg, self.figdir, *key)  # which raises a real error again
+        return out
+
+    def close(self) -> None:
+        """Stop the workers (those still running on an error or Ctrl-C are terminated)."""
+        if self.pool is None:
+            return
+        running = [f for f in self.futs.values() if not f.done()]
+        procs = list((getattr(self.pool, "_processes", None) or {}).values())
+        self.pool.shutdown(wait=not running, cancel_futures=True)
+        for proc in procs if running else ():
+            proc.terminate()
+        self.pool = None
