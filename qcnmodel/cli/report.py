@@ -6,8 +6,9 @@ With no arguments it analyses the IEEE 802.1Qau defaults and writes ``report/rep
 Ranges come from ``--rtt lo..hi`` / ``--flows lo..hi``, else from the ``[ranges]`` table of
 the ``--params`` file (as ``qcnmodel check`` reads it), else the defaults.
 
-Run time, 2 cores with warm numba caches: 35 s idle, 135 s busy (longer on a first run,
-which compiles the simulator kernel).
+Run time, 2 cores with warm numba caches: about 22 s lightly loaded (the model's analysis and
+the packet confirmation share the cores); a first run also compiles the simulator kernel, in
+the background while the model is analysed (about 60 s in all).
 """
 
 from __future__ import annotations
