@@ -88,7 +88,7 @@ class _Agents:
 
 
 def integrate(p, n, rtt, capacity, offered, duration, record_dt, hotspot=None, seed=0,
-              start="idle", q0=0.0, per_flow=False):  # fmt: skip
+              start="idle", q0=0.0, per_flow=False, compiled=True):  # fmt: skip
     """Trajectory of the hybrid model of ``n`` flows.
 
     Parameters
@@ -118,6 +118,9 @@ def integrate(p, n, rtt, capacity, offered, duration, record_dt, hotspot=None, s
         Initial queue (bytes).
     per_flow : bool
         Also record each flow's cumulative bytes sent (the caller bounds its size).
+    compiled : bool
+        Run the compiled kernel (:mod:`._qcn_hybrid_kernel`); False runs this module's
+        readable twin, its oracle.
 
     Returns
     -------
@@ -130,6 +133,17 @@ def integrate(p, n, rtt, capacity, offered, duration, record_dt, hotspot=None, s
     """
     fwd = 0.5 * rtt
     back = rtt - fwd
+    n_rec = int(round(duration / record_dt))
+    if compiled:
+        from qcnmodel.models._qcn_hybrid_kernel import integrate_compiled
+
+        t_on, t_off, c_hot = hotspot if hotspot is not None else (math.inf, math.inf, capacity)
+        rec, sent = integrate_compiled(
+            R.pack_cp_params(p), R.pack_rp_params(p), int(n), fwd, back, float(capacity),
+            float(t_on), float(t_off), float(c_hot), float(offered), float(p.frame_size),
+            float(p.w), n_rec, float(record_dt), np.int64(seed), start == "equilibrium",
+            float(q0), float(p.bc_limit), float(p.timer), bool(per_flow), _S_PICK)  # fmt: skip
+        return rec, (sent if per_flow else None)
     pc = R.pack_cp_params(p)
     cp = R.new_cp_state(1)
     out = np.zeros(R.OUT_N)
@@ -148,7 +162,6 @@ def integrate(p, n, rtt, capacity, offered, duration, record_dt, hotspot=None, s
     a_sum = float(a.sum())
     q = float(q0)
     cnms: deque = deque()  # (arrival time at the RP, flow, qFb)
-    n_rec = int(round(duration / record_dt))
     rec = np.zeros((n_rec + 1, 6))
     rec[0] = (0.0, q, rate.mean(), rp[R.RP_CR].mean(), rp[R.RP_TR].mean(), 0.0)
     total = np.zeros(n)

@@ -20,7 +20,7 @@ __all__ = ["Background", "announce_all", "announce_compile", "compile_in_backgro
 
 _TEXT = {
     "loop": "the packet-fidelity QCN model's cohort kernel",
-    "fluid": "the packet-fidelity QCN model's integrator",
+    "fluid": "the packet-fidelity QCN model's trajectory kernel",
     "sim": "the packet simulator",
 }
 
@@ -29,9 +29,13 @@ _ANNOUNCED: set = set()
 
 
 def _dispatcher(what: str):
-    from qcnmodel.models import _qcn_cohort
+    if what == "loop":
+        from qcnmodel.models import _qcn_cohort
 
-    return _qcn_cohort.cohort_path if what == "loop" else _qcn_cohort.integrate
+        return _qcn_cohort.cohort_path
+    from qcnmodel.models import _qcn_hybrid_kernel  # what simulate() runs by default
+
+    return _qcn_hybrid_kernel.integrate_compiled
 
 
 def _cached(dispatcher) -> bool:
@@ -91,7 +95,8 @@ def announce_all(whats, background: bool = False) -> list[str]:
     _ANNOUNCED.update(todo)
     names = [_TEXT[w] for w in todo]
     if "loop" in todo and "fluid" in todo:  # one name for the model's two kernels
-        names[todo.index("loop")] = "the packet-fidelity QCN model's kernels (cohorts, integrator)"
+        names[todo.index("loop")] = (
+            "the packet-fidelity QCN model's kernels (cohorts, trajectories)")  # fmt: skip
         del names[todo.index("fluid")]
     text = names[0] if len(names) == 1 else ", ".join(names[:-1]) + " and " + names[-1]
     when = ("the simulator in the background while the model is analysed; "

@@ -99,3 +99,26 @@ def test_cohorts_remain_available_and_method_is_checked():
     assert ds.attrs["method"] == "cohorts"
     with pytest.raises(ValueError, match="method"):
         m.simulate(0.01, method="bogus")
+
+
+@pytest.mark.parametrize(("n", "start"), [(1, "idle"), (3, "idle"), (7, "equilibrium")])
+def test_compiled_kernel_equals_the_readable_twin(n, start):
+    # bit for bit below 8 flows (numpy sums 8 or more numbers pairwise, the kernel in order)
+    from qcnmodel.models._qcn_hybrid import integrate
+
+    p = QCNParams()
+    kw = dict(hotspot=(0.05, 0.1, 2e9), seed=5, start=start, q0=20e3 if n == 7 else 0.0,
+              per_flow=True)  # fmt: skip
+    a, sa = integrate(p, n, 300e-6, C, min(LINE, 2 * C / n), 0.15, 50e-6, compiled=True, **kw)
+    b, sb = integrate(p, n, 300e-6, C, min(LINE, 2 * C / n), 0.15, 50e-6, compiled=False, **kw)
+    assert np.array_equal(a, b) and np.array_equal(sa, sb)
+    assert a[-1, 0] == pytest.approx(0.15)
+
+
+def test_compiled_kernel_agrees_with_the_twin_to_rounding_at_many_flows():
+    from qcnmodel.models._qcn_hybrid import integrate
+
+    p = QCNParams()
+    a, _ = integrate(p, 20, 100e-6, C, 2 * C / 20, 0.1, 50e-6, seed=1, compiled=True)
+    b, _ = integrate(p, 20, 100e-6, C, 2 * C / 20, 0.1, 50e-6, seed=1, compiled=False)
+    assert np.allclose(a, b, rtol=1e-9, atol=1e-6)

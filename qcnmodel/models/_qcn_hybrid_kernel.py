@@ -1,0 +1,221 @@
+"""The compiled form of the hybrid QCN model (:mod:`._qcn_hybrid`, its readable twin).
+
+Same events, same order, same rule bodies and random draws: for fewer than 8 flows the two
+agree bit for bit (numpy sums 8 or more numbers pairwise, this kernel in sequence, so larger
+populations agree to rounding). The two FIFOs of the loop delay (CNMs in flight to the
+reaction points, rate changes in flight to the congestion point) are ring buffers that double
+when full; everything else is the state arrays of :mod:`qcnmodel.sim.protocols.qcn`.
+"""
+
+from __future__ import annotations
+
+import math
+
+import numba as nb
+import numpy as np
+
+from qcnmodel.sim.protocols import qcn as R
+from qcnmodel.sim.rng import uniform01
+
+__all__ = ["integrate_compiled"]
+
+_EMPTY = 1e-6
+_MAX_STALL = 1000
+
+
+@nb.njit(cache=True)
+def _ns(t):
+    return np.int64(math.floor(t * 1e9 + 0.5))
+
+
+@nb.njit(cache=True)
+def _push(buf, head, size, t, i, x):
+    """Append (t, i, x) to the ring ``buf`` (rows); returns the (possibly grown) buffer."""
+    cap = buf.shape[0]
+    if size == cap:
+        new = np.empty((2 * cap, 3))
+        for k in range(size):
+            new[k] = buf[(head + k) % cap]
+        buf = new
+        head = 0
+        cap = 2 * cap
+    k = (head + size) % cap
+    buf[k, 0] = t
+    buf[k, 1] = i
+    buf[k, 2] = x
+    return buf, head, size + 1
+
+
+@nb.njit(cache=True)
+def _rate(rp, i, offered):
+    if rp[R.RP_ACTIVE, i] > 0.0:
+        return min(rp[R.RP_CR, i], offered)
+    return offered
+
+
+@nb.njit(cache=True)
+def _record(rec, k, t, q, rate, rp, fb_last):
+    n = rate.shape[0]
+    s_r = 0.0
+    s_c = 0.0
+    s_t = 0.0
+    for i in range(n):
+        s_r += rate[i]
+        s_c += rp[R.RP_CR, i]
+        s_t += rp[R.RP_TR, i]
+    rec[k, 0] = t
+    rec[k, 1] = q
+    rec[k, 2] = s_r / n
+    rec[k, 3] = s_c / n
+    rec[k, 4] = s_t / n
+    rec[k, 5] = fb_last
+
+
+@nb.njit(cache=True)
+def _flush(rp, pending, i, now, seed, pr):
+    if rp[R.RP_ACTIVE, i] > 0.0 and pending[i] > 0.0:
+        R.rp_on_tx(rp, i, pending[i], now, seed, pr)
+    pending[i] = 0.0
+
+
+@nb.njit(cache=True)
+def integrate_compiled(pc, pr, n, fwd, back, capacity, t_on, t_off, c_hot, offered, frame,
+                       w, n_rec, record_dt, seed, start_eq, q0, bc_limit, timer, per_flow,
+                       s_pick):  # fmt: skip
+    """:func:`._qcn_hybrid.integrate`, compiled (arguments unpacked; see there)."""
+    cp = np.zeros((R.CP_NFIELDS, 1))  # as qcn_layout.new_cp_state and new_rp_state
+    cp[R.CV_NC_SINCE] = -1.0
+    rp = np.zeros((R.RP_NFIELDS, n))
+    rp[R.RP_CR] = pr[R.RPP_C]
+    rp[R.RP_TR] = pr[R.RPP_C]
+    rp[R.RP_DEADLINE] = -1.0
+    rp[R.RV_LAST_NEG_NS] = -1.0
+    rp[R.RV_AUX_DEADLINE] = -1.0
+    rp[R.RV_ARM] = -1.0
+    out = np.zeros(R.OUT_N)
+    pending = np.zeros(n)
+    if start_eq:
+        share = min(capacity / n, offered)
+        for i in range(n):
+            phase = (i + 0.5) / n
+            rp[R.RP_ACTIVE, i] = 1.0
+            rp[R.RP_CR, i] = share
+            rp[R.RP_TR, i] = share
+            rp[R.RP_BC_LEFT, i] = bc_limit * phase
+            rp[R.RP_DEADLINE, i] = math.floor(timer * phase * 1e9 + 0.5)
+    R.cp_on_arrival(cp, 0, 0.0, 0.0, seed, pc, out)
+    rate = np.empty(n)
+    for i in range(n):
+        rate[i] = _rate(rp, i, offered)
+    a = np.zeros(n)
+    arr = np.empty((max(16, 2 * n), 3))
+    a_head, a_size = 0, 0
+    if start_eq:
+        for i in range(n):
+            a[i] = rate[i]
+    else:
+        for i in range(n):
+            arr, a_head, a_size = _push(arr, a_head, a_size, fwd, i, rate[i])
+    a_sum = 0.0
+    for i in range(n):
+        a_sum += a[i]
+    q = q0
+    cn = np.empty((64, 3))
+    c_head, c_size = 0, 0
+    rec = np.zeros((n_rec + 1, 6))
+    sent = np.zeros((n_rec + 1 if per_flow else 1, n))
+    total = np.zeros(n)
+    _record(rec, 0, 0.0, q, rate, rp, 0.0)
+    k, t, fb_last, stalled, draws = 1, 0.0, 0.0, 0, 0
+    while k <= n_rec:
+        c = c_hot if t_on <= t < t_off else capacity
+        t_next = k * record_dt
+        if t < t_on < t_next:
+            t_next = t_on
+        if t < t_off < t_next:
+            t_next = t_off
+        if c_size > 0:
+            t_next = min(t_next, cn[c_head, 0])
+        if a_size > 0:
+            t_next = min(t_next, arr[a_head, 0])
+        for i in range(n):
+            if rp[R.RP_ACTIVE, i] > 0.0:
+                left = max(rp[R.RP_BC_LEFT, i] - pending[i], 0.0)
+                t_next = min(t_next, t + left * 8.0 / rate[i])
+                if rp[R.RP_DEADLINE, i] >= 0.0:
+                    t_next = min(t_next, rp[R.RP_DEADLINE, i] * 1e-9)
+        if a_sum > 0.0:
+            t_next = min(t_next, t + max(cp[R.CP_TO_SAMPLE, 0], 0.0) * 8.0 / a_sum)
+        if a_sum < c and q > _EMPTY:
+            t_next = min(t_next, t + q * 8.0 / (c - a_sum))
+        h = max(t_next - t, 0.0)
+        stalled = stalled + 1 if h == 0.0 else 0
+        if stalled > _MAX_STALL:
+            raise RuntimeError("hybrid QCN model stalled")
+        q = q + (a_sum - c) * h / 8.0
+        if q < _EMPTY:
+            q = 0.0
+        for i in range(n):
+            step = rate[i] * (h / 8.0)
+            total[i] += step
+            if rp[R.RP_ACTIVE, i] > 0.0:
+                pending[i] += step
+        arrived = a_sum * h / 8.0
+        t = t_next
+        now = _ns(t)
+        for i in range(n):
+            if rp[R.RP_ACTIVE, i] > 0.0 and pending[i] >= rp[R.RP_BC_LEFT, i] - _EMPTY:
+                pending[i] = max(pending[i], rp[R.RP_BC_LEFT, i])
+                _flush(rp, pending, i, now, seed, pr)
+        if arrived > 0.0:
+            if arrived >= cp[R.CP_TO_SAMPLE, 0] - _EMPTY:
+                arrived = max(arrived, cp[R.CP_TO_SAMPLE, 0])
+                u = uniform01(seed, s_pick, np.int64(draws))
+                draws += 1
+                if R.cp_on_arrival(cp, 0, q + frame, arrived, seed, pc, out):
+                    x = u * a_sum
+                    acc = 0.0
+                    pick = n - 1
+                    for i in range(n):
+                        acc += a[i]
+                        if x < acc:
+                            pick = i
+                            break
+                    cn, c_head, c_size = _push(cn, c_head, c_size, t + back, pick,
+                                               out[R.OUT_QFB])  # fmt: skip
+                fb_last = -(out[R.OUT_QOFF] + w * out[R.OUT_QDELTA])
+            else:
+                R.cp_on_arrival(cp, 0, q + frame, arrived, seed, pc, out)
+        while c_size > 0 and cn[c_head, 0] <= t:
+            i = int(cn[c_head, 1])
+            qfb = cn[c_head, 2]
+            c_head = (c_head + 1) % cn.shape[0]
+            c_size -= 1
+            _flush(rp, pending, i, now, seed, pr)
+            R.rp_on_cnm(rp, i, qfb, 0, now, seed, pr)
+        for i in range(n):
+            dl = rp[R.RP_DEADLINE, i]
+            if rp[R.RP_ACTIVE, i] > 0.0 and dl >= 0.0 and dl * 1e-9 <= t:
+                _flush(rp, pending, i, now, seed, pr)
+                R.rp_on_timer(rp, i, R.rp_timer_gen(rp, i), np.int64(dl), seed, pr)
+        changed = False
+        while a_size > 0 and arr[a_head, 0] <= t:
+            a[int(arr[a_head, 1])] = arr[a_head, 2]
+            a_head = (a_head + 1) % arr.shape[0]
+            a_size -= 1
+            changed = True
+        if changed:
+            a_sum = 0.0
+            for i in range(n):
+                a_sum += a[i]
+        for i in range(n):
+            new = _rate(rp, i, offered)
+            if new != rate[i]:
+                arr, a_head, a_size = _push(arr, a_head, a_size, t + fwd, i, new)
+                rate[i] = new
+        if t >= k * record_dt:
+            _record(rec, k, t, q, rate, rp, fb_last)
+            if per_flow:
+                sent[k] = total
+            k += 1
+    return rec, sent
