@@ -188,7 +188,7 @@ def test_one_line_names_everything_the_report_compiles(capsys, monkeypatch):
     assert compiling.announce_all(["loop", "fluid", "sim"], background=True) == ["fluid", "sim"]
     err = capsys.readouterr().err.splitlines()
     assert len(err) == 1 and err[0].startswith("qcnmodel: compiling")
-    assert "integrator and the packet simulator" in err[0] and "once" in err[0]
+    assert "trajectory kernel and the packet simulator" in err[0] and "once" in err[0]
     assert "background" in err[0] and "cohort kernel" not in err[0]
     compiling.announce_compile("sim")  # named by that line: silent later
     assert compiling.announce_all(["fluid", "sim"]) == []
