@@ -109,14 +109,18 @@ def where(a, pause=0.0):
     import sys
     import time
 
+    start = time.monotonic()  # one clock for all processes (CLOCK_MONOTONIC)
     time.sleep(pause)
+    end = time.monotonic()
     try:
         from distributed import get_worker
 
         worker = get_worker().address
     except (ImportError, ValueError):
         worker = ""
-    return {"pid": os.getpid(), "worker": worker, "y": a * 2, "warm": "_sweep_warm" in sys.modules}
+    warm = "_sweep_warm" in sys.modules
+    return {"pid": os.getpid(), "worker": worker, "y": a * 2, "warm": warm, "start": start,
+            "end": end}  # fmt: skip
 
 
 def _warm_parent(**fixed):
@@ -153,10 +157,15 @@ def test_local_chunks_run_whole_on_one_process_and_workers_start_warm(monkeypatc
     pids = ds["pid"].values.astype(int)
     for k in range(0, 8, 2):  # a chunk of two points never splits across processes
         assert pids[k] == pids[k + 1]
-    # the parent warmed up once, before the worker was forked: every point saw it warm,
-    # the worker's included (it never imported or warmed up by itself)
+    # the parent warmed up once, before the workers were forked: every point saw it warm
+    # (no worker imported or warmed up by itself)
     assert ds["warm"].values.all()
-    assert len(set(pids)) <= 2 and os.getpid() in set(pids)
+    # two workers ran the points; the parent only handed them out (a point running in the
+    # parent would hold up the hand-out of the next chunk to a worker)
+    assert len(set(pids)) <= 2 and os.getpid() not in set(pids)
+    # and the workers ran at the same time: the first chunk of each overlaps the other's
+    starts, ends = ds["start"].values, ds["end"].values
+    assert pids[0] != pids[2] and max(starts[0], starts[2]) < min(ends[0], ends[2])
     sys.modules.pop("_sweep_warm", None)
 
 

@@ -138,10 +138,11 @@ def sweep(
     fixed : dict, optional
         Keyword arguments passed to every call (recorded in the attributes).
     n_jobs : int
-        Processes (1 = in-process, -1 = the cores actually free): this process and
-        ``n_jobs - 1`` workers forked from it after a warm-up (the point function's
-        ``warm_up(**fixed)``, if any), so they start with the compiled code loaded; all take
-        chunks of points. Ignored with ``scheduler``.
+        Processes (1 = in-process, -1 = the cores actually free): ``n_jobs`` workers forked
+        from this process after a warm-up (the point function's ``warm_up(**fixed)``, if
+        any), so they start with the compiled code loaded; they take chunks of points as
+        they free up, while this process only hands the chunks out. Ignored with
+        ``scheduler``.
     scheduler : str or distributed.Client, optional
         A dask.distributed scheduler address or client; the points run on that cluster, in
         chunks as locally.
@@ -214,8 +215,8 @@ def sweep(
 
 def _execute(call, todo, n_jobs, scheduler):
     """Yield ``(index, result)`` for every point of ``todo``, computed in chunks: in this
-    process (``n_jobs == 1``), on a dask.distributed cluster (``scheduler``), or on this
-    process plus ``n_jobs - 1`` workers forked from it once it is warm."""
+    process (``n_jobs == 1``), on a dask.distributed cluster (``scheduler``), or on
+    ``n_jobs`` workers forked from this process once it is warm."""
     if not todo:
         return
     n_jobs = min(n_jobs, len(todo))  # no process without a point to run
@@ -261,35 +262,29 @@ def _executor(call, workers: int):
 
 
 def _execute_local(call, todo, n_jobs):
-    """This process takes chunks too (from the end of the queue), so nothing waits for the
-    workers to start; each worker keeps two chunks queued."""
-    from collections import deque
-    from concurrent.futures import FIRST_COMPLETED, wait
+    """``n_jobs`` workers forked from this (warmed) process take the chunks as they free up;
+    this process only hands them out and collects the results, waiting without using a core.
 
-    workers = n_jobs - 1
-    queue = deque(_chunks(todo, chunk_size(len(todo), n_jobs)))
-    executor, owned = _executor(call, workers)
-    pending: set = set()
+    It does not run chunks itself: the compiled kernel holds the interpreter lock while it
+    runs, so the threads that hand chunks to the workers would stall until its own point
+    ended, and a worker would sit idle for up to a point's time."""
+    from concurrent.futures import as_completed
+
+    chunks = _chunks(todo, chunk_size(len(todo), n_jobs))
+    executor, owned = _executor(call, n_jobs)
+    futures = [executor.submit(call, chunk) for chunk in chunks]
+    finished = False
     try:
-        while queue or pending:
-            while queue and len(pending) < 2 * workers:
-                pending.add(executor.submit(call, queue.popleft()))
-            done = {f for f in pending if f.done()}
-            if not done and queue:
-                yield from call(queue.pop())  # this process takes the last chunk
-                continue
-            if not done:
-                done, _ = wait(pending, return_when=FIRST_COMPLETED)
-            for fut in done:
-                pending.discard(fut)
-                yield from fut.result()
+        for fut in as_completed(futures):
+            yield from fut.result()
+        finished = True
     finally:
-        for fut in pending:
+        for fut in futures:
             fut.cancel()
         if owned:
             procs = list((getattr(executor, "_processes", None) or {}).values())
-            executor.shutdown(wait=not pending, cancel_futures=True)
-            if pending:  # interrupted or failed: do not wait for the running points
+            executor.shutdown(wait=finished, cancel_futures=True)
+            if not finished:  # interrupted or failed: do not wait for the running points
                 for proc in procs:
                     proc.terminate()
 
