@@ -169,6 +169,17 @@ def test_local_chunks_run_whole_on_one_process_and_workers_start_warm(monkeypatc
     sys.modules.pop("_sweep_warm", None)
 
 
+def test_one_chunk_runs_in_this_process(monkeypatch):
+    import os
+
+    from qcnmodel import config
+
+    monkeypatch.setitem(config.defaults, "studies.sweep_chunk", 10)  # 10 >= the 4 points
+    ds = sweep(where, {"a": list(range(4))}, n_jobs=2)
+    assert set(ds["pid"].values.astype(int)) == {os.getpid()}  # no worker forked for it
+    np.testing.assert_array_equal(ds["y"].values, np.arange(4) * 2)
+
+
 def test_jobs_minus_one_is_the_free_cores(monkeypatch):
     import os
 

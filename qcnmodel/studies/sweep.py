@@ -271,7 +271,10 @@ def _execute_local(call, todo, n_jobs):
     from concurrent.futures import as_completed
 
     chunks = _chunks(todo, chunk_size(len(todo), n_jobs))
-    executor, owned = _executor(call, n_jobs)
+    if len(chunks) == 1:  # one task (``studies.sweep_chunk`` >= the points): no worker
+        yield from call(chunks[0])
+        return
+    executor, owned = _executor(call, min(n_jobs, len(chunks)))
     futures = [executor.submit(call, chunk) for chunk in chunks]
     finished = False
     try:
