@@ -72,10 +72,7 @@ def _command(duration: str, points: int, jobs: int, workdir: Path) -> dict:
     argv = [sys.executable, "-c", _WRAPPER, str(cpu_file), "sweep", "--scenario",
             "og-hotspot", "--grid", f"seed=0..{points - 1}:{points}", "--duration", duration,
             "--jobs", str(jobs), "--out", str(out), "--quiet"]  # fmt: skip
-    env = {
-        **os.environ,
-        "PYTHONPATH": os.pathsep.join([str(ROOT), os.environ.get("PYTHONPATH", "")]),
-    }
+    env = {**os.environ, "PYTHONPATH": str(ROOT)}
     c0, t0 = _cpu_children(), time.perf_counter()
     subprocess.run(argv, env=env, check=True, stdout=subprocess.DEVNULL, cwd=workdir)
     wall, cpu = time.perf_counter() - t0, _cpu_children() - c0
@@ -206,7 +203,7 @@ def bench_sweep(repeat: int = 1, points: int = 8, cases=("1s", "50ms"),
         rows = [bench_case(d, points, repeat, work, verbose) for d in cases]
     if verbose:
         print(f"cores {len(os.sched_getaffinity(0))} (the targets assume an idle 2-core "
-              "machine; the CPU-time speed-ups are what a free core per process would give)")  # fmt: skip
+              "machine; a CPU-time speed-up is what a free core per process would give)")  # fmt: skip
     return rows
 
 
