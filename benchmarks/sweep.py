@@ -203,7 +203,7 @@ def bench_sweep(repeat: int = 1, points: int = 8, cases=("1s", "50ms"),
         rows = [bench_case(d, points, repeat, work, verbose) for d in cases]
     if verbose:
         print(f"cores {len(os.sched_getaffinity(0))} (the targets assume an idle 2-core "
-              "machine; a CPU-time speed-up is what a free core per process would give)")  # fmt: skip
+              "machine; a CPU-time speed-up is what a free core per process gives)")  # fmt: skip
     return rows
 
 
