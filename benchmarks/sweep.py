@@ -22,9 +22,11 @@ is measured two ways:
 
 Other programs on the machine take cores from the workers, so wall-clock speed-ups fall
 short on a busy machine. The load average is printed with each case, and so is a CPU-time
-speed-up that load does not change: the serial CPU time over the parallel critical path
-(the parent's CPU time plus the busiest process's; for the command, the parent's plus half
-its workers'). The total CPU time of the two runs shows the cost of parallelism itself.
+speed-up that load changes little: the serial CPU time over the busiest process's CPU time
+(for the command, the parent's own plus half its workers'; the parent runs no point). It
+shows the balance of the work and the CPU cost of parallelism, but not a process waiting
+idle for its next chunk: that shows in the wall-clock figures only. The total CPU time of
+the two runs shows the cost of parallelism itself.
 
 Run: ``python benchmarks/sweep.py [--repeat 3] [--points 8] [--cases 1s,50ms]``.
 """
@@ -108,7 +110,8 @@ def _in_process(duration: float, points: int, jobs: int) -> dict:
     workers = [v for k, v in per.items() if k != os.getpid()]
     # a worker's CPU time outside its points (start, hand-outs), shared evenly
     extra = max(0.0, children - sum(workers)) / max(1, len(workers))
-    path = parent + (max(workers) + extra if workers else 0.0)
+    # the processes run side by side: the busiest one sets the pace
+    path = max([parent] + [w + extra for w in workers])
     return {"wall": wall, "cpu": parent + children, "path": path}
 
 
