@@ -22,13 +22,15 @@ import math
 import os
 from collections.abc import Callable, Sequence
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
-import xarray as xr
 
 from qcnmodel._errors import unknown_name
 from qcnmodel._io import to_jsonable
+
+if TYPE_CHECKING:
+    import xarray as xr
 
 __all__ = ["chunk_size", "free_cores", "parse_grid_spec", "save_dataset", "sweep"]
 
@@ -263,7 +265,8 @@ def _executor(call, workers: int):
 
 def _execute_local(call, todo, n_jobs):
     """``n_jobs`` workers forked from this (warmed) process take the chunks as they free up;
-    this process only hands them out and collects the results, waiting without using a core.
+    this process only hands them out and collects the results, waiting without using a core
+    (once it has imported what assembling the Dataset needs, while the workers start).
 
     It does not run chunks itself: the compiled kernel holds the interpreter lock while it
     runs, so the threads that hand chunks to the workers would stall until its own point
@@ -278,6 +281,7 @@ def _execute_local(call, todo, n_jobs):
     futures = [executor.submit(call, chunk) for chunk in chunks]
     finished = False
     try:
+        _prepare_assembly()  # while the workers run their first chunks
         for fut in as_completed(futures):
             yield from fut.result()
         finished = True
@@ -423,7 +427,18 @@ def _bad_line(path: Path, number: int, why: str) -> str:
     )
 
 
+def _prepare_assembly() -> None:
+    """Import what assembling the Dataset needs (xarray, and the optional array libraries it
+    loads when it makes its first Dataset): done in this process while the workers run, it
+    overlaps their points instead of following the last one."""
+    import xarray as xr
+
+    xr.Dataset({"x": ("i", np.zeros(1))})
+
+
 def _assemble(grid, points, results) -> xr.Dataset:
+    import xarray as xr
+
     names = list(grid)
     shape = tuple(len(grid[n]) for n in names)
     keys: list[str] = []
