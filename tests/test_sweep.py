@@ -206,3 +206,15 @@ def test_dask_two_workers_run_chunks(monkeypatch):
     np.testing.assert_array_equal(ds["y"].values, np.arange(6) * 2)
     w = ds["worker"].values.tolist()
     assert all(w) and w[0] == w[1] == w[2] and w[3] == w[4] == w[5]  # one chunk, one worker
+
+
+def test_importing_the_sweep_module_does_not_import_xarray():
+    """xarray (about 0.4 s to import, more with the array libraries it loads) is imported
+    when a Dataset is assembled; a parallel sweep does it while its workers run."""
+    import subprocess
+    import sys
+
+    code = "import sys, qcnmodel.studies.sweep; print('xarray' in sys.modules)"
+    out = subprocess.run([sys.executable, "-c", code], text=True, capture_output=True,
+                         check=True).stdout  # fmt: skip
+    assert out.strip() == "False"
