@@ -239,6 +239,7 @@ def _execute_dask(call, todo, scheduler):
         n_workers = max(1, len(client.scheduler_info().get("workers", {})))
         chunks = _chunks(todo, chunk_size(len(todo), n_workers))
         futures = client.map(call, chunks, pure=False)
+        _prepare_assembly()  # while the cluster runs the first chunks
         for fut in as_completed(futures):
             yield from fut.result()
     finally:
