@@ -14,8 +14,10 @@ is measured two ways:
     Each sweep is a fresh ``qcnmodel sweep`` process, as a user runs it (the compiled cache
     is warmed once before timing). This includes the command's fixed cost, which one or two
     workers pay alike: start-up (imports, loading the compiled kernel), assembling and
-    saving the Dataset, and exit. That cost is measured too (the same command with one
-    1 ms point) and the best speed-up it allows, ``T1 / (F + (T1 - F) / 2)``, is printed.
+    saving the Dataset, and exit. That cost ``F`` is measured too (the same command with
+    one 1 ms point) with the speed-up when only the points run in parallel,
+    ``T1 / (F + (T1 - F) / 2)`` (a parallel sweep imports xarray while its workers run,
+    which can beat it a little).
 ``sweep``
     :func:`qcnmodel.studies.sweep.sweep` called in this (warm) process: the points, the
     fork of the workers and the hand-out of the chunks, without the command's fixed cost.
@@ -172,8 +174,8 @@ def bench_case(duration: str, points: int, repeat: int, work: Path, verbose: boo
               f"{row['load'][1]})")  # fmt: skip
         print(f"  command: --jobs 1 {c['serial_s']:.2f} s, --jobs 2 {c['parallel_s']:.2f} s, "
               f"speed-up {_verdict(c['speedup'], target)}")  # fmt: skip
-        print(f"           fixed cost (start-up, save, exit) {c['fixed_s']:.2f} s: the best "
-              f"speed-up it allows is {c['bound']:.2f}x; CPU {c['cpu_serial_s']:.2f} s vs "
+        print(f"           fixed cost (start-up, save, exit) {c['fixed_s']:.2f} s: with only "
+              f"the points in parallel {c['bound']:.2f}x; CPU {c['cpu_serial_s']:.2f} s vs "
               f"{c['cpu_parallel_s']:.2f} s, CPU-time speed-up "
               f"{_verdict(c['cpu_speedup'], target)}")  # fmt: skip
         print(f"  sweep:   --jobs 1 {s['serial_s']:.2f} s, --jobs 2 {s['parallel_s']:.2f} s, "
