@@ -218,3 +218,17 @@ def test_importing_the_sweep_module_does_not_import_xarray():
     out = subprocess.run([sys.executable, "-c", code], text=True, capture_output=True,
                          check=True).stdout  # fmt: skip
     assert out.strip() == "False"
+
+
+def test_prepare_runs_once_while_the_workers_run():
+    import time
+
+    from qcnmodel.studies.sweep import _Call, _execute
+
+    called = []
+    todo = [(i, {"a": i}) for i in range(4)]
+    out = list(_execute(_Call(where, {"pause": 0.3}), todo, 2, None,
+                        lambda: called.append(time.monotonic())))  # fmt: skip
+    assert sorted(i for i, _ in out) == [0, 1, 2, 3]
+    # called once, before any point ended: it overlapped the points (each sleeps 0.3 s)
+    assert len(called) == 1 and called[0] < min(r["end"] for _, r in out)

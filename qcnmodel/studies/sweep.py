@@ -188,7 +188,7 @@ def sweep(
 
         bar = tqdm(total=len(points), initial=len(points) - len(todo), desc="sweep", unit="pt")
     try:
-        for index, out in _execute(call, todo, n_jobs, scheduler):
+        for index, out in _execute(call, todo, n_jobs, scheduler, _prepare_assembly):
             results[index] = out
             if log is not None:
                 record = {"i": index, "key": _key(points[index]), "out": to_jsonable(out)}
@@ -215,23 +215,25 @@ def sweep(
     return ds
 
 
-def _execute(call, todo, n_jobs, scheduler):
+def _execute(call, todo, n_jobs, scheduler, prepare=None):
     """Yield ``(index, result)`` for every point of ``todo``, computed in chunks: in this
     process (``n_jobs == 1``), on a dask.distributed cluster (``scheduler``), or on
-    ``n_jobs`` workers forked from this process once it is warm."""
+    ``n_jobs`` workers forked from this process once it is warm. ``prepare()``, if given, is
+    called in this process once the workers (or the cluster) have their chunks: work it
+    would do after the points anyway, done while they run."""
     if not todo:
         return
     n_jobs = min(n_jobs, len(todo))  # no process without a point to run
     if scheduler is not None:
-        yield from _execute_dask(call, todo, scheduler)
+        yield from _execute_dask(call, todo, scheduler, prepare)
     elif n_jobs == 1:
         for item in todo:
             yield call.one(item)
     else:
-        yield from _execute_local(call, todo, n_jobs)
+        yield from _execute_local(call, todo, n_jobs, prepare)
 
 
-def _execute_dask(call, todo, scheduler):
+def _execute_dask(call, todo, scheduler, prepare=None):
     from distributed import Client, as_completed
 
     client = scheduler if isinstance(scheduler, Client) else Client(scheduler)
@@ -239,7 +241,8 @@ def _execute_dask(call, todo, scheduler):
         n_workers = max(1, len(client.scheduler_info().get("workers", {})))
         chunks = _chunks(todo, chunk_size(len(todo), n_workers))
         futures = client.map(call, chunks, pure=False)
-        _prepare_assembly()  # while the cluster runs the first chunks
+        if prepare is not None:
+            prepare()  # while the cluster runs the first chunks
         for fut in as_completed(futures):
             yield from fut.result()
     finally:
@@ -264,10 +267,10 @@ def _executor(call, workers: int):
     return pool, True
 
 
-def _execute_local(call, todo, n_jobs):
+def _execute_local(call, todo, n_jobs, prepare=None):
     """``n_jobs`` workers forked from this (warmed) process take the chunks as they free up;
     this process only hands them out and collects the results, waiting without using a core
-    (once it has imported what assembling the Dataset needs, while the workers start).
+    (after ``prepare()``, if given, which runs while the workers start).
 
     It does not run chunks itself: the compiled kernel holds the interpreter lock while it
     runs, so the threads that hand chunks to the workers would stall until its own point
@@ -282,7 +285,8 @@ def _execute_local(call, todo, n_jobs):
     futures = [executor.submit(call, chunk) for chunk in chunks]
     finished = False
     try:
-        _prepare_assembly()  # while the workers run their first chunks
+        if prepare is not None:
+            prepare()  # while the workers run their first chunks
         for fut in as_completed(futures):
             yield from fut.result()
         finished = True
