@@ -1,11 +1,12 @@
-"""Parameter sweeps: parallel (joblib or dask.distributed), resumable, as xarray Datasets.
+"""Parameter sweeps: parallel (local processes or dask.distributed), resumable, as Datasets.
 
 A sweep evaluates a *point function* ``func(**point) -> dict[str, float]`` on the Cartesian
 product of a grid ``{name: values}`` and assembles the scalar results into an
 :class:`xarray.Dataset` whose dimensions are the grid's names, in order.
 
-* Parallel: joblib processes on one machine (``n_jobs``), or a dask.distributed cluster when
-  ``scheduler`` is given (an address such as ``"tcp://10.0.0.5:8786"`` or a ``Client``).
+* Parallel: ``n_jobs`` worker processes forked from this one once it is warm, taking chunks
+  of points as they free up, or a dask.distributed cluster when ``scheduler`` is given (an
+  address such as ``"tcp://10.0.0.5:8786"`` or a ``Client``).
 * Resumable: with ``checkpoint=DIR`` every finished point is appended to ``DIR/points.jsonl``
   as soon as it arrives; a rerun with the same grid skips the points already there, so an
   interrupted sweep continues where it stopped. The grid and function are recorded in
