@@ -136,3 +136,22 @@ def test_analytical_sweep_critical_rtt_subtracts_the_sampling_lag(tmp_path):
     assert float(ds["critical_rtt_s"].squeeze()) == pytest.approx(search, rel=1e-8)
     assert ds.attrs["model_variant"] == "paper+sampling_lag=True"
     ds.close()
+
+
+def test_the_command_line_skips_the_final_collection_and_tests_do_not():
+    """The process's own command line (``main()``) freezes the collector's objects at exit;
+    a call with ``argv`` (as tests make, in their own process) leaves the collector alone."""
+    import subprocess
+    import sys
+
+    code = ("import atexit, gc, sys\n"
+            "from qcnmodel.cli import main\n"
+            "sys.argv = ['qcnmodel']\n"
+            "mode = {mode!r}\n"
+            "main() if mode == 'argv-none' else main([])\n"
+            "atexit._run_exitfuncs()\n"
+            "print(gc.get_freeze_count() > 0)\n")  # fmt: skip
+    for mode, frozen in (("argv-none", "True"), ("argv-given", "False")):
+        out = subprocess.run([sys.executable, "-c", code.format(mode=mode)], text=True,
+                             capture_output=True, check=True).stdout  # fmt: skip
+        assert out.strip().splitlines()[-1] == frozen, mode

@@ -109,14 +109,18 @@ def where(a, pause=0.0):
     import sys
     import time
 
+    start = time.monotonic()  # one clock for all processes (CLOCK_MONOTONIC)
     time.sleep(pause)
+    end = time.monotonic()
     try:
         from distributed import get_worker
 
         worker = get_worker().address
     except (ImportError, ValueError):
         worker = ""
-    return {"pid": os.getpid(), "worker": worker, "y": a * 2, "warm": "_sweep_warm" in sys.modules}
+    warm = "_sweep_warm" in sys.modules
+    return {"pid": os.getpid(), "worker": worker, "y": a * 2, "warm": warm, "start": start,
+            "end": end}  # fmt: skip
 
 
 def _warm_parent(**fixed):
@@ -153,11 +157,27 @@ def test_local_chunks_run_whole_on_one_process_and_workers_start_warm(monkeypatc
     pids = ds["pid"].values.astype(int)
     for k in range(0, 8, 2):  # a chunk of two points never splits across processes
         assert pids[k] == pids[k + 1]
-    # the parent warmed up once, before the worker was forked: every point saw it warm,
-    # the worker's included (it never imported or warmed up by itself)
+    # the parent warmed up once, before the workers were forked: every point saw it warm
+    # (no worker imported or warmed up by itself)
     assert ds["warm"].values.all()
-    assert len(set(pids)) <= 2 and os.getpid() in set(pids)
+    # two workers ran the points; the parent only handed them out (a point running in the
+    # parent would hold up the hand-out of the next chunk to a worker)
+    assert len(set(pids)) <= 2 and os.getpid() not in set(pids)
+    # and the workers ran at the same time: the first chunk of each overlaps the other's
+    starts, ends = ds["start"].values, ds["end"].values
+    assert pids[0] != pids[2] and max(starts[0], starts[2]) < min(ends[0], ends[2])
     sys.modules.pop("_sweep_warm", None)
+
+
+def test_one_chunk_runs_in_this_process(monkeypatch):
+    import os
+
+    from qcnmodel import config
+
+    monkeypatch.setitem(config.defaults, "studies.sweep_chunk", 10)  # 10 >= the 4 points
+    ds = sweep(where, {"a": list(range(4))}, n_jobs=2)
+    assert set(ds["pid"].values.astype(int)) == {os.getpid()}  # no worker forked for it
+    np.testing.assert_array_equal(ds["y"].values, np.arange(4) * 2)
 
 
 def test_jobs_minus_one_is_the_free_cores(monkeypatch):
@@ -186,3 +206,29 @@ def test_dask_two_workers_run_chunks(monkeypatch):
     np.testing.assert_array_equal(ds["y"].values, np.arange(6) * 2)
     w = ds["worker"].values.tolist()
     assert all(w) and w[0] == w[1] == w[2] and w[3] == w[4] == w[5]  # one chunk, one worker
+
+
+def test_importing_the_sweep_module_does_not_import_xarray():
+    """xarray (about 0.4 s to import, more with the array libraries it loads) is imported
+    when a Dataset is assembled; a parallel sweep does it while its workers run."""
+    import subprocess
+    import sys
+
+    code = "import sys, qcnmodel.studies.sweep; print('xarray' in sys.modules)"
+    out = subprocess.run([sys.executable, "-c", code], text=True, capture_output=True,
+                         check=True).stdout  # fmt: skip
+    assert out.strip() == "False"
+
+
+def test_prepare_runs_once_while_the_workers_run():
+    import time
+
+    from qcnmodel.studies.sweep import _Call, _execute
+
+    called = []
+    todo = [(i, {"a": i}) for i in range(4)]
+    out = list(_execute(_Call(where, {"pause": 0.3}), todo, 2, None,
+                        lambda: called.append(time.monotonic())))  # fmt: skip
+    assert sorted(i for i, _ in out) == [0, 1, 2, 3]
+    # called once, before any point ended: it overlapped the points (each sleeps 0.3 s)
+    assert len(called) == 1 and called[0] < min(r["end"] for _, r in out)

@@ -1,11 +1,12 @@
-"""Parameter sweeps: parallel (joblib or dask.distributed), resumable, as xarray Datasets.
+"""Parameter sweeps: parallel (local processes or dask.distributed), resumable, as Datasets.
 
 A sweep evaluates a *point function* ``func(**point) -> dict[str, float]`` on the Cartesian
 product of a grid ``{name: values}`` and assembles the scalar results into an
 :class:`xarray.Dataset` whose dimensions are the grid's names, in order.
 
-* Parallel: joblib processes on one machine (``n_jobs``), or a dask.distributed cluster when
-  ``scheduler`` is given (an address such as ``"tcp://10.0.0.5:8786"`` or a ``Client``).
+* Parallel: ``n_jobs`` worker processes forked from this one once it is warm, taking chunks
+  of points as they free up, or a dask.distributed cluster when ``scheduler`` is given (an
+  address such as ``"tcp://10.0.0.5:8786"`` or a ``Client``).
 * Resumable: with ``checkpoint=DIR`` every finished point is appended to ``DIR/points.jsonl``
   as soon as it arrives; a rerun with the same grid skips the points already there, so an
   interrupted sweep continues where it stopped. The grid and function are recorded in
@@ -22,13 +23,15 @@ import math
 import os
 from collections.abc import Callable, Sequence
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
-import xarray as xr
 
 from qcnmodel._errors import unknown_name
 from qcnmodel._io import to_jsonable
+
+if TYPE_CHECKING:
+    import xarray as xr
 
 __all__ = ["chunk_size", "free_cores", "parse_grid_spec", "save_dataset", "sweep"]
 
@@ -138,10 +141,11 @@ def sweep(
     fixed : dict, optional
         Keyword arguments passed to every call (recorded in the attributes).
     n_jobs : int
-        Processes (1 = in-process, -1 = the cores actually free): this process and
-        ``n_jobs - 1`` workers forked from it after a warm-up (the point function's
-        ``warm_up(**fixed)``, if any), so they start with the compiled code loaded; all take
-        chunks of points. Ignored with ``scheduler``.
+        Processes (1 = in-process, -1 = the cores actually free): ``n_jobs`` workers forked
+        from this process after a warm-up (the point function's ``warm_up(**fixed)``, if
+        any), so they start with the compiled code loaded; they take chunks of points as
+        they free up, while this process only hands the chunks out. Ignored with
+        ``scheduler``.
     scheduler : str or distributed.Client, optional
         A dask.distributed scheduler address or client; the points run on that cluster, in
         chunks as locally.
@@ -185,7 +189,7 @@ def sweep(
 
         bar = tqdm(total=len(points), initial=len(points) - len(todo), desc="sweep", unit="pt")
     try:
-        for index, out in _execute(call, todo, n_jobs, scheduler):
+        for index, out in _execute(call, todo, n_jobs, scheduler, _prepare_assembly):
             results[index] = out
             if log is not None:
                 record = {"i": index, "key": _key(points[index]), "out": to_jsonable(out)}
@@ -212,23 +216,25 @@ def sweep(
     return ds
 
 
-def _execute(call, todo, n_jobs, scheduler):
+def _execute(call, todo, n_jobs, scheduler, prepare=None):
     """Yield ``(index, result)`` for every point of ``todo``, computed in chunks: in this
-    process (``n_jobs == 1``), on a dask.distributed cluster (``scheduler``), or on this
-    process plus ``n_jobs - 1`` workers forked from it once it is warm."""
+    process (``n_jobs == 1``), on a dask.distributed cluster (``scheduler``), or on
+    ``n_jobs`` workers forked from this process once it is warm. ``prepare()``, if given, is
+    called in this process once the workers (or the cluster) have their chunks: work it
+    would do after the points anyway, done while they run."""
     if not todo:
         return
     n_jobs = min(n_jobs, len(todo))  # no process without a point to run
     if scheduler is not None:
-        yield from _execute_dask(call, todo, scheduler)
+        yield from _execute_dask(call, todo, scheduler, prepare)
     elif n_jobs == 1:
         for item in todo:
             yield call.one(item)
     else:
-        yield from _execute_local(call, todo, n_jobs)
+        yield from _execute_local(call, todo, n_jobs, prepare)
 
 
-def _execute_dask(call, todo, scheduler):
+def _execute_dask(call, todo, scheduler, prepare=None):
     from distributed import Client, as_completed
 
     client = scheduler if isinstance(scheduler, Client) else Client(scheduler)
@@ -236,6 +242,8 @@ def _execute_dask(call, todo, scheduler):
         n_workers = max(1, len(client.scheduler_info().get("workers", {})))
         chunks = _chunks(todo, chunk_size(len(todo), n_workers))
         futures = client.map(call, chunks, pure=False)
+        if prepare is not None:
+            prepare()  # while the cluster runs the first chunks
         for fut in as_completed(futures):
             yield from fut.result()
     finally:
@@ -260,36 +268,36 @@ def _executor(call, workers: int):
     return pool, True
 
 
-def _execute_local(call, todo, n_jobs):
-    """This process takes chunks too (from the end of the queue), so nothing waits for the
-    workers to start; each worker keeps two chunks queued."""
-    from collections import deque
-    from concurrent.futures import FIRST_COMPLETED, wait
+def _execute_local(call, todo, n_jobs, prepare=None):
+    """``n_jobs`` workers forked from this (warmed) process take the chunks as they free up;
+    this process only hands them out and collects the results, waiting without using a core
+    (after ``prepare()``, if given, which runs while the workers start).
 
-    workers = n_jobs - 1
-    queue = deque(_chunks(todo, chunk_size(len(todo), n_jobs)))
-    executor, owned = _executor(call, workers)
-    pending: set = set()
+    It does not run chunks itself: the compiled kernel holds the interpreter lock while it
+    runs, so the threads that hand chunks to the workers would stall until its own point
+    ended, and a worker would sit idle for up to a point's time."""
+    from concurrent.futures import as_completed
+
+    chunks = _chunks(todo, chunk_size(len(todo), n_jobs))
+    if len(chunks) == 1:  # one task (``studies.sweep_chunk`` >= the points): no worker
+        yield from call(chunks[0])
+        return
+    executor, owned = _executor(call, min(n_jobs, len(chunks)))
+    futures = [executor.submit(call, chunk) for chunk in chunks]
+    finished = False
     try:
-        while queue or pending:
-            while queue and len(pending) < 2 * workers:
-                pending.add(executor.submit(call, queue.popleft()))
-            done = {f for f in pending if f.done()}
-            if not done and queue:
-                yield from call(queue.pop())  # this process takes the last chunk
-                continue
-            if not done:
-                done, _ = wait(pending, return_when=FIRST_COMPLETED)
-            for fut in done:
-                pending.discard(fut)
-                yield from fut.result()
+        if prepare is not None:
+            prepare()  # while the workers run their first chunks
+        for fut in as_completed(futures):
+            yield from fut.result()
+        finished = True
     finally:
-        for fut in pending:
+        for fut in futures:
             fut.cancel()
         if owned:
             procs = list((getattr(executor, "_processes", None) or {}).values())
-            executor.shutdown(wait=not pending, cancel_futures=True)
-            if pending:  # interrupted or failed: do not wait for the running points
+            executor.shutdown(wait=finished, cancel_futures=True)
+            if not finished:  # interrupted or failed: do not wait for the running points
                 for proc in procs:
                     proc.terminate()
 
@@ -425,7 +433,18 @@ def _bad_line(path: Path, number: int, why: str) -> str:
     )
 
 
+def _prepare_assembly() -> None:
+    """Import what assembling the Dataset needs (xarray, and the optional array libraries it
+    loads when it makes its first Dataset): done in this process while the workers run, it
+    overlaps their points instead of following the last one."""
+    import xarray as xr
+
+    xr.Dataset({"x": ("i", np.zeros(1))})
+
+
 def _assemble(grid, points, results) -> xr.Dataset:
+    import xarray as xr
+
     names = list(grid)
     shape = tuple(len(grid[n]) for n in names)
     keys: list[str] = []
