@@ -215,8 +215,6 @@ def check_params(
     -------
     CheckResult
     """
-    from qcnmodel.analysis.margins import critical_rtt, extra_delay, margins_over_delay
-
     ranges = ranges or CheckRanges()
     fallback = ""
     try:
@@ -232,6 +230,24 @@ def check_params(
         variant = "paper"
         base = _model(params, model, variant)
     shown = progress is not None and not getattr(progress, "disable", False)
+    bg = None
+    if confirm:  # the simulator compiles (on a cold cache) while the model is analysed
+        from qcnmodel.studies.compiling import compile_in_background, sim_family
+
+        bg = compile_in_background(sim_family(params))
+    try:
+        return _check(params, ranges, model, variant, base, fallback, recommend, confirm,
+                      confirm_duration, confirm_jobs, progress, shown, bg)  # fmt: skip
+    finally:
+        if bg is not None:
+            bg.close()
+
+
+def _check(params, ranges, model, variant, base, fallback, recommend, confirm,
+           confirm_duration, confirm_jobs, progress, shown, bg):  # fmt: skip
+    """:func:`check_params` after the model is chosen; ``bg`` compiles the simulator."""
+    from qcnmodel.analysis.margins import critical_rtt, extra_delay, margins_over_delay
+
     if model == "qcn":
         from qcnmodel.studies.compiling import announce_compile
 
@@ -276,6 +292,9 @@ def check_params(
                                  validity=_validity(result, ranges, params))  # fmt: skip
     if confirm:
         from qcnmodel.studies.confirm import confirm_verdict, drop_traces
+
+        if bg is not None:
+            bg.wait()
 
         conf = confirm_verdict(params, result, ranges, base, duration=confirm_duration,
                                progress=shown, jobs=confirm_jobs)  # fmt: skip

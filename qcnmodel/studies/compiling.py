@@ -16,7 +16,8 @@ from __future__ import annotations
 
 import sys
 
-__all__ = ["Background", "announce_all", "announce_compile", "compile_in_background", "pending"]
+__all__ = ["Background", "announce_all", "announce_compile", "compile_in_background", "pending",
+           "sim_family"]  # fmt: skip
 
 _TEXT = {
     "loop": "the packet-fidelity QCN model's cohort kernel",
@@ -145,6 +146,13 @@ class Background:
         if self.proc.is_alive():
             self.proc.terminate()
         self.proc.join()
+
+
+def sim_family(params) -> str:
+    """The simulator family that packet runs of ``params`` use (QCN on, no other protocol)."""
+    from qcnmodel.sim.kernel.state import protocol_config
+
+    return protocol_config(params, True).protocol.family
 
 
 def compile_in_background(family: str = "qcn") -> Background | None:

@@ -41,9 +41,9 @@ def settled(cfg: ReportConfig) -> ReportConfig:
 
 def family(params) -> str:
     """The simulator family of the report's packet runs (QCN on, no other protocol)."""
-    from qcnmodel.sim.kernel.state import protocol_config
+    from qcnmodel.studies.compiling import sim_family
 
-    return protocol_config(params, True).protocol.family
+    return sim_family(params)
 
 
 def compiled_parts(cfg: ReportConfig) -> list[str]:
