@@ -132,18 +132,24 @@ def integrate(p, n, rtt, capacity, offered, duration, record_dt, hotspot=None, s
         Shape ``(n_records + 1, n)``: bytes each flow sent from 0 to each record instant.
     """
     fwd = 0.5 * rtt
-    back = rtt - fwd
     n_rec = int(round(duration / record_dt))
-    if compiled:
-        from qcnmodel.models._qcn_hybrid_kernel import integrate_compiled
+    t_on, t_off, c_hot = hotspot if hotspot is not None else (math.inf, math.inf, capacity)
+    if not compiled:
+        return _integrate_twin(p, n, fwd, rtt - fwd, capacity, offered, n_rec, record_dt,
+                               (t_on, t_off, c_hot), seed, start, q0, per_flow)  # fmt: skip
+    from qcnmodel.models._qcn_hybrid_kernel import integrate_compiled
 
-        t_on, t_off, c_hot = hotspot if hotspot is not None else (math.inf, math.inf, capacity)
-        rec, sent = integrate_compiled(
-            R.pack_cp_params(p), R.pack_rp_params(p), int(n), fwd, back, float(capacity),
-            float(t_on), float(t_off), float(c_hot), float(offered), float(p.frame_size),
-            float(p.w), n_rec, float(record_dt), np.int64(seed), start == "equilibrium",
-            float(q0), float(p.bc_limit), float(p.timer), bool(per_flow), _S_PICK)  # fmt: skip
-        return rec, (sent if per_flow else None)
+    rec, sent = integrate_compiled(
+        R.pack_cp_params(p), R.pack_rp_params(p), int(n), fwd, rtt - fwd, float(capacity),
+        float(t_on), float(t_off), float(c_hot), float(offered), float(p.frame_size),
+        float(p.w), n_rec, float(record_dt), np.int64(seed), start == "equilibrium",
+        float(q0), float(p.bc_limit), float(p.timer), bool(per_flow), _S_PICK)  # fmt: skip
+    return rec, (sent if per_flow else None)
+
+
+def _integrate_twin(p, n, fwd, back, capacity, offered, n_rec, record_dt, hotspot, seed, start,
+                    q0, per_flow):  # fmt: skip
+    """:func:`integrate` in plain Python (numpy): the compiled kernel's oracle."""
     pc = R.pack_cp_params(p)
     cp = R.new_cp_state(1)
     out = np.zeros(R.OUT_N)
@@ -151,7 +157,7 @@ def integrate(p, n, rtt, capacity, offered, duration, record_dt, hotspot=None, s
     ag = _Agents(p, n, offered, start, capacity, seed)
     rp = ag.rp
     R.cp_on_arrival(cp, 0, 0.0, 0.0, seed, pc, out)  # draw the first countdown
-    t_on, t_off, c_hot = hotspot if hotspot is not None else (math.inf, math.inf, capacity)
+    t_on, t_off, c_hot = hotspot
     rate = ag.rate
     arrivals: deque = deque()  # (time at the CP, flow, rate)
     a = np.zeros(n)

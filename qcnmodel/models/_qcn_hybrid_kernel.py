@@ -14,13 +14,11 @@ import math
 import numba as nb
 import numpy as np
 
+from qcnmodel.models._qcn_hybrid import _EMPTY, _MAX_STALL
 from qcnmodel.sim.protocols import qcn as R
 from qcnmodel.sim.rng import uniform01
 
 __all__ = ["integrate_compiled"]
-
-_EMPTY = 1e-6
-_MAX_STALL = 1000
 
 
 @nb.njit(cache=True)
@@ -72,6 +70,39 @@ def _record(rec, k, t, q, rate, rp, fb_last):
 
 
 @nb.njit(cache=True)
+def _initial_rps(pr, n, capacity, offered, start_eq, bc_limit, timer):
+    """The rate limiters at the start (as qcn_layout.new_rp_state, then the twin's start)."""
+    rp = np.zeros((R.RP_NFIELDS, n))
+    rp[R.RP_CR] = pr[R.RPP_C]
+    rp[R.RP_TR] = pr[R.RPP_C]
+    rp[R.RP_DEADLINE] = -1.0
+    rp[R.RV_LAST_NEG_NS] = -1.0
+    rp[R.RV_AUX_DEADLINE] = -1.0
+    rp[R.RV_ARM] = -1.0
+    if start_eq:
+        share = min(capacity / n, offered)
+        for i in range(n):
+            phase = (i + 0.5) / n
+            rp[R.RP_ACTIVE, i] = 1.0
+            rp[R.RP_CR, i] = share
+            rp[R.RP_TR, i] = share
+            rp[R.RP_BC_LEFT, i] = bc_limit * phase
+            rp[R.RP_DEADLINE, i] = math.floor(timer * phase * 1e9 + 0.5)
+    return rp
+
+
+@nb.njit(cache=True)
+def _pick(a, x):
+    """The flow whose share of the arrivals ``x`` falls in (cumulative, in flow order)."""
+    acc = 0.0
+    for i in range(a.shape[0]):
+        acc += a[i]
+        if x < acc:
+            return i
+    return a.shape[0] - 1
+
+
+@nb.njit(cache=True)
 def _flush(rp, pending, i, now, seed, pr):
     if rp[R.RP_ACTIVE, i] > 0.0 and pending[i] > 0.0:
         R.rp_on_tx(rp, i, pending[i], now, seed, pr)
@@ -83,26 +114,11 @@ def integrate_compiled(pc, pr, n, fwd, back, capacity, t_on, t_off, c_hot, offer
                        w, n_rec, record_dt, seed, start_eq, q0, bc_limit, timer, per_flow,
                        s_pick):  # fmt: skip
     """:func:`._qcn_hybrid.integrate`, compiled (arguments unpacked; see there)."""
-    cp = np.zeros((R.CP_NFIELDS, 1))  # as qcn_layout.new_cp_state and new_rp_state
+    cp = np.zeros((R.CP_NFIELDS, 1))  # as qcn_layout.new_cp_state
     cp[R.CV_NC_SINCE] = -1.0
-    rp = np.zeros((R.RP_NFIELDS, n))
-    rp[R.RP_CR] = pr[R.RPP_C]
-    rp[R.RP_TR] = pr[R.RPP_C]
-    rp[R.RP_DEADLINE] = -1.0
-    rp[R.RV_LAST_NEG_NS] = -1.0
-    rp[R.RV_AUX_DEADLINE] = -1.0
-    rp[R.RV_ARM] = -1.0
+    rp = _initial_rps(pr, n, capacity, offered, start_eq, bc_limit, timer)
     out = np.zeros(R.OUT_N)
     pending = np.zeros(n)
-    if start_eq:
-        share = min(capacity / n, offered)
-        for i in range(n):
-            phase = (i + 0.5) / n
-            rp[R.RP_ACTIVE, i] = 1.0
-            rp[R.RP_CR, i] = share
-            rp[R.RP_TR, i] = share
-            rp[R.RP_BC_LEFT, i] = bc_limit * phase
-            rp[R.RP_DEADLINE, i] = math.floor(timer * phase * 1e9 + 0.5)
     R.cp_on_arrival(cp, 0, 0.0, 0.0, seed, pc, out)
     rate = np.empty(n)
     for i in range(n):
@@ -173,15 +189,7 @@ def integrate_compiled(pc, pr, n, fwd, back, capacity, t_on, t_off, c_hot, offer
                 u = uniform01(seed, s_pick, np.int64(draws))
                 draws += 1
                 if R.cp_on_arrival(cp, 0, q + frame, arrived, seed, pc, out):
-                    x = u * a_sum
-                    acc = 0.0
-                    pick = n - 1
-                    for i in range(n):
-                        acc += a[i]
-                        if x < acc:
-                            pick = i
-                            break
-                    cn, c_head, c_size = _push(cn, c_head, c_size, t + back, pick,
+                    cn, c_head, c_size = _push(cn, c_head, c_size, t + back, _pick(a, u * a_sum),
                                                out[R.OUT_QFB])  # fmt: skip
                 fb_last = -(out[R.OUT_QOFF] + w * out[R.OUT_QDELTA])
             else:
