@@ -330,6 +330,12 @@ class QCNPacketModel(LoopModel):
             st0[C_TFIRST, j] = st0[C_TLAST, j] = -am
         return st0
 
+    @property
+    def trajectory_method(self) -> str:
+        """The integrator :meth:`simulate` uses by default: ``"agents"`` up to
+        ``config.defaults["models.max_agents"]`` flows, ``"cohorts"`` beyond."""
+        return "agents" if self.n_flows <= config.defaults["models.max_agents"] else "cohorts"
+
     def default_dt(self) -> float:
         """Integration step: min(rtt/10, 10 us)."""
         return min(self.rtt / 10.0, 10e-6)
@@ -401,8 +407,7 @@ class QCNPacketModel(LoopModel):
         if not (record_dt > 0 and math.isfinite(record_dt)):
             raise ValueError(f"record_dt: must be in (0, inf) s, got {record_dt!r}")
         if method is None:
-            method = "agents" if self.n_flows <= config.defaults["models.max_agents"] else (
-                "cohorts")  # fmt: skip
+            method = self.trajectory_method
         if method not in ("agents", "cohorts", "compiled"):
             raise unknown_name("method", "method", method, ("agents", "cohorts", "compiled"))
         stride = max(1, int(round(record_dt / dt)))

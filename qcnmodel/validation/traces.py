@@ -21,7 +21,6 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-from qcnmodel import config
 from qcnmodel.models import MODELS
 from qcnmodel.models.qcn import QCNFluidModel
 from qcnmodel.params import QCNParams
@@ -103,8 +102,7 @@ def sim_trace(case: Case, duration: float = 0.6, seed: int = 0, dt: float = 50e-
 def model_is_stochastic(variant: str, case: Case) -> bool:
     """True where the model's trajectory depends on a seed: the packet-fidelity model, whose
     trajectories follow every flow (``method="agents"``) and draw the protocol's jitter."""
-    return (VARIANTS[variant].get("fidelity", "packet") == "packet"
-            and case.n <= config.defaults["models.max_agents"])  # fmt: skip
+    return getattr(model_of(variant, case), "trajectory_method", None) == "agents"
 
 
 def model_of(variant: str, case: Case, capacity: float | None = None) -> QCNFluidModel:
