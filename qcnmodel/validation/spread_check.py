@@ -8,7 +8,7 @@ import math
 import numpy as np
 
 from qcnmodel.validation.network import source_rate
-from qcnmodel.validation.pairs import DURATION, SETTLE
+from qcnmodel.validation.pairs import DURATION, SETTLE, _window
 from qcnmodel.validation.rows import Row
 from qcnmodel.validation.spread import flow_spread, predicted_spread
 from qcnmodel.validation.traces import DEFAULT_VARIANT, Case, model_trace, sim_trace
@@ -23,8 +23,7 @@ def check_spread(case: Case, seeds=(0,), replicas: int = 12) -> list[Row]:
     sims = []
     for seed in seeds:
         st = sim_trace(case, DURATION, seed)
-        w = slice(int(round(SETTLE / st.dt)), None)
-        sims.append(flow_spread(st.flow_thr[:, w].mean(axis=1)))
+        sims.append(flow_spread(st.flow_thr[:, _window(st, SETTLE)].mean(axis=1)))
     sim = float(np.mean(sims))
     # sampling error of a coefficient of variation from N flows: CV / sqrt(2 (N - 1)) per run
     se_sim = (float(np.std(sims, ddof=1) / math.sqrt(len(sims))) if len(sims) > 2
@@ -35,8 +34,7 @@ def check_spread(case: Case, seeds=(0,), replicas: int = 12) -> list[Row]:
         cvs = []
         for seed in range(replicas):
             tr = model_trace(DEFAULT_VARIANT, case, DURATION, seed=seed, per_flow=True)
-            w = slice(int(round(SETTLE / tr.dt)), None)
-            cvs.append(flow_spread(tr.extra["flow_sent"][:, w].mean(axis=1)))
+            cvs.append(flow_spread(tr.extra["flow_sent"][:, _window(tr, SETTLE)].mean(axis=1)))
         model, se_model = float(np.mean(cvs)), float(np.std(cvs, ddof=1) / math.sqrt(replicas))
     else:
         how = "N exact reaction points driven by the model's CP signals"
