@@ -60,12 +60,15 @@ def _ns(t: float) -> np.int64:
 class _Agents:
     """The state of the N rate limiters and the bytes each sent since its last rule call."""
 
-    def __init__(self, p, n, offered, start, capacity, seed):
+    def __init__(self, p, n, offered, start, capacity, seed, buffer=0.0):
         self.rp = R.new_rp_state(n, p.line_rate)
         self.pr = R.pack_rp_params(p)
         self.offered = offered
+        self.line = float(p.line_rate)
+        self.buffer = float(buffer)
         self.seed = seed
         self.pending = np.zeros(n)
+        self.backlog = np.zeros(n)
         if start == "equilibrium":  # active at the fair share, cycles spread over a period
             rp = self.rp
             phase = (np.arange(n) + 0.5) / n
@@ -73,12 +76,25 @@ class _Agents:
             rp[R.RP_CR] = rp[R.RP_TR] = min(capacity / n, offered)
             rp[R.RP_BC_LEFT] = p.bc_limit * phase
             rp[R.RP_DEADLINE] = np.floor(p.timer * phase * 1e9 + 0.5)
+            if offered > capacity / n:  # held back at the fair share: the buffer is full
+                self.backlog[:] = self.buffer
         self.rate = self.rates()
 
     def rates(self):
+        """Sending rates: a flow with a backlog sends at CR (at the line rate while its rate
+        limiter is inactive), one without at most its offered rate."""
         rp = self.rp
-        return np.where(rp[R.RP_ACTIVE] > 0.0, np.minimum(rp[R.RP_CR], self.offered),
-                        self.offered)  # fmt: skip
+        held = self.backlog > _EMPTY
+        return np.where(rp[R.RP_ACTIVE] > 0.0,
+                        np.where(held, rp[R.RP_CR], np.minimum(rp[R.RP_CR], self.offered)),
+                        np.where(held, self.line, self.offered))  # fmt: skip
+
+    def drain(self, h):
+        """Advance the source buffers by ``h`` s: frames offered minus frames sent, within
+        [0, buffer] (the adapter refuses what does not fit)."""
+        b = np.clip(self.backlog + (self.offered - self.rate) * (h / 8.0), 0.0, self.buffer)
+        b[b < _EMPTY] = 0.0
+        self.backlog = b
 
     def flush(self, i, now):
         """Count flow i's pending bytes (an expiry iff they reach its byte counter)."""
@@ -88,7 +104,7 @@ class _Agents:
 
 
 def integrate(p, n, rtt, capacity, offered, duration, record_dt, hotspot=None, seed=0,
-              start="idle", q0=0.0, per_flow=False, compiled=True):  # fmt: skip
+              start="idle", q0=0.0, per_flow=False, compiled=True, source_buffer=0.0):  # fmt: skip
     """Trajectory of the hybrid model of ``n`` flows.
 
     Parameters
@@ -121,6 +137,11 @@ def integrate(p, n, rtt, capacity, offered, duration, record_dt, hotspot=None, s
     compiled : bool
         Run the compiled kernel (:mod:`._qcn_hybrid_kernel`); False runs this module's
         readable twin, its oracle.
+    source_buffer : float
+        Bytes each source holds back when its rate limiter sends less than it offers (the
+        adapter's VOQ, IEEE 802.1Qau: frames wait at the source, not at the switch). A flow
+        with a backlog sends at CR, above its offered rate once CR exceeds it, until the
+        backlog drains; 0 (default): what the rate limiter holds back is refused at once.
 
     Returns
     -------
@@ -136,25 +157,27 @@ def integrate(p, n, rtt, capacity, offered, duration, record_dt, hotspot=None, s
     t_on, t_off, c_hot = hotspot if hotspot is not None else (math.inf, math.inf, capacity)
     if not compiled:
         return _integrate_twin(p, n, fwd, rtt - fwd, capacity, offered, n_rec, record_dt,
-                               (t_on, t_off, c_hot), seed, start, q0, per_flow)  # fmt: skip
+                               (t_on, t_off, c_hot), seed, start, q0, per_flow,
+                               source_buffer)  # fmt: skip
     from qcnmodel.models._qcn_hybrid_kernel import integrate_compiled
 
     rec, sent = integrate_compiled(
         R.pack_cp_params(p), R.pack_rp_params(p), int(n), fwd, rtt - fwd, float(capacity),
         float(t_on), float(t_off), float(c_hot), float(offered), float(p.frame_size),
         float(p.w), n_rec, float(record_dt), np.int64(seed), start == "equilibrium",
-        float(q0), float(p.bc_limit), float(p.timer), bool(per_flow), _S_PICK)  # fmt: skip
+        float(q0), float(p.bc_limit), float(p.timer), bool(per_flow), _S_PICK,
+        float(source_buffer), float(p.line_rate))  # fmt: skip
     return rec, (sent if per_flow else None)
 
 
 def _integrate_twin(p, n, fwd, back, capacity, offered, n_rec, record_dt, hotspot, seed, start,
-                    q0, per_flow):  # fmt: skip
+                    q0, per_flow, buffer=0.0):  # fmt: skip
     """:func:`integrate` in plain Python (numpy): the compiled kernel's oracle."""
     pc = R.pack_cp_params(p)
     cp = R.new_cp_state(1)
     out = np.zeros(R.OUT_N)
     frame = float(p.frame_size)
-    ag = _Agents(p, n, offered, start, capacity, seed)
+    ag = _Agents(p, n, offered, start, capacity, seed, buffer)
     rp = ag.rp
     R.cp_on_arrival(cp, 0, 0.0, 0.0, seed, pc, out)  # draw the first countdown
     t_on, t_off, c_hot = hotspot
@@ -193,6 +216,9 @@ def _integrate_twin(p, n, fwd, back, capacity, offered, n_rec, record_dt, hotspo
             t_next = min(t_next, t + max(cp[R.CP_TO_SAMPLE, 0], 0.0) * 8.0 / a_sum)
         if a_sum < c and q > _EMPTY:
             t_next = min(t_next, t + q * 8.0 / (c - a_sum))
+        gone = (ag.backlog > _EMPTY) & (rate > offered)  # a source buffer drains empty
+        if gone.any():
+            t_next = min(t_next, t + float((ag.backlog[gone] * 8.0 / (rate[gone] - offered)).min()))
         h = max(t_next - t, 0.0)
         stalled = stalled + 1 if h == 0.0 else 0
         if stalled > _MAX_STALL:  # every event consumes state; a stall is a defect
@@ -200,6 +226,7 @@ def _integrate_twin(p, n, fwd, back, capacity, offered, n_rec, record_dt, hotspo
         q = q + (a_sum - c) * h / 8.0
         if q < _EMPTY:
             q = 0.0
+        ag.drain(h)
         step = rate * (h / 8.0)
         total += step
         ag.pending += np.where(active, step, 0.0)

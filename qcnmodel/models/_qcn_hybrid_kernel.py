@@ -45,10 +45,11 @@ def _push(buf, head, size, t, i, x):
 
 
 @nb.njit(cache=True)
-def _rate(rp, i, offered):
+def _rate(rp, i, offered, backlog, line):
+    held = backlog[i] > _EMPTY
     if rp[R.RP_ACTIVE, i] > 0.0:
-        return min(rp[R.RP_CR, i], offered)
-    return offered
+        return rp[R.RP_CR, i] if held else min(rp[R.RP_CR, i], offered)
+    return line if held else offered
 
 
 @nb.njit(cache=True)
@@ -112,17 +113,20 @@ def _flush(rp, pending, i, now, seed, pr):
 @nb.njit(cache=True)
 def integrate_compiled(pc, pr, n, fwd, back, capacity, t_on, t_off, c_hot, offered, frame,
                        w, n_rec, record_dt, seed, start_eq, q0, bc_limit, timer, per_flow,
-                       s_pick):  # fmt: skip
+                       s_pick, buffer, line):  # fmt: skip
     """:func:`._qcn_hybrid.integrate`, compiled (arguments unpacked; see there)."""
     cp = np.zeros((R.CP_NFIELDS, 1))  # as qcn_layout.new_cp_state
     cp[R.CV_NC_SINCE] = -1.0
     rp = _initial_rps(pr, n, capacity, offered, start_eq, bc_limit, timer)
     out = np.zeros(R.OUT_N)
     pending = np.zeros(n)
+    backlog = np.zeros(n)
+    if start_eq and offered > capacity / n:
+        backlog[:] = buffer
     R.cp_on_arrival(cp, 0, 0.0, 0.0, seed, pc, out)
     rate = np.empty(n)
     for i in range(n):
-        rate[i] = _rate(rp, i, offered)
+        rate[i] = _rate(rp, i, offered, backlog, line)
     a = np.zeros(n)
     arr = np.empty((max(16, 2 * n), 3))
     a_head, a_size = 0, 0
@@ -164,6 +168,9 @@ def integrate_compiled(pc, pr, n, fwd, back, capacity, t_on, t_off, c_hot, offer
             t_next = min(t_next, t + max(cp[R.CP_TO_SAMPLE, 0], 0.0) * 8.0 / a_sum)
         if a_sum < c and q > _EMPTY:
             t_next = min(t_next, t + q * 8.0 / (c - a_sum))
+        for i in range(n):
+            if backlog[i] > _EMPTY and rate[i] > offered:
+                t_next = min(t_next, t + backlog[i] * 8.0 / (rate[i] - offered))
         h = max(t_next - t, 0.0)
         stalled = stalled + 1 if h == 0.0 else 0
         if stalled > _MAX_STALL:
@@ -176,6 +183,8 @@ def integrate_compiled(pc, pr, n, fwd, back, capacity, t_on, t_off, c_hot, offer
             total[i] += step
             if rp[R.RP_ACTIVE, i] > 0.0:
                 pending[i] += step
+            b = min(max(backlog[i] + (offered - rate[i]) * (h / 8.0), 0.0), buffer)
+            backlog[i] = 0.0 if b < _EMPTY else b
         arrived = a_sum * h / 8.0
         t = t_next
         now = _ns(t)
@@ -217,7 +226,7 @@ def integrate_compiled(pc, pr, n, fwd, back, capacity, t_on, t_off, c_hot, offer
             for i in range(n):
                 a_sum += a[i]
         for i in range(n):
-            new = _rate(rp, i, offered)
+            new = _rate(rp, i, offered, backlog, line)
             if new != rate[i]:
                 arr, a_head, a_size = _push(arr, a_head, a_size, t + fwd, i, new)
                 rate[i] = new

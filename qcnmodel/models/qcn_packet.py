@@ -66,7 +66,7 @@ from qcnmodel.models._qcn_cohort import (
 )
 from qcnmodel.models._renewal import renewal_table
 from qcnmodel.params import QCNParams
-from qcnmodel.units import parse_number, parse_rate, parse_time
+from qcnmodel.units import parse_number, parse_rate, parse_size, parse_time
 
 __all__ = ["QCNPacketModel"]
 
@@ -342,7 +342,8 @@ class QCNPacketModel(LoopModel):
 
     def simulate(self, duration, dt=None, x0=None, hotspot=None, record_dt=None,
                  start: str = "equilibrium", offered=None,
-                 method: str | None = None, seed: int = 0):  # fmt: skip
+                 method: str | None = None, seed: int = 0,
+                 source_buffer=0.0):  # fmt: skip
         """Nonlinear trajectory of the reaction points and the queue.
 
         Two integrators of the same model. ``"agents"`` follows every flow as a hybrid
@@ -378,6 +379,10 @@ class QCNPacketModel(LoopModel):
         seed : int
             Seed of the random draws of ``"agents"`` (the protocol's jitter, the sampled
             flow); the cohorts take them in expectation.
+        source_buffer : float or str, optional
+            Bytes each source can hold back when its rate limiter sends less than it offers
+            (the adapter's queue); a backlogged flow sends at CR, above its offered rate once
+            CR exceeds it. Default 0: held-back traffic is refused. ``"agents"`` only.
 
         Returns
         -------
@@ -439,10 +444,18 @@ class QCNPacketModel(LoopModel):
             start = "idle"
         if start not in ("equilibrium", "idle"):
             raise ValueError(f"start: must be 'equilibrium' or 'idle', got {start!r}")
+        buf = parse_size(source_buffer, "source_buffer")
+        if not (0.0 <= buf < math.inf):
+            raise ValueError(f"source_buffer: must be in [0, inf) B, got {source_buffer!r}")
+        if buf > 0 and method != "agents":
+            raise ValueError(
+                "source_buffer: only method='agents' models the sources' buffers; "
+                f"got method={method!r}"
+            )
         if method == "agents":
             q_eq = self.fixed_point()["q"] if start == "equilibrium" else 0.0
             q0 = parse_number(x0.get("q", q_eq), "x0 q")
-            return self._simulate_agents(duration, record_dt, k, hotspot, start, q0, seed)
+            return self._simulate_agents(duration, record_dt, k, hotspot, start, q0, seed, buf)
         if start == "equilibrium":
             st0 = self._equilibrium_cohorts()
             fp = self.fixed_point()
@@ -476,7 +489,7 @@ class QCNPacketModel(LoopModel):
             },  # fmt: skip
         )
 
-    def _simulate_agents(self, duration, record_dt, k, hotspot, start, q0, seed):
+    def _simulate_agents(self, duration, record_dt, k, hotspot, start, q0, seed, buf=0.0):
         """:meth:`simulate` with ``method="agents"``: the hybrid model's trajectory."""
         import xarray as xr
 
@@ -495,7 +508,8 @@ class QCNPacketModel(LoopModel):
         n_rec = int(round(duration / record_dt)) + 1
         per_flow = self.n_flows * n_rec <= config.defaults["models.max_records"]
         rec, sent = hybrid(p, self.n_flows, delay, self.capacity_bps, offered, duration,
-                           record_dt, hs, int(seed), start, q0, per_flow)  # fmt: skip
+                           record_dt, hs, int(seed), start, q0, per_flow,
+                           source_buffer=buf)  # fmt: skip
         nan = np.full(rec.shape[0], np.nan)
         flows = {} if sent is None else {"bytes_sent": (("time", "flow"), sent, {"units": "B"})}
         return xr.Dataset(

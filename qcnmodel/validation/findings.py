@@ -36,11 +36,6 @@ FINDINGS: dict[str, str] = {
         "short (17.2 and 18.5 ms) and twice too large (89 KB). Mechanism of the 3 % not "
         "established."
     ),
-    "idle link at many flows": (
-        "N = 100 at 5 Gb/s: the model's synchronised cycle empties the queue for longer than "
-        "the packets' do, so its flows average 46.3 vs 47.8 Mb/s (3.2 % of the link idle vs "
-        "0.4 %; tolerance 2.7 %)."
-    ),
     "10 Gb/s many flows": (
         "At 10 Gb/s with many flows the model's trajectories and the packets part both ways: "
         "N = 100, 100 us: the model's timer cycle empties the queue (std 27 KB) where the "
@@ -147,7 +142,6 @@ _N1 = "*Case(n=1, *"
 #: (key pattern, finding id): rows whose key matches are known disagreements
 KNOWN: list[tuple[str, str]] = [
     ("*|paper", "paper"),
-    ("equilibrium|rate|*Case(n=100, *capacity=5000000000.0*|" + _P, "idle link at many flows"),
     ("oscillation|period|*Case(n=100, *capacity=5000000000.0*|" + _P, "timer cycle period"),
     ("oscillation|class|*Case(n=10, rtt=0.0005, *|" + _P, "early large cycles"),
     ("oscillation|class|*Case(n=100, *capacity=10000000000.0*|" + _P, "10 Gb/s many flows"),

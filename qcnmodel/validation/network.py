@@ -61,6 +61,11 @@ def link_delay_for_rtt(
     return d
 
 
+#: each source's adapter buffer (B; one flow per source, so one VOQ): what a rate limiter
+#: holds back waits there, and the model's sources hold the same (``source_buffer``)
+SOURCE_BUFFER = 1.5e6
+
+
 def source_rate(n: int, capacity: float, line_rate: float, demand: str) -> float:
     """Offered rate per source (bit/s) for ``demand`` in {"greedy", "constant"}."""
     if demand == "greedy":
@@ -120,6 +125,6 @@ def bottleneck_spec(
         links=tuple(links),
         traffic=tuple(traffic),
         hotspots=tuple(hs),
-        buffers=Buffers(switch_memory=memory, adapter_ib=1.5e6),
+        buffers=Buffers(switch_memory=memory, adapter_ib=SOURCE_BUFFER),
         frame_size=frame_size,
     )

@@ -74,7 +74,7 @@ def check_equilibrium(case: Case, variants, duration=DURATION, settle=SETTLE, se
     w = _window(sim, settle)
     qs, qse = batch_means(sim.q[w])
     step = pr.fb_max / pr.fb_full_scale
-    am, ase = batch_means(sim.flow_thr[:, w].mean(axis=0))
+    am, ase = batch_means(sim.extra["flow_mean"][w])
     res = 8.0 * pr.frame_size / (duration - settle)  # one frame per window, bit/s
     par = case.label(f"window {settle:g}-{duration:g} s, seed {seed}")
     rows = []

@@ -24,7 +24,7 @@ import numpy as np
 from qcnmodel.models import MODELS
 from qcnmodel.models.qcn import QCNFluidModel
 from qcnmodel.params import QCNParams
-from qcnmodel.validation.network import bottleneck_spec, source_rate
+from qcnmodel.validation.network import SOURCE_BUFFER, bottleneck_spec, source_rate
 
 __all__ = ["CAPACITY", "Case", "DEFAULT_VARIANT", "LINE", "Trace", "VARIANTS", "model_of",
            "model_is_stochastic", "model_trace", "sim_trace"]  # fmt: skip
@@ -95,7 +95,9 @@ def sim_trace(case: Case, duration: float = 0.6, seed: int = 0, dt: float = 50e-
     return Trace(
         t=ds.time.values, q=ds.hot_queue_mean.values, thr=ds.hot_port_throughput.values,
         flow_thr=ds.flow_throughput.values, dt=dt,
-        extra={"recovery_time_s": r.metrics["recovery_time_s"], "wall_s": r.wall_s},
+        extra={"recovery_time_s": r.metrics["recovery_time_s"], "wall_s": r.wall_s,
+               # the mean over *all* flows: the traces keep only the first flows (``flow``)
+               "flow_mean": ds.delivered_throughput.values / case.n},
     )  # fmt: skip
 
 
@@ -125,7 +127,9 @@ def model_trace(variant: str, case: Case, duration: float = 0.6, dt: float = 50e
     r0 = source_rate(case.n, case.capacity, case.line, demand)
     hs = None if hotspot is None else (hotspot[0], hotspot[1], case.capacity)
     if m.fidelity == "packet":
-        ds = m.simulate(duration, start="idle", offered=r0, hotspot=hs, record_dt=dt, seed=seed)
+        buf = SOURCE_BUFFER if m.trajectory_method == "agents" else 0.0
+        ds = m.simulate(duration, start="idle", offered=r0, hotspot=hs, record_dt=dt, seed=seed,
+                        source_buffer=buf)  # fmt: skip
         sent = ds.rate_sent.values
     else:
         ds = m.simulate(duration, x0={"q": 0.0, "rate_current": r0, "rate_target": r0},

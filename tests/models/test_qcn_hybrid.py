@@ -122,3 +122,49 @@ def test_compiled_kernel_agrees_with_the_twin_to_rounding_at_many_flows():
     a, _ = integrate(p, 20, 100e-6, C, 2 * C / 20, 0.1, 50e-6, seed=1, compiled=True)
     b, _ = integrate(p, 20, 100e-6, C, 2 * C / 20, 0.1, 50e-6, seed=1, compiled=False)
     assert np.allclose(a, b, rtol=1e-9, atol=1e-6)
+
+
+def _recovery(buffer, n=8, seed=1):
+    """netfpga-1g hotspot (1 Gb/s links, CP at 0.2 Gb/s for 1 s) with constant-rate sources."""
+    from qcnmodel.models._qcn_hybrid import integrate
+
+    p = QCNParams.preset("netfpga-1g").replace(line_rate=1e9)
+    return integrate(p, n, 200e-6, 1e9, 1e9 / n, 1.6, 1e-3, (0.2, 1.2, 0.2e9), seed=seed,
+                     per_flow=True, source_buffer=buffer)  # fmt: skip
+
+
+def test_without_a_source_buffer_no_flow_sends_above_its_offered_rate():
+    rec, sent = _recovery(0.0)
+    rates = np.diff(sent, axis=0) * 8 / 1e-3
+    assert rates.max() <= 1e9 / 8 * (1 + 1e-9)
+
+
+def test_a_backlogged_source_sends_above_its_offered_rate_and_never_more_than_offered():
+    rec, sent = _recovery(1.5e6)
+    rates = np.diff(sent, axis=0) * 8 / 1e-3
+    # after the hotspot some flow drains its backlog faster than it is offered
+    assert rates[1250:].max() > 1.05 * 1e9 / 8
+    # what a source sends never exceeds what was offered to it: offered x t at every record
+    t = rec[:, 0]
+    assert np.all(sent <= (1e9 / 8 / 8) * t[:, None] + 1e-6)
+    # and falls short of it by at most the buffer plus what the buffer refused, which is zero
+    # while a flow has never been held back: before the hotspot every flow sends its offer
+    assert np.allclose(sent[150], (1e9 / 8 / 8) * t[150], rtol=1e-9)
+
+
+def test_compiled_kernel_equals_the_twin_with_source_buffers():
+    from qcnmodel.models._qcn_hybrid import integrate
+
+    p = QCNParams.preset("netfpga-1g").replace(line_rate=1e9)
+    args = (p, 4, 200e-6, 1e9, 0.25e9, 1.6, 1e-3, (0.2, 1.2, 0.2e9))
+    a, sa = integrate(*args, seed=2, per_flow=True, source_buffer=1.5e6)
+    b, sb = integrate(*args, seed=2, per_flow=True, source_buffer=1.5e6, compiled=False)
+    assert np.array_equal(a, b) and np.array_equal(sa, sb)
+
+
+def test_bad_source_buffer_names_the_field():
+    m = QCNFluidModel(QCNParams(), rtt=100e-6, n_flows=2, capacity=C)
+    with pytest.raises(ValueError, match="source_buffer"):
+        m.simulate(0.01, source_buffer=-1.0)
+    with pytest.raises(ValueError, match="source_buffer"):
+        m.simulate(0.01, method="cohorts", source_buffer="1.5 MB")
