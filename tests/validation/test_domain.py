@@ -21,7 +21,7 @@ def test_the_default_check_ranges_touch_the_single_flow_and_large_rtt_regions():
     got = _applying(notes)
     assert ("single flow", "N <= 2 flows per congestion point") in got
     assert ("slow breakdown", "RTT >= 1 ms") in got
-    assert ("timer cycle period", "N >= 50 flows per congestion point") in got
+    assert ("10 Gb/s many flows", "N >= 50 flows per congestion point") in got
     # the critical-RTT band is not reached at N = 100 (1 ms < 0.75 x 10 ms)
     assert ("early large cycles", "RTT from 0.75 x to 1 x the critical RTT") not in got
 
