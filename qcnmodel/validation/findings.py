@@ -32,11 +32,11 @@ FINDINGS: dict[str, str] = {
         "stable (std 14-19 KB, ACF 0.2-0.4, never empty) up to a boundary of 283-308 us; the "
         "model's trajectories run the timer-synchronised cycle of 5 Gb/s, emptying the queue "
         "33-54 % of the time, from 20 us (the linearisation's equilibrium is unstable too). In "
-        "the packets a CNM reaches some flow in most 50 us bins even while the queue is low: "
-        "100 flows' whole-frame noise in the sampled queue (sqrt(100/12) frames, times "
-        "sqrt((1+w)^2 + w^2) in Fb) keeps cutting single flows and holds their timers out of "
-        "phase; the model's fluid queue has no such noise (see 'early large cycles' for why it "
-        "is left out). At N = 30 the model and the packets agree (oscillating, std 7.2 vs 9.0 "
+        "the packets a CNM reaches some flow in most 50 us bins even while the queue is low "
+        "(the sampled queue's whole-frame noise: sqrt(100/12) frames, times sqrt((1+w)^2 + "
+        "w^2) in Fb); the model's fluid queue has none, but drawn at each sample (see 'early "
+        "large cycles') the noise does not break the model's cycle either. Mechanism not "
+        "established. At N = 30 the model and the packets agree (oscillating, std 7.2 vs 9.0 "
         "KB, period 7.2 vs 8.2 ms)."
     ),
     "early large cycles": (
