@@ -29,6 +29,10 @@ timer-synchronised cycle of many flows). This model keeps every flow:
   each rule called at the exact byte count or time at which it fires.
 * **Loop delay**: a CNM reaches its RP half a loop delay after the sample, and the RP's new
   rate reaches the CP half a loop delay later.
+* **Sources**: each offers a constant rate; what its rate limiter holds back waits in the
+  adapter's buffer (``source_buffer`` bytes, the VOQ of IEEE 802.1Qau; beyond it the offer
+  is refused), and while that backlog lasts the flow sends at CR, above its offer once CR
+  exceeds it (at the line rate while the rate limiter is inactive).
 
 The CP and RP rules are the bodies of :mod:`qcnmodel.sim.protocols.qcn` (one home for every
 QCN rule), called with fluid quantities. What the model leaves out is the frame: no service
