@@ -91,12 +91,28 @@ def _text_float(text: str, field: str | None, raw) -> float:
     return x
 
 
+class ScaleOverflow(_Refused):
+    """A finite number whose unit takes it beyond the float range (``"1e300Gbps"``);
+    ``sign`` is +1 or -1, for a caller that reports its own range instead."""
+
+    def __init__(self, message: str, sign: int):
+        super().__init__(message)
+        self.sign = sign
+
+
 def _scale(x: float, factor: float, field: str | None = None, raw=None) -> float:
     """``x * factor`` rounded once, so that "100us" is exactly the float nearest 1e-4; a
-    product beyond the float range, or rounding a non-zero value to 0, is refused."""
+    product beyond the float range (:class:`ScaleOverflow`), or rounding a non-zero value to
+    0, is refused."""
     if factor == 1.0:
         return x
-    return _as_float(Decimal(repr(x)) * Decimal(repr(factor)), field, raw)
+    exact = Decimal(repr(x)) * Decimal(repr(factor))
+    if not math.isfinite(float(exact)):
+        raise ScaleOverflow(
+            f"{_label(field)}value {raw!r} is too large: beyond the float range",
+            1 if x > 0 else -1,
+        )
+    return _as_float(exact, field, raw)
 
 
 def _split(value, field: str | None, kind: str) -> tuple[float, str]:

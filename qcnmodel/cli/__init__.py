@@ -85,9 +85,10 @@ def _join_negative_values(argv: list[str]) -> list[str]:
 def _check_shared(args) -> None:
     """Check the shared flags every sub-command takes, even where they change nothing, so
     that no value is accepted silently."""
-    if getattr(args, "jobs", None) is not None:
-        from qcnmodel.cli.common import jobs_value
+    from qcnmodel.cli.common import check_no_empty_paths, jobs_value
 
+    check_no_empty_paths(args)
+    if getattr(args, "jobs", None) is not None:
         jobs_value(args.jobs)
 
 

@@ -105,7 +105,7 @@ def parse_ranges(rtt_text, flows_text, pm_text=None, table=None, path=None, text
     def both(value, parse, field):
         ends = split_range(value) or (str(value), str(value))
         lo, hi = parse(ends[0], field), parse(ends[1], field)
-        if not lo <= hi:  # named as CheckRanges names it
+        if not 0 < lo <= hi:  # named as CheckRanges names it
             raise ValueError(f"{field}-range: need 0 < lo <= hi, got {value!r}")
         return lo, hi
 

@@ -215,6 +215,9 @@ class QCNParams:
     @classmethod
     def preset(cls, name: str) -> QCNParams:
         """Return the named parameter set (see :data:`PRESETS`)."""
+        if not isinstance(name, str):
+            raise ValueError(f"preset: expected a preset name (a string), got {name!r} "
+                             f"(allowed: {', '.join(PRESETS)})")  # fmt: skip
         key = name.strip().lower()
         if key not in PRESETS:
             raise unknown_name("preset", "preset", name, PRESETS, sort=False)
@@ -238,6 +241,8 @@ class QCNParams:
     @classmethod
     def from_dict(cls, data: dict[str, Any], base: QCNParams | None = None) -> QCNParams:
         """Build from a dict of field values on top of ``base`` (default: 802.1Qau)."""
+        if not isinstance(data, dict) or not all(isinstance(k, str) for k in data):
+            raise ValueError(f"QCNParams: expected a dict of field names to values, got {data!r}")
         base = base or cls()
         return base.replace(**data)
 
@@ -273,12 +278,17 @@ def load_params(path: str | Path, extra_tables: tuple[str, ...] = ()) -> QCNPara
         For a syntax error, an unknown key or an out-of-range value; the message names the
         file, the field and its line.
     """
+    if not isinstance(path, (str, Path)):
+        raise ValueError(f"params: expected a path to a TOML file, got {path!r}")
     path = Path(path)
     try:
         text = path.read_text(encoding="utf-8")
     except UnicodeDecodeError as exc:
         raise ValueError(f"{path}: not UTF-8 text ({exc.reason} at byte {exc.start}); "
                          "save the parameter file as UTF-8") from None  # fmt: skip
+    except OSError as exc:
+        raise ValueError(f"{path}: cannot read the parameter file "
+                         f"({exc.strerror or exc})") from None  # fmt: skip
     try:
         data = tomllib.loads(text)
     except tomllib.TOMLDecodeError as exc:

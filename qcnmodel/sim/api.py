@@ -184,6 +184,7 @@ def simulate(
     params = _resolve_params(params, sc, q_over, net, spec)
     dur, bw, seed = _check_run(duration, bin_width, seed, sc)
     end_ns, bin_ns = int(round(dur * 1e9)), max(1, int(round(bw * 1e9)))
+    window_s, decimation = _check_trace_options(window_s, decimation, end_ns, bin_ns)
     ma, mb = _measure_window(spec, dur)
     traced = _traced_flows(net, max_traced_flows)
     proto = protocol_config(protocol, p_over, params, q_over)
@@ -248,6 +249,12 @@ def check_inputs(scenario, protocol="qcn", params=None, duration=None, seed=0, o
     protocol_config(protocol, p_over, params, q_over)
 
 
+#: the simulator's clock tick (s): no run, trace bin or QCN period is shorter
+TICK_S = 1e-9
+#: QCNParams times the simulator counts in whole ns
+_TIMED_FIELDS = ("timer", "cp_latency", "drift_period")
+
+
 def _resolve_network(scenario, protocol: str, overrides: dict | None):
     """(spec, scenario or None, QCNParams settings, protocol settings) of a run."""
     overrides = dict(overrides or {})
@@ -281,6 +288,11 @@ def _resolve_params(params, sc, q_over: dict, net, spec: NetworkSpec) -> QCNPara
                 f"{key}: {q_over[key]!r} differs from the network's {net_value:g}; the "
                 f"simulator takes {key} from the network, set {where} instead"
             )
+    for key in _TIMED_FIELDS:
+        value = float(getattr(params, key))
+        if 0 < value < TICK_S:  # the simulator counts whole ns: it would round to 0
+            raise ValueError(f"{key}: {value:g} s is below the simulator's clock tick, 1 ns "
+                             "(it counts whole nanoseconds); give at least 1ns")  # fmt: skip
     host_rate = float(np.max(net.port_rate[net.host_port]))
     if params.line_rate != host_rate:
         params = params.replace(line_rate=host_rate)
@@ -290,19 +302,69 @@ def _resolve_params(params, sc, q_over: dict, net, spec: NetworkSpec) -> QCNPara
 
 
 def _check_run(duration, bin_width, seed, sc) -> tuple[float, float, int]:
-    """Validated (duration, bin width, seed); ValueError naming the field."""
+    """Validated (duration, bin width, seed); ValueError naming the field. Without a bin
+    width, the default (``sim.bin_width``) or a tenth of a shorter run (at least 1 ns)."""
     if duration is not None:
         dur = parse_time(duration, "duration")
     else:
         dur = sc.duration if sc else float(config.defaults["sim.default_duration"])
-    if not 0 < dur <= 1e4:
-        raise ValueError(f"duration: {duration!r} is outside the allowed range (0, 1e4] s")
+    if not TICK_S <= dur <= 1e4:
+        raise ValueError(
+            f"duration: {duration!r} is outside the allowed range [1e-9, 1e4] s (the "
+            "simulator's clock tick is 1 ns)"
+        )
     if bin_width is None:
-        bin_width = config.defaults["sim.bin_width"]
+        default = float(config.defaults["sim.bin_width"])
+        bin_width = default if dur >= default else max(TICK_S, dur / 10)
     bw = parse_time(bin_width, "bin_width")
-    if not 1e-9 <= bw <= dur:
-        raise ValueError(f"bin_width: {bin_width!r} must be between 1 ns and the duration")
+    if not TICK_S <= bw <= dur:
+        raise ValueError(
+            f"bin_width: {bin_width!r} is outside the allowed range [1e-9 s, the duration "
+            f"{dur:g} s]"
+        )
     return dur, bw, check_seed(seed)
+
+
+def _check_trace_options(window_s, decimation, end_ns: int, bin_ns: int):
+    """Validated ``window_s`` (times in s, T0 < T1, keeping at least one bin of the run) and
+    ``decimation`` (a whole number >= 1, at most the number of bins kept): the traces of a
+    run are never empty without an error."""
+    n_bins = -(-end_ns // bin_ns)
+    first, last = 1, n_bins  # bins k = 1..n_bins end at min(k * bin_ns, end_ns)
+    if window_s is not None:
+        try:
+            t0, t1 = window_s
+        except (TypeError, ValueError):
+            raise ValueError(f"window: expected (t0, t1), got {window_s!r}") from None
+        t0 = None if t0 is None else parse_time(t0, "window")
+        t1 = None if t1 is None else parse_time(t1, "window")
+        if t0 is not None and t1 is not None and not t0 < t1:
+            raise ValueError(f"window: need t0 < t1, got {window_s!r}")
+        if t0 is not None:
+            first = max(1, -(-int(round(t0 * 1e9)) // bin_ns))
+        if t1 is not None and int(round(t1 * 1e9)) < end_ns:
+            last = int(round(t1 * 1e9)) // bin_ns
+        if last < first:
+            raise ValueError(
+                f"window: {window_s!r} keeps no trace bin of the run ({end_ns / 1e9:g} s in "
+                f"bins of {bin_ns / 1e9:g} s)"
+            )
+        window_s = (t0, t1)
+    k = decimation
+    if isinstance(k, str):
+        k = k.strip()
+    try:
+        k_int = int(k)
+    except (TypeError, ValueError):
+        raise ValueError(f"decimation: expected a whole number >= 1, got {decimation!r}") from None
+    if isinstance(k, bool) or k_int != k and str(k_int) != k or k_int < 1:
+        raise ValueError(f"decimation: expected a whole number >= 1, got {decimation!r}")
+    if k_int > last - first + 1:
+        raise ValueError(
+            f"decimation: {decimation!r} is more than the {last - first + 1} trace bin(s) kept; "
+            f"the allowed range is [1, {last - first + 1}]"
+        )
+    return window_s, k_int
 
 
 #: seeds are stored as int64 in the kernel and taken modulo 2**64 by the RNG

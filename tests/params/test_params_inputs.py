@@ -1,0 +1,44 @@
+"""Bad inputs to the parameter API raise ValueError naming the field (they raised
+AttributeError, TypeError, OverflowError or FileNotFoundError before a hardening pass)."""
+
+from __future__ import annotations
+
+import pytest
+
+from qcnmodel.params import QCNParams, load_params
+
+
+@pytest.mark.parametrize("name", [5, None, 1.5, ["802.1qau"]])
+def test_preset_of_a_non_string_names_the_field(name):
+    with pytest.raises(ValueError, match=r"^preset: expected a preset name .*802\.1qau"):
+        QCNParams.preset(name)
+
+
+@pytest.mark.parametrize("data", [None, [1], "w=2", {1: 2}])
+def test_from_dict_of_a_non_mapping_is_a_value_error(data):
+    with pytest.raises(ValueError, match=r"^QCNParams: expected a dict"):
+        QCNParams.from_dict(data)
+
+
+def test_load_params_of_a_missing_file_or_folder_names_the_path(tmp_path):
+    with pytest.raises(ValueError, match=r"nope\.toml: cannot read the parameter file"):
+        load_params(tmp_path / "nope.toml")
+    with pytest.raises(ValueError, match=r"cannot read the parameter file"):
+        load_params(tmp_path)
+    with pytest.raises(ValueError, match=r"^params: expected a path"):
+        load_params(None)
+
+
+@pytest.mark.parametrize(
+    ("changes", "needle"),
+    [
+        ({"frame_size": 10**400}, "frame_size: value"),
+        ({"timer": "1e-400 s"}, "timer: value '1e-400 s' is too small"),
+        ({"line_rate": "1e300 Tbps"}, "line_rate: value '1e300 Tbps' is too large"),
+        ({"gd": "2^-99999"}, "gd: value '2^-99999' is too small"),
+    ],
+)
+def test_field_values_beyond_a_float_name_the_field(changes, needle):
+    with pytest.raises(ValueError) as info:
+        QCNParams(**changes)
+    assert str(info.value).startswith(needle), str(info.value)
