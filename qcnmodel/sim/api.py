@@ -257,6 +257,15 @@ _TIMED_FIELDS = ("timer", "cp_latency", "drift_period")
 
 def _resolve_network(scenario, protocol: str, overrides: dict | None):
     """(spec, scenario or None, QCNParams settings, protocol settings) of a run."""
+    if not isinstance(scenario, (str, NetworkSpec)):
+        raise ValueError(f"scenario: expected a scenario name or a NetworkSpec, got {scenario!r}")
+    if not isinstance(protocol, str):
+        get_protocol(str(protocol))  # ValueError naming it, with the allowed names
+    if overrides is not None and not (
+        isinstance(overrides, dict) and all(isinstance(k, str) for k in overrides)
+    ):
+        raise ValueError(f"overrides: expected a dict of parameter names to values, got "
+                         f"{overrides!r}")  # fmt: skip
     overrides = dict(overrides or {})
     get_protocol(protocol)  # ValueError naming an unknown protocol
     if isinstance(scenario, str):
@@ -275,6 +284,8 @@ def _resolve_params(params, sc, q_over: dict, net, spec: NetworkSpec) -> QCNPara
         params = QCNParams.preset(sc.preset) if sc else QCNParams()
     elif isinstance(params, str):
         params = QCNParams.preset(params)
+    elif not isinstance(params, QCNParams):
+        raise ValueError(f"params: expected QCNParams, a preset name or None, got {params!r}")
     if q_over:
         params = params.replace(**q_over)
     for key, net_value, src in (
@@ -395,6 +406,8 @@ def check_seed(seed) -> int:
 def _traced_flows(net, max_traced_flows: int | None) -> np.ndarray:
     """Every flow up to ``max_traced_flows``, else the fairness and hotspot flows."""
     cap = config.defaults["sim.max_traced_flows"] if max_traced_flows is None else max_traced_flows
+    if isinstance(cap, bool) or not isinstance(cap, (int, np.integer)) or cap < 0:
+        raise ValueError(f"max_traced_flows: expected a whole number >= 0, got {cap!r}")
     if net.n_flows <= cap:
         return np.arange(net.n_flows)
     return np.unique(np.concatenate([net.fair_flows, net.hot_flows]))[:cap]
