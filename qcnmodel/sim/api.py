@@ -190,6 +190,7 @@ def simulate(
     proto = protocol_config(protocol, p_over, params, q_over)
     if "QCNParams" in proto.params:
         params = proto.params["QCNParams"]  # with the protocol's implied settings
+    _check_periods([params, *proto.params.values()])
     out = engines.run(
         engine, net, params, progress=progress, label=spec.name, qcn=protocol != "none",
         proto=proto, seed=seed, end_ns=end_ns, bin_ns=bin_ns,
@@ -234,6 +235,24 @@ def simulate(
     )  # fmt: skip
 
 
+def _check_periods(objs) -> None:
+    """Every time field of the run's parameter objects on the simulator's nanosecond clock:
+    a non-zero time below 1 ns would round to 0 (a timer firing without end at one instant)
+    and one above :data:`MAX_PERIOD_S` would overflow the int64 clock."""
+    from qcnmodel.params._validate import time_fields
+
+    for obj in objs:
+        for key in time_fields(obj):
+            value = getattr(obj, key)
+            if value is None:
+                continue
+            if 0 < value < TICK_S or value > MAX_PERIOD_S:
+                raise ValueError(
+                    f"{key}: {value:g} s is outside the range the simulator's nanosecond clock "
+                    f"holds: 0 or [1e-9, {MAX_PERIOD_S:g}] s"
+                )
+
+
 def check_inputs(scenario, protocol="qcn", params=None, duration=None, seed=0, overrides=None):
     """Check a run's inputs as :func:`simulate` does (same arguments), without running it.
 
@@ -246,13 +265,14 @@ def check_inputs(scenario, protocol="qcn", params=None, duration=None, seed=0, o
     net = compile_network(spec)
     params = _resolve_params(params, sc, q_over, net, spec)
     _check_run(duration, None, seed, sc)
-    protocol_config(protocol, p_over, params, q_over)
+    proto = protocol_config(protocol, p_over, params, q_over)
+    _check_periods([params, *proto.params.values()])
 
 
 #: the simulator's clock tick (s): no run, trace bin or QCN period is shorter
 TICK_S = 1e-9
-#: QCNParams times the simulator counts in whole ns
-_TIMED_FIELDS = ("timer", "cp_latency", "drift_period")
+#: the longest protocol period (s) the simulator's int64 nanosecond clock holds with room
+MAX_PERIOD_S = 1e9
 
 
 def _resolve_network(scenario, protocol: str, overrides: dict | None):
@@ -299,11 +319,6 @@ def _resolve_params(params, sc, q_over: dict, net, spec: NetworkSpec) -> QCNPara
                 f"{key}: {q_over[key]!r} differs from the network's {net_value:g}; the "
                 f"simulator takes {key} from the network, set {where} instead"
             )
-    for key in _TIMED_FIELDS:
-        value = float(getattr(params, key))
-        if 0 < value < TICK_S:  # the simulator counts whole ns: it would round to 0
-            raise ValueError(f"{key}: {value:g} s is below the simulator's clock tick, 1 ns "
-                             "(it counts whole nanoseconds); give at least 1ns")  # fmt: skip
     host_rate = float(np.max(net.port_rate[net.host_port]))
     if params.line_rate != host_rate:
         params = params.replace(line_rate=host_rate)

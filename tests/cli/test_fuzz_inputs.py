@@ -66,7 +66,8 @@ def _err(capsys) -> str:
         # values the run would have ignored or rounded away
         ([*SIM, "--protocol", "dcqcn", "--set", "w=4"], ["w", "QCN parameter", "dcqcn"]),
         ([*SIM, "--protocol", "ecm", "--set", "quantiser=msb6"], ["quantiser", "'ecm'"]),
-        ([*SIM, "--set", "timer=1ps"], ["timer", "1 ns"]),
+        ([*SIM, "--set", "timer=1ps"], ["timer", "[1e-9, 1e+09] s"]),
+        ([*SIM, "--protocol", "qcn-p", "--set", "interval=1ps"], ["interval", "[1e-9"]),
         ([*SIM, "--window", "5ms:10ms", "--out", "x.csv"], ["window", "no trace bin"]),
         ([*SIM, "--decimate", "10", "--out", "x.csv"], ["decimation", "[1, 1]"]),
         # a message naming another field, or none
