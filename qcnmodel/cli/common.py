@@ -274,16 +274,28 @@ def free_cores() -> int:
     return free()
 
 
+#: ``--jobs`` at most this many times the machine's cores: beyond, the worker processes only
+#: compete for the cores, each holding its own memory
+JOBS_PER_CORE = 4
+
+
+def max_jobs() -> int:
+    """The largest ``--jobs``: :data:`JOBS_PER_CORE` times the machine's cores."""
+    return JOBS_PER_CORE * max(1, os.cpu_count() or 1)
+
+
 def jobs_value(value, field: str = "jobs") -> int:
-    """``--jobs``: a whole number >= 1, or -1 for :func:`free_cores`."""
+    """``--jobs``: a whole number in [1, :func:`max_jobs`], or -1 for :func:`free_cores`."""
+    top = max_jobs()
+    msg = f"{field}: expected a whole number in [1, {top}] ({JOBS_PER_CORE} x the cores) or -1"
     try:
         n = int(str(value).strip())
     except ValueError:
-        raise ValueError(f"{field}: expected a whole number >= 1 or -1, got {value!r}") from None
+        raise ValueError(f"{msg}, got {value!r}") from None
     if n == -1:
         return free_cores()
-    if n < 1:
-        raise ValueError(f"{field}: expected a whole number >= 1 or -1, got {value!r}")
+    if not 1 <= n <= top:
+        raise ValueError(f"{msg}, got {value!r}")
     return n
 
 

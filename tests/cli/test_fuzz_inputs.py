@@ -158,3 +158,11 @@ def test_a_short_run_gets_a_default_bin_from_the_api(capsys):
     # 5 ns: the default bin is a tenth of the run, floored at the 1 ns clock tick
     assert main(["simulate", "--scenario", "og-hotspot", "--duration", "5ns", "--json"]) == 0
     assert '"duration_s": 5e-09' in capsys.readouterr().out
+
+
+def test_jobs_beyond_four_per_core_are_refused(capsys, monkeypatch):
+    # --jobs 999 forked up to 999 workers on a 2-core machine
+    monkeypatch.setattr("os.cpu_count", lambda: 2)
+    assert main(["margins", "--rtt", "100us", "--jobs", "9"]) == 2
+    assert "jobs: expected a whole number in [1, 8]" in _err(capsys)
+    assert main(["margins", "--rtt", "100us", "--jobs", "8"]) == 0
