@@ -78,7 +78,8 @@ def check_field_names(names: Iterable, valid: Iterable, where: str = "QCNParams"
 def check_choice(field: str, value, allowed: Iterable) -> None:
     """Raise ValueError unless ``value`` is one of ``allowed`` (listed in their order)."""
     allowed = tuple(allowed)
-    if value not in allowed:
+    # compared only as a string: an array would make ``in`` ambiguous, a number match nothing
+    if not isinstance(value, str) or value not in allowed:
         raise unknown_name(field, "value", value, allowed, sort=False)
 
 

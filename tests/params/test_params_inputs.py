@@ -42,3 +42,13 @@ def test_field_values_beyond_a_float_name_the_field(changes, needle):
     with pytest.raises(ValueError) as info:
         QCNParams(**changes)
     assert str(info.value).startswith(needle), str(info.value)
+
+
+@pytest.mark.parametrize("value", [[1.0, 2.0], 1, None])
+def test_a_choice_field_of_another_type_names_the_field(value):
+    import numpy as np
+
+    value = np.array(value) if isinstance(value, list) else value
+    # an array raised "The truth value of an array ... is ambiguous", naming no field
+    with pytest.raises(ValueError, match=r"^quantiser: unknown value"):
+        QCNParams(quantiser=value)
