@@ -137,6 +137,16 @@ def _validity(name: str, model, out: dict) -> list[dict]:
                           out["critical_rtt_s"], fixed)  # fmt: skip
 
 
+def _at_point(name: str, model, exc: ValueError) -> str:
+    """An analysis error with the operating point it happened at (``rtt``, ``flows``); a
+    root finder's bare "f(a) and f(b) must have different signs" said as what it means."""
+    msg = str(exc)
+    if msg.startswith("f(a) and f(b) must have different signs"):
+        msg = f"no equilibrium: the fixed-point search found no root ({msg})"
+    point = f"rtt={float(model.rtt) * 1e6:.4g} us, flows={model.n_flows}"
+    return f"{point}: the {name} model: {msg}"
+
+
 #: the parameter preset of each model when none is given
 _DEFAULT_PRESET = {"fopdt": "802.1qau", "qcn": "802.1qau", "ecm": "seed004"}
 
@@ -148,7 +158,10 @@ def run(args) -> int:
     if args.out:
         check_out(args.out, (".json",))
     model = build_model(args)
-    out = summary(model)
+    try:
+        out = summary(model)
+    except ValueError as exc:  # the analysis at a point where the model does not apply
+        raise ValueError(_at_point(args.model, model, exc)) from None
     out["validity"] = _validity(args.model, model, out)
     if args.out:
         from qcnmodel._io import atomic_path, to_jsonable

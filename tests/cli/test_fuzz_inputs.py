@@ -98,6 +98,12 @@ def _err(capsys) -> str:
         # grid values beyond the command line's limits were found after the sweep started
         ([*SWEEP, "--grid", "n_flows=1,10000000"], ["n_flows", "[1, 100000]", "cli.max_flows"]),
         ([*SWEEP, "--grid", "rtt=1us,2s"], ["rtt", "(0, 1] s", "cli.max_rtt"]),
+        # a point outside the model's domain: scipy's bare root-finder message named nothing
+        (
+            ["margins", "--model", "dcqcn", "--flows", "100000"],
+            ["flows=100000", "dcqcn model: no equilibrium"],
+        ),
+        (["margins", "--flows", "100000"], ["rtt=100 us, flows=100000", "no equilibrium"]),
         # a unit taking a finite number beyond the float range: the limit is named
         (["margins", "--rate", "1e300Gbps"], ["rate", "cli.max_rate"]),
         (["margins", "--rtt", "1e308min"], ["rtt", "cli.max_rtt"]),
