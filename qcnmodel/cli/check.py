@@ -136,13 +136,13 @@ def file_ranges(args):
     """The ``[ranges]`` table of ``args``' parameter file, with the file's path and text."""
     from pathlib import Path
 
-    from qcnmodel.params.qcn import tomllib
+    from qcnmodel.params.qcn import _read_bounded, tomllib
 
     name = _file(args)
     if not name:
         return {}, None, None
     path = Path(name)
-    text = path.read_text()
+    text = _read_bounded(path).decode("utf-8")  # bounded: /dev/zero would never end
     return tomllib.loads(text).get("ranges", {}), path, text
 
 

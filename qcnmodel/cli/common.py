@@ -35,6 +35,7 @@ __all__ = [
     "add_progress_options",
     "add_range_options",
     "add_set_option",
+    "check_input_file",
     "check_no_empty_paths",
     "check_out",
     "cli_rate",
@@ -372,6 +373,27 @@ def check_no_empty_paths(args) -> None:
         if isinstance(value, str) and not value.strip():
             flag = "PARAMS.toml" if name == "params_file" else name
             raise ValueError(f"{flag}: empty value; give one or leave the flag out")
+
+
+#: the largest topology file read (bytes): a 1000-node traffic matrix is a few MB
+MAX_TOPOLOGY_FILE_BYTES = 64 << 20
+
+
+def check_input_file(path, field: str, limit: int) -> None:
+    """Refuse an input file that is a device (``/dev/zero`` would be read without end) or a
+    regular file above ``limit`` bytes, naming the field; a missing file is left to the
+    reader's own message."""
+    import stat
+
+    try:
+        st = os.stat(path)
+    except OSError:
+        return
+    if stat.S_ISCHR(st.st_mode) or stat.S_ISBLK(st.st_mode):
+        raise ValueError(f"{field}: {str(path)!r} is a device, not a file")
+    if stat.S_ISREG(st.st_mode) and st.st_size > limit:
+        raise ValueError(f"{field}: {str(path)!r} is {st.st_size} bytes, above the {limit} "
+                         "read at most")  # fmt: skip
 
 
 def load_params_file(path):

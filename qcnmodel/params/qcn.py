@@ -254,6 +254,21 @@ def _line_of(text: str, key: str) -> int | None:
     return None
 
 
+#: the largest parameter file read (bytes): a real one is a few kB; /dev/zero is endless
+MAX_PARAMS_FILE_BYTES = 1 << 20
+
+
+def _read_bounded(path: Path) -> bytes:
+    """The bytes of ``path``, at most :data:`MAX_PARAMS_FILE_BYTES` (a larger file, or an
+    endless device, is a ValueError naming it instead of a read without end)."""
+    with open(path, "rb") as f:
+        data = f.read(MAX_PARAMS_FILE_BYTES + 1)
+    if len(data) > MAX_PARAMS_FILE_BYTES:
+        raise ValueError(f"{path}: larger than {MAX_PARAMS_FILE_BYTES} bytes; not a parameter "
+                         "file (they are a few kB of TOML)")  # fmt: skip
+    return data
+
+
 def load_params(path: str | Path, extra_tables: tuple[str, ...] = ()) -> QCNParams:
     """Load :class:`QCNParams` from a TOML file.
 
@@ -282,7 +297,7 @@ def load_params(path: str | Path, extra_tables: tuple[str, ...] = ()) -> QCNPara
         raise ValueError(f"params: expected a path to a TOML file, got {path!r}")
     path = Path(path)
     try:
-        text = path.read_text(encoding="utf-8")
+        text = _read_bounded(path).decode("utf-8")
     except UnicodeDecodeError as exc:
         raise ValueError(f"{path}: not UTF-8 text ({exc.reason} at byte {exc.start}); "
                          "save the parameter file as UTF-8") from None  # fmt: skip

@@ -104,6 +104,9 @@ def _err(capsys) -> str:
             ["flows=100000", "dcqcn model: no equilibrium"],
         ),
         (["margins", "--flows", "100000"], ["rtt=100 us, flows=100000", "no equilibrium"]),
+        # endless input files were read without end (MemoryError)
+        (["check", "/dev/zero"], ["/dev/zero", "larger than 1048576 bytes"]),
+        ([*SIM[:1], "--topology", "/dev/zero"], ["topology", "is a device"]),
         # a unit taking a finite number beyond the float range: the limit is named
         (["margins", "--rate", "1e300Gbps"], ["rate", "cli.max_rate"]),
         (["margins", "--rtt", "1e308min"], ["rtt", "cli.max_rtt"]),

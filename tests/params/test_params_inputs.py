@@ -52,3 +52,14 @@ def test_a_choice_field_of_another_type_names_the_field(value):
     # an array raised "The truth value of an array ... is ambiguous", naming no field
     with pytest.raises(ValueError, match=r"^quantiser: unknown value"):
         QCNParams(quantiser=value)
+
+
+def test_an_oversized_or_endless_parameter_file_is_refused(tmp_path):
+    # /dev/zero was read without end (MemoryError, or all the memory without a ulimit)
+    big = tmp_path / "big.toml"
+    big.write_bytes(b"#" * ((1 << 20) + 1))
+    with pytest.raises(ValueError, match=r"big\.toml: larger than 1048576 bytes"):
+        load_params(big)
+    if __import__("os").path.exists("/dev/zero"):
+        with pytest.raises(ValueError, match=r"/dev/zero: larger than"):
+            load_params("/dev/zero")
