@@ -92,8 +92,9 @@ def parse_ranges(rtt_text, flows_text, pm_text=None, table=None, path=None, text
     table = table or {}
     for key in table:
         if key not in RANGE_KEYS:
-            raise unknown_name(f"{path}, line {_line(text, key)}", "[ranges] field", key,
-                               RANGE_KEYS)  # fmt: skip
+            line = _line(text, key)
+            raise unknown_name(f"{path}, line {line}" if line else str(path), "[ranges] field",
+                               key, RANGE_KEYS)  # fmt: skip
 
     def pick(cli_value, key):
         if cli_value is not None:

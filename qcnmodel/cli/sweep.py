@@ -25,6 +25,7 @@ from __future__ import annotations
 
 import argparse
 import sys
+from collections import Counter
 
 from qcnmodel.cli.common import (
     add_jobs_option,
@@ -101,10 +102,16 @@ def _grid(args) -> dict:
                 raise ValueError(f"--grid: empty name in {spec!r}; expected NAME=VALUES")
             name = GRID_ALIASES.get(name.strip(), name.strip())
             spec = f"{name}={rhs}"
-        name = spec.split("=", 1)[0].strip()
+        name, rhs = (part.strip() for part in spec.split("=", 1)) if "=" in spec else (spec, "")
+        if ".." in rhs and rhs.count(":") > 2:
+            raise ValueError(f"--grid {name}: expected lo..hi:n[:log], got {rhs!r}")
         name, values = parse_grid_spec(spec, value_parser(name, args.scenario))
         if name in grid:
             raise ValueError(f"--grid {name}: given twice")
+        repeated = [v for v, k in Counter(values).items() if k > 1]
+        if repeated:  # a coordinate given twice: two points with one label
+            raise ValueError(f"--grid {name}: {repeated[0]!r} appears more than once; each "
+                             "value of a grid must be distinct")  # fmt: skip
         if args.model:
             _check_operating_point(name, values)
         grid[name] = values

@@ -248,10 +248,20 @@ class QCNParams:
 
 
 def _line_of(text: str, key: str) -> int | None:
+    """The first line setting ``key`` (``key = ...``) or opening a table named ``key``
+    (``[key]``, ``[table.key]``); None if there is none."""
+    k = re.escape(key.strip("[]"))
+    pattern = re.compile(rf"\s*(?:{k}\s*=|\[+\s*(?:[\w.-]+\.)?{k}\s*\]+)")
     for i, line in enumerate(text.splitlines(), start=1):
-        if re.match(rf"\s*{re.escape(key)}\s*=", line):
+        if pattern.match(line):
             return i
     return None
+
+
+def _at(path, text: str, key: str) -> str:
+    """``"FILE, line N"`` for the line of ``key``, or ``"FILE"`` when it has none."""
+    line = _line_of(text, key)
+    return f"{path}, line {line}" if line else str(path)
 
 
 #: the largest parameter file read (bytes): a real one is a few kB; /dev/zero is endless
@@ -313,17 +323,21 @@ def load_params(path: str | Path, extra_tables: tuple[str, ...] = ()) -> QCNPara
         try:
             base = QCNParams.preset(str(data.pop("preset")))
         except ValueError as exc:
-            raise ValueError(f"{path}, line {_line_of(text, 'preset')}: {exc}") from None
+            raise ValueError(f"{_at(path, text, 'preset')}: {exc}") from None
     values: dict[str, Any] = {}
+    table = data.get("qcn") if isinstance(data.get("qcn"), dict) else {}
     for key, value in data.items():
         if key == "qcn" and isinstance(value, dict):
             values.update(value)
         elif isinstance(value, dict):
             if key not in extra_tables:
                 raise ValueError(
-                    f"{path}, line {_line_of(text, '[' + key) or '?'}: unknown table [{key}] "
+                    f"{_at(path, text, key)}: unknown table [{key}] "
                     f"(allowed: [qcn]{''.join(', [' + t + ']' for t in extra_tables)})"
                 )
+        elif key in table:  # one of the two would win silently
+            raise ValueError(f"{_at(path, text, key)}: {key}: given both at the top level and "
+                             "in [qcn]; give it once")  # fmt: skip
         else:
             values[key] = value
     valid = {f.name for f in fields(QCNParams)}
@@ -332,12 +346,12 @@ def load_params(path: str | Path, extra_tables: tuple[str, ...] = ()) -> QCNPara
             try:
                 check_field_names([key], valid)
             except ValueError as exc:
-                raise ValueError(f"{path}, line {_line_of(text, key)}: {exc}") from None
+                raise ValueError(f"{_at(path, text, key)}: {exc}") from None
     try:
         return base.replace(**values)
     except ValueError as exc:
         field = str(exc).split(":", 1)[0]
-        raise ValueError(f"{path}, line {_line_of(text, field)}: {exc}") from None
+        raise ValueError(f"{_at(path, text, field)}: {exc}") from None
 
 
 def _make_presets() -> dict[str, QCNParams]:

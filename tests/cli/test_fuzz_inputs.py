@@ -107,6 +107,10 @@ def _err(capsys) -> str:
         # endless input files were read without end (MemoryError)
         (["check", "/dev/zero"], ["/dev/zero", "larger than 1048576 bytes"]),
         ([*SIM[:1], "--topology", "/dev/zero"], ["topology", "is a device"]),
+        # grid specs: trailing parts were ignored, a repeated value made two points one label
+        ([*SWEEP, "--grid", "rtt=1us..1ms:3:log:extra"], ["--grid rtt", "lo..hi:n[:log]"]),
+        ([*SWEEP, "--grid", "rtt=1us,1000ns"], ["--grid rtt", "more than once"]),
+        ([*SWEEP, "--grid", "rtt=1us..1us:3"], ["--grid rtt", "more than once"]),
         # a unit taking a finite number beyond the float range: the limit is named
         (["margins", "--rate", "1e300Gbps"], ["rate", "cli.max_rate"]),
         (["margins", "--rtt", "1e308min"], ["rtt", "cli.max_rtt"]),
@@ -175,3 +179,26 @@ def test_jobs_beyond_four_per_core_are_refused(capsys, monkeypatch):
     assert main(["margins", "--rtt", "100us", "--jobs", "9"]) == 2
     assert "jobs: expected a whole number in [1, 8]" in _err(capsys)
     assert main(["margins", "--rtt", "100us", "--jobs", "8"]) == 0
+
+
+def test_the_same_value_twice_is_accepted(capsys):
+    assert main(["margins", "--flows", "10", "--flows", "10", "--rtt", "100us"]) == 0
+    capsys.readouterr()
+
+
+@pytest.mark.parametrize(
+    "argv",
+    [
+        ["margins", "--rtt", "0.1ms", "--rtt", "0.2ms"],
+        ["margins", "--rtt", "1ms", "--rtt-range", "2ms"],
+        ["margins", "--model", "qcn", "--model", "fopdt"],
+        ["simulate", "--scenario", "og-hotspot", "--scenario", "ig-hotspot"],
+    ],
+)
+def test_a_single_value_flag_given_twice_is_a_usage_error(argv, capsys):
+    # argparse kept the last value silently; now a usage error (argparse exits 2 itself)
+    with pytest.raises(SystemExit) as info:
+        main(argv)
+    assert info.value.code == 2
+    err = _err(capsys)
+    assert "given twice" in err and argv[1] in err

@@ -63,3 +63,25 @@ def test_an_oversized_or_endless_parameter_file_is_refused(tmp_path):
     if __import__("os").path.exists("/dev/zero"):
         with pytest.raises(ValueError, match=r"/dev/zero: larger than"):
             load_params("/dev/zero")
+
+
+def test_a_field_at_the_top_level_and_in_qcn_is_refused(tmp_path):
+    f = tmp_path / "p.toml"
+    f.write_text("w = 2\n[qcn]\nw = 3\n")  # one of them won silently
+    with pytest.raises(ValueError, match=r"p\.toml, line 1: w: given both at the top level"):
+        load_params(f)
+
+
+@pytest.mark.parametrize(
+    ("text", "where"),
+    [
+        ("[qcn]\n[qcn.sub]\nx = 1\n", "line 2"),  # was "line None"
+        ("w = 2\n[foo]\nx = 1\n", "line 2"),  # an unknown table: was "line ?"
+    ],
+)
+def test_errors_point_at_the_table_line(tmp_path, text, where):
+    f = tmp_path / "p.toml"
+    f.write_text(text)
+    with pytest.raises(ValueError) as info:
+        load_params(f)
+    assert f"p.toml, {where}:" in str(info.value), str(info.value)
