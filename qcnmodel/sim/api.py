@@ -150,14 +150,15 @@ def simulate(
         qcn-p, qcn-hp, qcn-sp, qcn-pp, qcn-sonar, qcn-plus, dcqcn).
     params : QCNParams, preset name or None (the scenario's default preset)
     duration : float or str, optional
-        Simulated time (default: the scenario's duration; for a spec
+        Simulated time in [1 ns, 1e4 s] (default: the scenario's duration; for a spec
         ``config.defaults["sim.default_duration"]``, 1 s).
     seed : int
     overrides : dict, optional
         Scenario parameters, fields of the protocol's parameter classes and/or QCNParams
         fields (unit strings accepted), routed in that order.
     bin_width : float or str, optional
-        Trace bin width (default ``config.defaults["sim.bin_width"]``, 1 ms).
+        Trace bin width in [1 ns, duration] (default ``config.defaults["sim.bin_width"]``,
+        1 ms, or a tenth of a shorter run, at least 1 ns).
     trace : bool
         Build the xarray dataset (counters and the summary are always computed).
     progress : bool
@@ -168,7 +169,8 @@ def simulate(
         while the kernel is not compiled yet, saying so on stderr
         (:func:`qcnmodel.sim.engines.choose_engine`).
     window_s, decimation : optional
-        Keep only bins ending in [t0, t1]; merge every ``decimation`` bins.
+        Keep only bins ending in [t0, t1] (at least one); merge every ``decimation`` bins
+        (a whole number from 1 to the number of bins kept).
     max_traced_flows : int, optional
         Per-flow traces of every flow up to this many flows (default
         ``config.defaults["sim.max_traced_flows"]``, 64), else of the fairness and hotspot
@@ -177,7 +179,10 @@ def simulate(
     Raises
     ------
     ValueError
-        Unknown scenario/parameter/protocol or an out-of-range value (names the field).
+        Unknown scenario/parameter/protocol, an argument of the wrong type or an out-of-range
+        value (names the field), before the run. Every time field of the run's parameter
+        objects must be 0 or in [1 ns, 1e9 s]: the simulator's clock counts int64
+        nanoseconds (a shorter period would round to 0 and fire without end).
     """
     spec, sc, q_over, p_over = _resolve_network(scenario, protocol, overrides)
     net = compile_network(spec)
