@@ -171,10 +171,10 @@ def _parse_unit(parse, text: str, field: str) -> float:
         return exc.sign * math.inf
 
 
-def _unit_time(value, field: str) -> float:
+def _unit_time(value, field: str, example: str = "{0}us or {0}ms") -> float:
     from qcnmodel.units import parse_time
 
-    text = _with_unit(value, field, "{0}us or {0}ms")
+    text = _with_unit(value, field, example)
     x = _parse_unit(parse_time, text, field)
     if x < 0:
         raise ValueError(f"{field}: must be >= 0 s, got {text!r}")
@@ -184,7 +184,7 @@ def _unit_time(value, field: str) -> float:
 def cli_time(value, field: str) -> float:
     """A time typed on the command line: a number with a unit (``5us``), finite, >= 0 and at
     most ``cli.max_time`` seconds. A bare number is refused (``5`` would be five seconds)."""
-    x = _unit_time(value, field)
+    x = _unit_time(value, field, "{0}s or {0}ms")
     top = _limit("cli.max_time")
     if x > top:
         raise ValueError(
