@@ -61,13 +61,28 @@ def atomic_path(target, suffix: str | None = None):
     """
     target = Path(target)
     sfx = target.suffix if suffix is None else suffix
-    fd, tmp = tempfile.mkstemp(prefix=f".{target.name}.", suffix=f".tmp{sfx}", dir=target.parent)
+    try:
+        fd, tmp = tempfile.mkstemp(
+            prefix=f".{target.name}.", suffix=f".tmp{sfx}", dir=target.parent
+        )
+    except OSError as exc:
+        raise _about(exc, target) from None
     os.close(fd)
     tmp_path = Path(tmp)
     try:
         yield tmp_path
         os.replace(tmp_path, target)
-    except BaseException:
+    except BaseException as exc:
         with contextlib.suppress(OSError):
             tmp_path.unlink()
+        if isinstance(exc, OSError):
+            raise _about(exc, target) from None
         raise
+
+
+def _about(exc: OSError, target: Path) -> OSError:
+    """``exc`` naming ``target`` where it named the hidden temporary file (or its pattern):
+    the user asked for ``target`` and has never heard of the other name."""
+    if exc.filename is not None and Path(str(exc.filename)).name.startswith(f".{target.name}."):
+        return OSError(exc.errno, exc.strerror, str(target))
+    return exc

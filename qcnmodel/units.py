@@ -20,7 +20,8 @@ from fractions import Fraction
 
 __all__ = ["parse_number", "parse_rate", "parse_size", "parse_time"]
 
-_NUM = r"([-+]?(?:\d+(?:\.\d*)?|\.\d+)(?:[eE][-+]?\d+)?)"
+#: a decimal literal, or nan/inf (read so that the message says "not a finite number")
+_NUM = r"([-+]?(?:\d+(?:\.\d*)?|\.\d+)(?:[eE][-+]?\d+)?|[-+]?(?i:nan|inf(?:inity)?))"
 
 _TIME_UNITS = {
     "s": 1.0,
@@ -56,30 +57,78 @@ def _label(field: str | None) -> str:
     return f"{field}: " if field else ""
 
 
+class _Refused(ValueError):
+    """A value that was read but is refused (not finite, or rounds to 0): the message is
+    final and is not replaced by "cannot parse"."""
+
+
 def _finite(x: float, field: str | None, raw) -> float:
     if not math.isfinite(x):
-        raise ValueError(f"{_label(field)}value {raw!r} is not a finite number")
+        raise _Refused(f"{_label(field)}value {raw!r} is not a finite number")
     return float(x)
 
 
-def _scale(x: float, factor: float) -> float:
-    """``x * factor`` rounded once, so that "100us" is exactly the float nearest 1e-4."""
+def _as_float(exact, field: str | None, raw) -> float:
+    """``exact`` (an int, Fraction, Decimal or float) as a finite float: a value too large for
+    a float is refused, and so is a non-zero value that would round to 0 (no silent change)."""
+    try:
+        x = float(exact)
+    except OverflowError:
+        x = math.inf
+    _finite(x, field, raw)
+    if x == 0.0 and exact != 0:
+        raise _Refused(f"{_label(field)}value {raw!r} is too small: it rounds to 0")
+    return x
+
+
+def _text_float(text: str, field: str | None, raw) -> float:
+    """A decimal literal (``"1.5e-3"``) as a finite float, refused when it overflows or when
+    its non-zero digits round to 0 (``"1e-400"``)."""
+    x = _finite(float(text), field, raw)
+    mantissa = re.split("[eE]", text, maxsplit=1)[0]
+    if x == 0.0 and any(c.isdigit() and int(c) != 0 for c in mantissa):
+        raise _Refused(f"{_label(field)}value {raw!r} is too small: it rounds to 0")
+    return x
+
+
+class ScaleOverflow(_Refused):
+    """A finite number whose unit takes it beyond the float range (``"1e300Gbps"``);
+    ``sign`` is +1 or -1, for a caller that reports its own range instead."""
+
+    def __init__(self, message: str, sign: int):
+        super().__init__(message)
+        self.sign = sign
+
+
+def _scale(x: float, factor: float, field: str | None = None, raw=None) -> float:
+    """``x * factor`` rounded once, so that "100us" is exactly the float nearest 1e-4; a
+    product beyond the float range (:class:`ScaleOverflow`), or rounding a non-zero value to
+    0, is refused."""
     if factor == 1.0:
         return x
-    return float(Decimal(repr(x)) * Decimal(repr(factor)))
+    exact = Decimal(repr(x)) * Decimal(repr(factor))
+    if not math.isfinite(float(exact)):
+        raise ScaleOverflow(
+            f"{_label(field)}value {raw!r} is too large: beyond the float range",
+            1 if x > 0 else -1,
+        )
+    return _as_float(exact, field, raw)
 
 
 def _split(value, field: str | None, kind: str) -> tuple[float, str]:
     if isinstance(value, bool):
         raise ValueError(f"{_label(field)}expected a {kind}, got a boolean {value!r}")
     if isinstance(value, numbers.Real):
-        return _finite(float(value), field, value), ""
+        return _as_float(value, field, value), ""
     if not isinstance(value, str):
         raise ValueError(f"{_label(field)}expected a {kind} (number or string), got {value!r}")
-    m = re.fullmatch(r"\s*" + _NUM + r"\s*([^\d\s].*?)?\s*", value)
-    if not m:
+    # the number, then the rest as the unit (one pass: a regex with a lazy unit and trailing
+    # blanks took quadratic time on long inputs, 16 s for 50 000 characters)
+    m = re.match(r"\s*" + _NUM, value)
+    unit = value[m.end() :].strip() if m else ""
+    if not m or (unit and (unit[0].isdigit() or unit[0].isspace())):
         raise ValueError(f"{_label(field)}cannot parse {value!r} as a {kind}")
-    return _finite(float(m.group(1)), field, value), (m.group(2) or "").strip()
+    return _text_float(m.group(1), field, value), unit
 
 
 def parse_time(value, field: str | None = None) -> float:
@@ -107,12 +156,13 @@ def parse_time(value, field: str | None = None) -> float:
     if unit == "":
         return x
     try:
-        return _scale(x, _TIME_UNITS[unit.lower() if unit not in ("µs", "μs") else unit])
+        factor = _TIME_UNITS[unit.lower() if unit not in ("µs", "μs") else unit]
     except KeyError:
         raise ValueError(
             f"{_label(field)}unknown time unit {unit!r} in {value!r} "
             f"(allowed: {', '.join(_TIME_UNITS)})"
         ) from None
+    return _scale(x, factor, field, value)
 
 
 def parse_rate(value, field: str | None = None) -> float:
@@ -140,7 +190,7 @@ def parse_rate(value, field: str | None = None) -> float:
             f"{_label(field)}unknown rate unit {unit!r} in {value!r} "
             "(allowed: bps, b/s, bit/s with prefix k, M, G, T; e.g. '10Gbps')"
         )
-    return _scale(x, _RATE_PREFIX[m.group(1).lower()])
+    return _scale(x, _RATE_PREFIX[m.group(1).lower()], field, value)
 
 
 def parse_size(value, field: str | None = None) -> float:
@@ -162,12 +212,13 @@ def parse_size(value, field: str | None = None) -> float:
     if unit == "":
         return x
     try:
-        return _scale(x, _SIZE_UNITS[unit.lower()])
+        factor = _SIZE_UNITS[unit.lower()]
     except KeyError:
         raise ValueError(
             f"{_label(field)}unknown size unit {unit!r} in {value!r} "
             "(allowed: B, KB, MB, GB (powers of 1000), KiB, MiB, GiB)"
         ) from None
+    return _scale(x, factor, field, value)
 
 
 def parse_number(value, field: str | None = None) -> float:
@@ -187,21 +238,24 @@ def parse_number(value, field: str | None = None) -> float:
     if isinstance(value, bool):
         raise ValueError(f"{_label(field)}expected a number, got a boolean {value!r}")
     if isinstance(value, numbers.Real):
-        return _finite(float(value), field, value)
+        return _as_float(value, field, value)
     if not isinstance(value, str):
         raise ValueError(f"{_label(field)}expected a number, got {value!r}")
     s = value.strip()
     try:
         if s.endswith("%"):
-            return _finite(float(s[:-1]) / 100.0, field, value)
-        m = re.fullmatch(r"2\s*\^\s*([-+]?\d+)", s)
+            pct = _text_float(s[:-1], field, value)
+            if pct != 0.0 and pct / 100.0 == 0.0:
+                raise _Refused(f"{_label(field)}value {value!r} is too small: it rounds to 0")
+            return pct / 100.0
+        m = re.fullmatch(r"2\s*\^\s*([-+]?\d{1,5})", s)
         if m:
-            return 2.0 ** int(m.group(1))
+            return _as_float(Fraction(2) ** int(m.group(1)), field, value)
         if "/" in s:
-            return _finite(float(Fraction(s.replace(" ", ""))), field, value)
-        return _finite(float(s), field, value)
-    except OverflowError:
-        raise ValueError(f"{_label(field)}value {value!r} is not a finite number") from None
+            return _as_float(Fraction(s.replace(" ", "")), field, value)
+        return _text_float(s, field, value)
+    except _Refused:
+        raise
     except (ValueError, ZeroDivisionError):
         raise ValueError(
             f"{_label(field)}cannot parse {value!r} as a number "

@@ -44,6 +44,30 @@ class _Parser(argparse.ArgumentParser):
         self.exit(2, f"{self.prog}: error: {message} (see '{self.prog} --help')\n")
 
 
+class _StoreOnce(argparse._StoreAction):
+    """A single-value option that refuses a second, different value (``--rtt 1ms --rtt 2ms``):
+    argparse would keep the last one silently."""
+
+    def __call__(self, parser, namespace, values, option_string=None):
+        seen = namespace.__dict__.setdefault("_given", {})
+        if self.dest in seen and seen[self.dest] != values:
+            flags = "/".join(self.option_strings) or self.metavar or self.dest
+            parser.error(f"argument {flags}: given twice ({seen[self.dest]!r} and {values!r}); "
+                         "give it once")  # fmt: skip
+        seen[self.dest] = values
+        super().__call__(parser, namespace, values, option_string)
+
+
+def _store_once(parser: argparse.ArgumentParser) -> None:
+    """Make every single-value option of ``parser`` and its sub-commands a :class:`_StoreOnce`."""
+    for action in parser._actions:
+        if type(action) is argparse._StoreAction:
+            action.__class__ = _StoreOnce
+        if isinstance(action, argparse._SubParsersAction):
+            for sub in set(action.choices.values()):
+                _store_once(sub)
+
+
 def build_parser() -> argparse.ArgumentParser:
     """Build the top-level parser with every available sub-command (each inherits its
     one-line usage errors)."""
@@ -62,6 +86,7 @@ def build_parser() -> argparse.ArgumentParser:
                 continue
             raise
         module.register(sub)
+    _store_once(parser)
     return parser
 
 
@@ -85,9 +110,10 @@ def _join_negative_values(argv: list[str]) -> list[str]:
 def _check_shared(args) -> None:
     """Check the shared flags every sub-command takes, even where they change nothing, so
     that no value is accepted silently."""
-    if getattr(args, "jobs", None) is not None:
-        from qcnmodel.cli.common import jobs_value
+    from qcnmodel.cli.common import check_no_empty_paths, jobs_value
 
+    check_no_empty_paths(args)
+    if getattr(args, "jobs", None) is not None:
         jobs_value(args.jobs)
 
 
@@ -125,6 +151,7 @@ def main(argv: list[str] | None = None) -> int:
     try:
         parser = build_parser()
         args = parser.parse_args(argv)
+        vars(args).pop("_given", None)  # the bookkeeping of _StoreOnce
         if not getattr(args, "func", None):
             parser.print_help()
             return 2

@@ -92,8 +92,9 @@ def parse_ranges(rtt_text, flows_text, pm_text=None, table=None, path=None, text
     table = table or {}
     for key in table:
         if key not in RANGE_KEYS:
-            raise unknown_name(f"{path}, line {_line(text, key)}", "[ranges] field", key,
-                               RANGE_KEYS)  # fmt: skip
+            line = _line(text, key)
+            raise unknown_name(f"{path}, line {line}" if line else str(path), "[ranges] field",
+                               key, RANGE_KEYS)  # fmt: skip
 
     def pick(cli_value, key):
         if cli_value is not None:
@@ -105,7 +106,7 @@ def parse_ranges(rtt_text, flows_text, pm_text=None, table=None, path=None, text
     def both(value, parse, field):
         ends = split_range(value) or (str(value), str(value))
         lo, hi = parse(ends[0], field), parse(ends[1], field)
-        if not lo <= hi:  # named as CheckRanges names it
+        if not 0 < lo <= hi:  # named as CheckRanges names it
             raise ValueError(f"{field}-range: need 0 < lo <= hi, got {value!r}")
         return lo, hi
 
@@ -136,13 +137,13 @@ def file_ranges(args):
     """The ``[ranges]`` table of ``args``' parameter file, with the file's path and text."""
     from pathlib import Path
 
-    from qcnmodel.params.qcn import tomllib
+    from qcnmodel.params.qcn import _read_bounded, tomllib
 
     name = _file(args)
     if not name:
         return {}, None, None
     path = Path(name)
-    text = path.read_text()
+    text = _read_bounded(path).decode("utf-8")  # bounded: /dev/zero would never end
     return tomllib.loads(text).get("ranges", {}), path, text
 
 

@@ -18,6 +18,7 @@ is refused, since ``--rtt 5`` would otherwise mean five seconds. Values beyond t
 from __future__ import annotations
 
 import json
+import math
 import os
 import sys
 from pathlib import Path
@@ -34,6 +35,8 @@ __all__ = [
     "add_progress_options",
     "add_range_options",
     "add_set_option",
+    "check_input_file",
+    "check_no_empty_paths",
     "check_out",
     "cli_rate",
     "cli_time",
@@ -56,7 +59,8 @@ MODEL_CHOICES = ("fopdt", "qcn", "dcqcn", "ecm")
 
 
 def parse_set(items: list[str] | None) -> dict[str, str]:
-    """Turn ``["key=value", ...]`` into a dict; a malformed item raises ValueError."""
+    """Turn ``["key=value", ...]`` into a dict; a malformed item, or a key given twice with
+    different values, raises ValueError (the last one would win silently)."""
     out: dict[str, str] = {}
     for item in items or []:
         if "=" not in item:
@@ -65,6 +69,9 @@ def parse_set(items: list[str] | None) -> dict[str, str]:
         key = key.strip()
         if not key:
             raise ValueError(f"--set: empty key in {item!r}")
+        if key in out and out[key] != value.strip():
+            raise ValueError(f"--set {key}: given twice ({out[key]!r} and {value.strip()!r}); "
+                             "give it once")  # fmt: skip
         out[key] = value.strip()
     return out
 
@@ -153,11 +160,22 @@ def _with_unit(value, field: str, example: str) -> str:
     raise ValueError(f"{field}: {text!r} has no unit; give a unit, e.g. {example.format(text)}")
 
 
-def _unit_time(value, field: str) -> float:
+def _parse_unit(parse, text: str, field: str) -> float:
+    """``parse(text, field)``, with a value its unit takes beyond the float range read as
+    +-inf: the caller's range check then names the allowed range."""
+    from qcnmodel.units import ScaleOverflow
+
+    try:
+        return parse(text, field)
+    except ScaleOverflow as exc:
+        return exc.sign * math.inf
+
+
+def _unit_time(value, field: str, example: str = "{0}us or {0}ms") -> float:
     from qcnmodel.units import parse_time
 
-    text = _with_unit(value, field, "{0}us or {0}ms")
-    x = parse_time(text, field)
+    text = _with_unit(value, field, example)
+    x = _parse_unit(parse_time, text, field)
     if x < 0:
         raise ValueError(f"{field}: must be >= 0 s, got {text!r}")
     return x
@@ -166,7 +184,7 @@ def _unit_time(value, field: str) -> float:
 def cli_time(value, field: str) -> float:
     """A time typed on the command line: a number with a unit (``5us``), finite, >= 0 and at
     most ``cli.max_time`` seconds. A bare number is refused (``5`` would be five seconds)."""
-    x = _unit_time(value, field)
+    x = _unit_time(value, field, "{0}s or {0}ms")
     top = _limit("cli.max_time")
     if x > top:
         raise ValueError(
@@ -196,7 +214,7 @@ def cli_rate(value, field: str) -> float:
     from qcnmodel.units import parse_rate
 
     text = _with_unit(value, field, "{0}Gbps")
-    x = parse_rate(text, field)
+    x = _parse_unit(parse_rate, text, field)
     top = _limit("cli.max_rate")
     if not (0 < x <= top):
         raise ValueError(
@@ -257,16 +275,28 @@ def free_cores() -> int:
     return free()
 
 
+#: ``--jobs`` at most this many times the machine's cores: beyond, the worker processes only
+#: compete for the cores, each holding its own memory
+JOBS_PER_CORE = 4
+
+
+def max_jobs() -> int:
+    """The largest ``--jobs``: :data:`JOBS_PER_CORE` times the machine's cores."""
+    return JOBS_PER_CORE * max(1, os.cpu_count() or 1)
+
+
 def jobs_value(value, field: str = "jobs") -> int:
-    """``--jobs``: a whole number >= 1, or -1 for :func:`free_cores`."""
+    """``--jobs``: a whole number in [1, :func:`max_jobs`], or -1 for :func:`free_cores`."""
+    top = max_jobs()
+    msg = f"{field}: expected a whole number in [1, {top}] ({JOBS_PER_CORE} x the cores) or -1"
     try:
         n = int(str(value).strip())
     except ValueError:
-        raise ValueError(f"{field}: expected a whole number >= 1 or -1, got {value!r}") from None
+        raise ValueError(f"{msg}, got {value!r}") from None
     if n == -1:
         return free_cores()
-    if n < 1:
-        raise ValueError(f"{field}: expected a whole number >= 1 or -1, got {value!r}")
+    if not 1 <= n <= top:
+        raise ValueError(f"{msg}, got {value!r}")
     return n
 
 
@@ -276,6 +306,8 @@ def check_out(path, suffixes=None, field: str = "out", directory: bool = False) 
     ``directory``; then not an existing file)."""
     from qcnmodel._errors import unknown_name
 
+    if not str(path).strip():
+        raise ValueError(f"{field}: empty path; give a {'directory' if directory else 'file'} name")
     p = Path(path)
     if suffixes is not None and p.suffix not in suffixes:
         raise unknown_name(field, "file type", p.suffix or "(none)", suffixes, sort=False)
@@ -291,7 +323,23 @@ def check_out(path, suffixes=None, field: str = "out", directory: bool = False) 
             raise ValueError(f"{field}: directory {str(p)!r} is not writable")
     elif p.is_dir() and p.suffix != ".zarr":
         raise ValueError(f"{field}: {str(p)!r} is an existing directory; give a file name")
+    _probe_write(p if directory and p.is_dir() else parent, field)
     return p
+
+
+def _probe_write(folder: Path, field: str) -> None:
+    """Create and remove a file in ``folder``: the permission bits do not tell everything (a
+    read-only file system, a special folder such as /proc, a user allowed everything)."""
+    import tempfile
+
+    try:
+        fd, name = tempfile.mkstemp(prefix=".qcnmodel-probe-", dir=folder)
+    except OSError as exc:
+        raise ValueError(
+            f"{field}: cannot write in folder {str(folder)!r} ({exc.strerror or exc})"
+        ) from None
+    os.close(fd)
+    os.unlink(name)
 
 
 def progress_on(args, default_tty: bool = True) -> bool:
@@ -310,6 +358,42 @@ def qcn_params(args):
     if getattr(args, "params", None):
         return load_params_file(args.params)
     return args.preset
+
+
+#: flags naming a file, folder or address: an empty value is refused, not taken as "unset"
+PATH_FLAGS = ("out", "params", "params_file", "topology", "figure", "figures", "checkpoint",
+              "scheduler")  # fmt: skip
+
+
+def check_no_empty_paths(args) -> None:
+    """Refuse a path flag given as an empty string (``--out ""``): it would otherwise mean
+    "not given" (no output) or the current folder, silently."""
+    for name in PATH_FLAGS:
+        value = getattr(args, name, None)
+        if isinstance(value, str) and not value.strip():
+            flag = "PARAMS.toml" if name == "params_file" else name
+            raise ValueError(f"{flag}: empty value; give one or leave the flag out")
+
+
+#: the largest topology file read (bytes): a 1000-node traffic matrix is a few MB
+MAX_TOPOLOGY_FILE_BYTES = 64 << 20
+
+
+def check_input_file(path, field: str, limit: int) -> None:
+    """Refuse an input file that is a device (``/dev/zero`` would be read without end) or a
+    regular file above ``limit`` bytes, naming the field; a missing file is left to the
+    reader's own message."""
+    import stat
+
+    try:
+        st = os.stat(path)
+    except OSError:
+        return
+    if stat.S_ISCHR(st.st_mode) or stat.S_ISBLK(st.st_mode):
+        raise ValueError(f"{field}: {str(path)!r} is a device, not a file")
+    if stat.S_ISREG(st.st_mode) and st.st_size > limit:
+        raise ValueError(f"{field}: {str(path)!r} is {st.st_size} bytes, above the {limit} "
+                         "read at most")  # fmt: skip
 
 
 def load_params_file(path):

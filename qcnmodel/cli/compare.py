@@ -56,6 +56,10 @@ def run(args) -> int:
     from qcnmodel.studies.compare import compare, summary_markdown, write
 
     check_out(args.out, directory=True)
+    names = [n.strip() for n in str(args.protocols).split(",")]
+    for i, name in enumerate(names):
+        if name and name in names[:i]:
+            raise ValueError(f"protocols: {name!r} given twice in {args.protocols!r}")
     duration = cli_time(args.duration, "duration") if args.duration is not None else None
     cmp = compare(
         args.scenario, args.protocols, duration=duration, seed=seed_value(args.seed),

@@ -81,6 +81,18 @@ def _one(value, field: str, parse):
     return None if value is None else parse(value, field)
 
 
+#: the flag of each operating-point setting whose name differs from the flag's
+_FLAG_OF = {"n_flows": "--flows", "capacity": "--rate", "fixed_point_method": "--fixed-point"}
+
+
+def _not_set_twice(settings: dict, key: str, flag: str) -> None:
+    """Refuse a value given both by its flag and by ``--set`` (one would win silently)."""
+    for name in (key, f"model.{key}"):
+        if name in settings:
+            raise ValueError(f"{key}: given twice, by {flag} and by --set {name}={settings[name]}; "
+                             "give it once")  # fmt: skip
+
+
 def build_model(args):
     """The model described by the parsed arguments (:func:`qcnmodel.models.build_model`)."""
     from qcnmodel.models import build_model as build
@@ -95,7 +107,8 @@ def build_model(args):
         if value is not None:
             if args.model != "dcqcn":
                 raise ValueError(f"{option}: applies to --model dcqcn only")
-            settings.setdefault(f"model.{option}", value)
+            _not_set_twice(settings, option, _FLAG_OF.get(option, f"--{option}"))
+            settings[f"model.{option}"] = value
     if args.params and args.model == "ecm":
         raise ValueError("params: QCN parameter files do not apply to --model ecm")
     flags = {
@@ -107,6 +120,7 @@ def build_model(args):
     }
     for key, value in flags.items():
         if value is not None:
+            _not_set_twice(settings, key, _FLAG_OF.get(key, f"--{key}"))
             settings[key] = value
     params = qcn_params(args)
     if params is None:
@@ -123,6 +137,16 @@ def _validity(name: str, model, out: dict) -> list[dict]:
                           out["critical_rtt_s"], fixed)  # fmt: skip
 
 
+def _at_point(name: str, model, exc: ValueError) -> str:
+    """An analysis error with the operating point it happened at (``rtt``, ``flows``); a
+    root finder's bare "f(a) and f(b) must have different signs" said as what it means."""
+    msg = str(exc)
+    if msg.startswith("f(a) and f(b) must have different signs"):
+        msg = f"no equilibrium: the fixed-point search found no root ({msg})"
+    point = f"rtt={float(model.rtt) * 1e6:.4g} us, flows={model.n_flows}"
+    return f"{point}: the {name} model: {msg}"
+
+
 #: the parameter preset of each model when none is given
 _DEFAULT_PRESET = {"fopdt": "802.1qau", "qcn": "802.1qau", "ecm": "seed004"}
 
@@ -134,7 +158,10 @@ def run(args) -> int:
     if args.out:
         check_out(args.out, (".json",))
     model = build_model(args)
-    out = summary(model)
+    try:
+        out = summary(model)
+    except ValueError as exc:  # the analysis at a point where the model does not apply
+        raise ValueError(_at_point(args.model, model, exc)) from None
     out["validity"] = _validity(args.model, model, out)
     if args.out:
         from qcnmodel._io import atomic_path, to_jsonable

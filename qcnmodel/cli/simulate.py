@@ -134,13 +134,35 @@ def _window(text):
 
 
 def _bin(text, duration):
-    """``--bin``, or the default (``sim.bin_width``; a tenth of a shorter ``--duration``)."""
-    from qcnmodel import config
+    """``--bin``, or None: the simulator's default (``sim.bin_width``, or a tenth of a shorter
+    ``--duration``, at least 1 ns; :func:`qcnmodel.sim.api.simulate`)."""
+    return None if text is None else cli_time(text, "bin")
 
-    if text is not None:
-        return cli_time(text, "bin")
-    default = config.defaults["sim.bin_width"]
-    return duration / 10 if duration is not None and 0 < duration < default else default
+
+#: QCNParams fields every protocol's run reads (the network's rate and frame size, and the
+#: congestion point's processing latency; :func:`qcnmodel.sim.kernel.state.build_state`)
+_SHARED_QCN_FIELDS = ("line_rate", "frame_size", "cp_latency")
+
+
+def _check_unused_settings(args, overrides: dict) -> None:
+    """Refuse a ``--set`` QCN parameter for a protocol without QCN parameters (``none``,
+    ``ecm``, ``ecm-q``, ``dcqcn``): it would be accepted and change nothing."""
+    from qcnmodel.params import QCNParams
+    from qcnmodel.sim.protocols.registry import get_protocol, split_overrides
+    from qcnmodel.sim.scenarios import get_scenario
+
+    proto = get_protocol(args.protocol)
+    if QCNParams in proto.params or not overrides:
+        return
+    sc = get_scenario(args.scenario) if args.scenario else None
+    _, qcn, _ = split_overrides(sc, overrides, args.protocol)
+    for key in qcn:
+        if key not in _SHARED_QCN_FIELDS:
+            raise ValueError(
+                f"{key}: a QCN parameter, which protocol {args.protocol!r} does not read (it "
+                "would change nothing); see `qcnmodel scenarios --params` and the protocol's "
+                "parameters"
+            )
 
 
 def run(args) -> int:
@@ -151,6 +173,9 @@ def run(args) -> int:
     if args.out:
         check_out(args.out, OUT_SUFFIXES)
     overrides = parse_set(args.set)
+    if args.quiet and args.progress:
+        raise ValueError("progress: --progress and --quiet contradict each other; give one")
+    _check_unused_settings(args, overrides)
     duration = cli_time(args.duration, "duration") if args.duration is not None else None
     bin_width = _bin(args.bin, duration)
     seed = seed_value(args.seed)
@@ -159,8 +184,10 @@ def run(args) -> int:
     progress = progress_on(args)
     target, preset = args.scenario, qcn_params(args)
     if getattr(args, "topology", None):
+        from qcnmodel.cli.common import MAX_TOPOLOGY_FILE_BYTES, check_input_file
         from qcnmodel.sim.topology import read_topology
 
+        check_input_file(args.topology, "topology", MAX_TOPOLOGY_FILE_BYTES)
         topo = read_topology(args.topology)
         target, preset = topo.spec, preset or topo.preset
         duration = duration if duration is not None else topo.duration

@@ -25,6 +25,7 @@ from __future__ import annotations
 
 import argparse
 import sys
+from collections import Counter
 
 from qcnmodel.cli.common import (
     add_jobs_option,
@@ -97,14 +98,65 @@ def _grid(args) -> dict:
     for spec in specs:
         if "=" in spec:
             name, rhs = spec.split("=", 1)
+            if not name.strip():
+                raise ValueError(f"--grid: empty name in {spec!r}; expected NAME=VALUES")
             name = GRID_ALIASES.get(name.strip(), name.strip())
             spec = f"{name}={rhs}"
-        name = spec.split("=", 1)[0].strip()
+        name, rhs = (part.strip() for part in spec.split("=", 1)) if "=" in spec else (spec, "")
+        if ".." in rhs and rhs.count(":") > 2:
+            raise ValueError(f"--grid {name}: expected lo..hi:n[:log], got {rhs!r}")
         name, values = parse_grid_spec(spec, value_parser(name, args.scenario))
         if name in grid:
             raise ValueError(f"--grid {name}: given twice")
+        repeated = [v for v, k in Counter(values).items() if k > 1]
+        if repeated:  # a coordinate given twice: two points with one label
+            raise ValueError(f"--grid {name}: {repeated[0]!r} appears more than once; each "
+                             "value of a grid must be distinct")  # fmt: skip
+        if args.model:
+            _check_operating_point(name, values)
         grid[name] = values
     return grid
+
+
+def _check_scheduler(address: str) -> None:
+    """A dask.distributed scheduler address, ``[tcp://]HOST:PORT``, checked before any work
+    (dask's own error neither names the flag nor comes before the checkpoint is made)."""
+    from urllib.parse import urlsplit
+
+    scheme = address.split("://", 1)[0] if "://" in address else "tcp"
+    hint = "expected [tcp://]HOST:PORT, e.g. tcp://10.0.0.5:8786"
+    if scheme not in ("tcp", "tls", "ws", "wss", "ucx", "inproc"):
+        raise ValueError(f"scheduler: unknown protocol {scheme!r} in {address!r}; {hint}")
+    if scheme == "inproc":
+        return
+    try:
+        parts = urlsplit(address if "://" in address else f"tcp://{address}")
+        port = parts.port
+    except ValueError as exc:
+        raise ValueError(f"scheduler: {exc} in {address!r}; {hint}") from None
+    if not parts.hostname or port is None:
+        raise ValueError(f"scheduler: {address!r} has no host and port; {hint}")
+
+
+def _check_operating_point(name: str, values) -> None:
+    """The command line's limits on an analytical grid's ``rtt`` (``cli.max_rtt``) and
+    ``n_flows`` (``cli.max_flows``), as ``margins`` and ``check`` apply them: every value,
+    before any point is computed."""
+    from qcnmodel import config
+
+    limits = {"rtt": ("cli.max_rtt", "s"), "n_flows": ("cli.max_flows", "")}
+    if name not in limits:
+        return
+    key, unit = limits[name]
+    top = config.defaults[key]
+    low = "(0" if name == "rtt" else "[1"
+    for v in values:
+        ok = 0 < v <= top if name == "rtt" else 1 <= v <= top and float(v).is_integer()
+        if not ok:
+            raise ValueError(
+                f"--grid {name}: {v!r} is outside the allowed range {low}, {top:g}]"
+                f"{' ' + unit if unit else ''} (qcnmodel.config.defaults[{key!r}])"
+            )
 
 
 def run(args) -> int:
@@ -120,6 +172,8 @@ def run(args) -> int:
 
     out = check_out(args.out, (".nc", ".zarr"))
     n_jobs = jobs_value(args.jobs)
+    if args.scheduler is not None:
+        _check_scheduler(args.scheduler)
     if args.model:
         for flag in SIM_ONLY:
             if getattr(args, flag) is not None:
@@ -165,6 +219,7 @@ def run(args) -> int:
         check_grid(check_simulation_point, fixed, grid)  # every value, before any run
         attrs = {"seeds": grid.get("seed", [0])}
     checkpoint = args.checkpoint or str(out) + ".partial"
+    check_out(checkpoint, field="checkpoint", directory=True)
     ds = sweep(
         func,
         grid,

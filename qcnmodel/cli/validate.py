@@ -45,6 +45,8 @@ def run(args) -> int:
     from qcnmodel.validation.suite import run_validation
 
     check_out(args.out, directory=True)
+    if args.figures is not None:
+        check_out(args.figures, field="figures", directory=True)
     res = run_validation(quick=args.quick, progress=progress_on(args), decks_too=not args.no_decks,
                          protocol_observations=True if args.observations else None,
                          jobs=jobs_value(args.jobs))  # fmt: skip

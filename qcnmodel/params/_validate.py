@@ -28,8 +28,19 @@ __all__ = [
     "check_field_names",
     "parse_bool",
     "range_text",
+    "time_fields",
     "validate",
 ]
+
+#: class -> names of its fields parsed as times (seconds), recorded by :func:`validate`
+_TIME_FIELDS: dict[type, set[str]] = {}
+
+
+def time_fields(obj) -> tuple[str, ...]:
+    """The fields of parameter object ``obj`` that hold times in seconds (those
+    :func:`validate` parses with :func:`qcnmodel.units.parse_time`), sorted."""
+    return tuple(sorted(_TIME_FIELDS.get(type(obj), ())))
+
 
 _TRUE = ("true", "on", "yes", "1")
 _FALSE = ("false", "off", "no", "0")
@@ -67,7 +78,8 @@ def check_field_names(names: Iterable, valid: Iterable, where: str = "QCNParams"
 def check_choice(field: str, value, allowed: Iterable) -> None:
     """Raise ValueError unless ``value`` is one of ``allowed`` (listed in their order)."""
     allowed = tuple(allowed)
-    if value not in allowed:
+    # compared only as a string: an array would make ``in`` ambiguous, a number match nothing
+    if not isinstance(value, str) or value not in allowed:
         raise unknown_name(field, "value", value, allowed, sort=False)
 
 
@@ -96,8 +108,13 @@ def validate(
     optional : iterable of str
         Numeric fields that may be None (left as None).
     """
+    from qcnmodel.units import parse_time
+
     integers, optional = set(integers), set(optional)
+    times = _TIME_FIELDS.setdefault(type(obj), set())
     for name, (parser, lo, hi, lo_open, hi_open, unit, desc) in numeric.items():
+        if parser is parse_time:
+            times.add(name)
         raw = getattr(obj, name)
         if raw is None and name in optional:
             continue

@@ -215,6 +215,9 @@ class QCNParams:
     @classmethod
     def preset(cls, name: str) -> QCNParams:
         """Return the named parameter set (see :data:`PRESETS`)."""
+        if not isinstance(name, str):
+            raise ValueError(f"preset: expected a preset name (a string), got {name!r} "
+                             f"(allowed: {', '.join(PRESETS)})")  # fmt: skip
         key = name.strip().lower()
         if key not in PRESETS:
             raise unknown_name("preset", "preset", name, PRESETS, sort=False)
@@ -238,15 +241,42 @@ class QCNParams:
     @classmethod
     def from_dict(cls, data: dict[str, Any], base: QCNParams | None = None) -> QCNParams:
         """Build from a dict of field values on top of ``base`` (default: 802.1Qau)."""
+        if not isinstance(data, dict) or not all(isinstance(k, str) for k in data):
+            raise ValueError(f"QCNParams: expected a dict of field names to values, got {data!r}")
         base = base or cls()
         return base.replace(**data)
 
 
 def _line_of(text: str, key: str) -> int | None:
+    """The first line setting ``key`` (``key = ...``) or opening a table named ``key``
+    (``[key]``, ``[table.key]``); None if there is none."""
+    k = re.escape(key.strip("[]"))
+    pattern = re.compile(rf"\s*(?:{k}\s*=|\[+\s*(?:[\w.-]+\.)?{k}\s*\]+)")
     for i, line in enumerate(text.splitlines(), start=1):
-        if re.match(rf"\s*{re.escape(key)}\s*=", line):
+        if pattern.match(line):
             return i
     return None
+
+
+def _at(path, text: str, key: str) -> str:
+    """``"FILE, line N"`` for the line of ``key``, or ``"FILE"`` when it has none."""
+    line = _line_of(text, key)
+    return f"{path}, line {line}" if line else str(path)
+
+
+#: the largest parameter file read (bytes): a real one is a few kB; /dev/zero is endless
+MAX_PARAMS_FILE_BYTES = 1 << 20
+
+
+def _read_bounded(path: Path) -> bytes:
+    """The bytes of ``path``, at most :data:`MAX_PARAMS_FILE_BYTES` (a larger file, or an
+    endless device, is a ValueError naming it instead of a read without end)."""
+    with open(path, "rb") as f:
+        data = f.read(MAX_PARAMS_FILE_BYTES + 1)
+    if len(data) > MAX_PARAMS_FILE_BYTES:
+        raise ValueError(f"{path}: larger than {MAX_PARAMS_FILE_BYTES} bytes; not a parameter "
+                         "file (they are a few kB of TOML)")  # fmt: skip
+    return data
 
 
 def load_params(path: str | Path, extra_tables: tuple[str, ...] = ()) -> QCNParams:
@@ -273,12 +303,17 @@ def load_params(path: str | Path, extra_tables: tuple[str, ...] = ()) -> QCNPara
         For a syntax error, an unknown key or an out-of-range value; the message names the
         file, the field and its line.
     """
+    if not isinstance(path, (str, Path)):
+        raise ValueError(f"params: expected a path to a TOML file, got {path!r}")
     path = Path(path)
     try:
-        text = path.read_text(encoding="utf-8")
+        text = _read_bounded(path).decode("utf-8")
     except UnicodeDecodeError as exc:
         raise ValueError(f"{path}: not UTF-8 text ({exc.reason} at byte {exc.start}); "
                          "save the parameter file as UTF-8") from None  # fmt: skip
+    except OSError as exc:
+        raise ValueError(f"{path}: cannot read the parameter file "
+                         f"({exc.strerror or exc})") from None  # fmt: skip
     try:
         data = tomllib.loads(text)
     except tomllib.TOMLDecodeError as exc:
@@ -288,17 +323,21 @@ def load_params(path: str | Path, extra_tables: tuple[str, ...] = ()) -> QCNPara
         try:
             base = QCNParams.preset(str(data.pop("preset")))
         except ValueError as exc:
-            raise ValueError(f"{path}, line {_line_of(text, 'preset')}: {exc}") from None
+            raise ValueError(f"{_at(path, text, 'preset')}: {exc}") from None
     values: dict[str, Any] = {}
+    table = data.get("qcn") if isinstance(data.get("qcn"), dict) else {}
     for key, value in data.items():
         if key == "qcn" and isinstance(value, dict):
             values.update(value)
         elif isinstance(value, dict):
             if key not in extra_tables:
                 raise ValueError(
-                    f"{path}, line {_line_of(text, '[' + key) or '?'}: unknown table [{key}] "
+                    f"{_at(path, text, key)}: unknown table [{key}] "
                     f"(allowed: [qcn]{''.join(', [' + t + ']' for t in extra_tables)})"
                 )
+        elif key in table:  # one of the two would win silently
+            raise ValueError(f"{_at(path, text, key)}: {key}: given both at the top level and "
+                             "in [qcn]; give it once")  # fmt: skip
         else:
             values[key] = value
     valid = {f.name for f in fields(QCNParams)}
@@ -307,12 +346,12 @@ def load_params(path: str | Path, extra_tables: tuple[str, ...] = ()) -> QCNPara
             try:
                 check_field_names([key], valid)
             except ValueError as exc:
-                raise ValueError(f"{path}, line {_line_of(text, key)}: {exc}") from None
+                raise ValueError(f"{_at(path, text, key)}: {exc}") from None
     try:
         return base.replace(**values)
     except ValueError as exc:
         field = str(exc).split(":", 1)[0]
-        raise ValueError(f"{path}, line {_line_of(text, field)}: {exc}") from None
+        raise ValueError(f"{_at(path, text, field)}: {exc}") from None
 
 
 def _make_presets() -> dict[str, QCNParams]:

@@ -150,14 +150,15 @@ def simulate(
         qcn-p, qcn-hp, qcn-sp, qcn-pp, qcn-sonar, qcn-plus, dcqcn).
     params : QCNParams, preset name or None (the scenario's default preset)
     duration : float or str, optional
-        Simulated time (default: the scenario's duration; for a spec
+        Simulated time in [1 ns, 1e4 s] (default: the scenario's duration; for a spec
         ``config.defaults["sim.default_duration"]``, 1 s).
     seed : int
     overrides : dict, optional
         Scenario parameters, fields of the protocol's parameter classes and/or QCNParams
         fields (unit strings accepted), routed in that order.
     bin_width : float or str, optional
-        Trace bin width (default ``config.defaults["sim.bin_width"]``, 1 ms).
+        Trace bin width in [1 ns, duration] (default ``config.defaults["sim.bin_width"]``,
+        1 ms, or a tenth of a shorter run, at least 1 ns).
     trace : bool
         Build the xarray dataset (counters and the summary are always computed).
     progress : bool
@@ -168,7 +169,8 @@ def simulate(
         while the kernel is not compiled yet, saying so on stderr
         (:func:`qcnmodel.sim.engines.choose_engine`).
     window_s, decimation : optional
-        Keep only bins ending in [t0, t1]; merge every ``decimation`` bins.
+        Keep only bins ending in [t0, t1] (at least one); merge every ``decimation`` bins
+        (a whole number from 1 to the number of bins kept).
     max_traced_flows : int, optional
         Per-flow traces of every flow up to this many flows (default
         ``config.defaults["sim.max_traced_flows"]``, 64), else of the fairness and hotspot
@@ -177,18 +179,23 @@ def simulate(
     Raises
     ------
     ValueError
-        Unknown scenario/parameter/protocol or an out-of-range value (names the field).
+        Unknown scenario/parameter/protocol, an argument of the wrong type or an out-of-range
+        value (names the field), before the run. Every time field of the run's parameter
+        objects must be 0 or in [1 ns, 1e9 s]: the simulator's clock counts int64
+        nanoseconds (a shorter period would round to 0 and fire without end).
     """
     spec, sc, q_over, p_over = _resolve_network(scenario, protocol, overrides)
     net = compile_network(spec)
     params = _resolve_params(params, sc, q_over, net, spec)
     dur, bw, seed = _check_run(duration, bin_width, seed, sc)
     end_ns, bin_ns = int(round(dur * 1e9)), max(1, int(round(bw * 1e9)))
+    window_s, decimation = _check_trace_options(window_s, decimation, end_ns, bin_ns)
     ma, mb = _measure_window(spec, dur)
     traced = _traced_flows(net, max_traced_flows)
     proto = protocol_config(protocol, p_over, params, q_over)
     if "QCNParams" in proto.params:
         params = proto.params["QCNParams"]  # with the protocol's implied settings
+    _check_periods([params, *proto.params.values()])
     out = engines.run(
         engine, net, params, progress=progress, label=spec.name, qcn=protocol != "none",
         proto=proto, seed=seed, end_ns=end_ns, bin_ns=bin_ns,
@@ -233,6 +240,24 @@ def simulate(
     )  # fmt: skip
 
 
+def _check_periods(objs) -> None:
+    """Every time field of the run's parameter objects on the simulator's nanosecond clock:
+    a non-zero time below 1 ns would round to 0 (a timer firing without end at one instant)
+    and one above :data:`MAX_PERIOD_S` would overflow the int64 clock."""
+    from qcnmodel.params._validate import time_fields
+
+    for obj in objs:
+        for key in time_fields(obj):
+            value = getattr(obj, key)
+            if value is None:
+                continue
+            if 0 < value < TICK_S or value > MAX_PERIOD_S:
+                raise ValueError(
+                    f"{key}: {value:g} s is outside the range the simulator's nanosecond clock "
+                    f"holds: 0 or [1e-9, {MAX_PERIOD_S:g}] s"
+                )
+
+
 def check_inputs(scenario, protocol="qcn", params=None, duration=None, seed=0, overrides=None):
     """Check a run's inputs as :func:`simulate` does (same arguments), without running it.
 
@@ -245,11 +270,27 @@ def check_inputs(scenario, protocol="qcn", params=None, duration=None, seed=0, o
     net = compile_network(spec)
     params = _resolve_params(params, sc, q_over, net, spec)
     _check_run(duration, None, seed, sc)
-    protocol_config(protocol, p_over, params, q_over)
+    proto = protocol_config(protocol, p_over, params, q_over)
+    _check_periods([params, *proto.params.values()])
+
+
+#: the simulator's clock tick (s): no run, trace bin or QCN period is shorter
+TICK_S = 1e-9
+#: the longest protocol period (s) the simulator's int64 nanosecond clock holds with room
+MAX_PERIOD_S = 1e9
 
 
 def _resolve_network(scenario, protocol: str, overrides: dict | None):
     """(spec, scenario or None, QCNParams settings, protocol settings) of a run."""
+    if not isinstance(scenario, (str, NetworkSpec)):
+        raise ValueError(f"scenario: expected a scenario name or a NetworkSpec, got {scenario!r}")
+    if not isinstance(protocol, str):
+        get_protocol(str(protocol))  # ValueError naming it, with the allowed names
+    if overrides is not None and not (
+        isinstance(overrides, dict) and all(isinstance(k, str) for k in overrides)
+    ):
+        raise ValueError(f"overrides: expected a dict of parameter names to values, got "
+                         f"{overrides!r}")  # fmt: skip
     overrides = dict(overrides or {})
     get_protocol(protocol)  # ValueError naming an unknown protocol
     if isinstance(scenario, str):
@@ -268,6 +309,8 @@ def _resolve_params(params, sc, q_over: dict, net, spec: NetworkSpec) -> QCNPara
         params = QCNParams.preset(sc.preset) if sc else QCNParams()
     elif isinstance(params, str):
         params = QCNParams.preset(params)
+    elif not isinstance(params, QCNParams):
+        raise ValueError(f"params: expected QCNParams, a preset name or None, got {params!r}")
     if q_over:
         params = params.replace(**q_over)
     for key, net_value, src in (
@@ -290,19 +333,69 @@ def _resolve_params(params, sc, q_over: dict, net, spec: NetworkSpec) -> QCNPara
 
 
 def _check_run(duration, bin_width, seed, sc) -> tuple[float, float, int]:
-    """Validated (duration, bin width, seed); ValueError naming the field."""
+    """Validated (duration, bin width, seed); ValueError naming the field. Without a bin
+    width, the default (``sim.bin_width``) or a tenth of a shorter run (at least 1 ns)."""
     if duration is not None:
         dur = parse_time(duration, "duration")
     else:
         dur = sc.duration if sc else float(config.defaults["sim.default_duration"])
-    if not 0 < dur <= 1e4:
-        raise ValueError(f"duration: {duration!r} is outside the allowed range (0, 1e4] s")
+    if not TICK_S <= dur <= 1e4:
+        raise ValueError(
+            f"duration: {duration!r} is outside the allowed range [1e-9, 1e4] s (the "
+            "simulator's clock tick is 1 ns)"
+        )
     if bin_width is None:
-        bin_width = config.defaults["sim.bin_width"]
+        default = float(config.defaults["sim.bin_width"])
+        bin_width = default if dur >= default else max(TICK_S, dur / 10)
     bw = parse_time(bin_width, "bin_width")
-    if not 1e-9 <= bw <= dur:
-        raise ValueError(f"bin_width: {bin_width!r} must be between 1 ns and the duration")
+    if not TICK_S <= bw <= dur:
+        raise ValueError(
+            f"bin_width: {bin_width!r} is outside the allowed range [1e-9 s, the duration "
+            f"{dur:g} s]"
+        )
     return dur, bw, check_seed(seed)
+
+
+def _check_trace_options(window_s, decimation, end_ns: int, bin_ns: int):
+    """Validated ``window_s`` (times in s, T0 < T1, keeping at least one bin of the run) and
+    ``decimation`` (a whole number >= 1, at most the number of bins kept): the traces of a
+    run are never empty without an error."""
+    n_bins = -(-end_ns // bin_ns)
+    first, last = 1, n_bins  # bins k = 1..n_bins end at min(k * bin_ns, end_ns)
+    if window_s is not None:
+        try:
+            t0, t1 = window_s
+        except (TypeError, ValueError):
+            raise ValueError(f"window: expected (t0, t1), got {window_s!r}") from None
+        t0 = None if t0 is None else parse_time(t0, "window")
+        t1 = None if t1 is None else parse_time(t1, "window")
+        if t0 is not None and t1 is not None and not t0 < t1:
+            raise ValueError(f"window: need t0 < t1, got {window_s!r}")
+        if t0 is not None:
+            first = max(1, -(-int(round(t0 * 1e9)) // bin_ns))
+        if t1 is not None and int(round(t1 * 1e9)) < end_ns:
+            last = int(round(t1 * 1e9)) // bin_ns
+        if last < first:
+            raise ValueError(
+                f"window: {window_s!r} keeps no trace bin of the run ({end_ns / 1e9:g} s in "
+                f"bins of {bin_ns / 1e9:g} s)"
+            )
+        window_s = (t0, t1)
+    k = decimation
+    if isinstance(k, str):
+        k = k.strip()
+    try:
+        k_int = int(k)
+    except (TypeError, ValueError):
+        raise ValueError(f"decimation: expected a whole number >= 1, got {decimation!r}") from None
+    if isinstance(k, bool) or k_int != k and str(k_int) != k or k_int < 1:
+        raise ValueError(f"decimation: expected a whole number >= 1, got {decimation!r}")
+    if k_int > last - first + 1:
+        raise ValueError(
+            f"decimation: {decimation!r} is more than the {last - first + 1} trace bin(s) kept; "
+            f"the allowed range is [1, {last - first + 1}]"
+        )
+    return window_s, k_int
 
 
 #: seeds are stored as int64 in the kernel and taken modulo 2**64 by the RNG
@@ -333,6 +426,8 @@ def check_seed(seed) -> int:
 def _traced_flows(net, max_traced_flows: int | None) -> np.ndarray:
     """Every flow up to ``max_traced_flows``, else the fairness and hotspot flows."""
     cap = config.defaults["sim.max_traced_flows"] if max_traced_flows is None else max_traced_flows
+    if isinstance(cap, bool) or not isinstance(cap, (int, np.integer)) or cap < 0:
+        raise ValueError(f"max_traced_flows: expected a whole number >= 0, got {cap!r}")
     if net.n_flows <= cap:
         return np.arange(net.n_flows)
     return np.unique(np.concatenate([net.fair_flows, net.hot_flows]))[:cap]

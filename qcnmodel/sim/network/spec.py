@@ -102,14 +102,34 @@ class Hotspot:
     mode: str = "port"
 
 
+#: the largest finite buffer (bytes): the simulator counts bytes in int64 and keeps larger
+#: numbers for "unlimited" (:data:`qcnmodel.sim.network.compile._BIG`)
+MAX_FINITE_BUFFER = float(np.iinfo(np.int64).max // 4)
+
+
 @dataclass(frozen=True)
 class Buffers:
-    """Buffer sizes in bytes (``math.inf`` = unlimited; ``oq_limit`` 0 = no OQ limit)."""
+    """Buffer sizes in bytes (``math.inf`` = unlimited; ``oq_limit`` 0 = no OQ limit).
+
+    A finite size above :data:`MAX_FINITE_BUFFER` (about 2.3e18 B) is refused: it does not
+    fit the simulator's byte counters (give ``inf`` for an unlimited buffer). The lower
+    bounds are checked when the network is compiled.
+    """
 
     switch_memory: float = 150e3
     oq_limit: float = 0.0
     adapter_ib: float = 1.5e6
     adapter_ob: float = 1.5e6
+
+    def __post_init__(self) -> None:
+        for name in ("switch_memory", "oq_limit", "adapter_ib", "adapter_ob"):
+            v = getattr(self, name)
+            if isinstance(v, (int, float, np.integer, np.floating)) and not isinstance(v, bool):
+                if math.isfinite(v) and v > MAX_FINITE_BUFFER:
+                    raise ValueError(
+                        f"{name}: {v!r} B is above the largest finite buffer, "
+                        f"{MAX_FINITE_BUFFER:.3g} B (give inf for an unlimited buffer)"
+                    )
 
 
 @dataclass(frozen=True)

@@ -1,0 +1,204 @@
+"""Regression tests of a fuzzing pass over the command line: each input below used to end in
+a traceback, a silent no-op or clamp, work started before the refusal, or a message that did
+not name the flag. Each now exits 2 with one line naming the field (and, where there is one,
+the allowed range) and no traceback. All run in-process in well under a second: the refusals
+come before any model or simulation work.
+"""
+
+from __future__ import annotations
+
+import errno
+import tempfile
+from pathlib import Path
+
+import pytest
+
+from qcnmodel.cli import main
+
+ROOT = Path(__file__).resolve().parents[2]
+SIM = ["simulate", "--scenario", "og-hotspot", "--duration", "1ms"]
+SWEEP = ["sweep", "--model", "qcn"]
+
+
+def _err(capsys) -> str:
+    err = capsys.readouterr().err
+    assert "Traceback" not in err, err
+    assert len(err.strip().splitlines()) == 1, err
+    return err
+
+
+@pytest.mark.parametrize(
+    ("argv", "needles"),
+    [
+        # an empty path was taken as "not given" (no output, default preset) or as the cwd
+        (["margins", "--out", ""], ["out", "empty"]),
+        ([*SIM, "--out", ""], ["out", "empty"]),
+        ([*SIM, "--params", ""], ["params", "empty"]),
+        (["figures", "--out", "", "--only", "analysis"], ["out", "empty"]),
+        (
+            ["compare", "--scenario", "og-hotspot", "--protocols", "qcn", "--out", ""],
+            ["out", "empty"],
+        ),
+        (["check", ""], ["PARAMS.toml", "empty"]),
+        ([*SWEEP, "--rtt", "1us", "--scheduler", ""], ["scheduler", "empty"]),
+        # a value given twice: one of them won silently
+        (["margins", "--set", "w=2", "--w", "4"], ["w", "given twice", "--w"]),
+        (["margins", "--set", "model.rtt=5us", "--rtt", "10us"], ["rtt", "given twice"]),
+        (["margins", "--set", "capacity=1Gbps", "--rate", "10Gbps"], ["capacity", "--rate"]),
+        (
+            [
+                "margins",
+                "--model",
+                "dcqcn",
+                "--set",
+                "model.linearisation=paper",
+                "--linearisation",
+                "exact",
+            ],
+            ["linearisation", "given twice"],
+        ),
+        (["margins", "--set", "w=2", "--set", "w=3"], ["--set w", "given twice"]),
+        (
+            ["compare", "--scenario", "og-hotspot", "--protocols", "qcn,qcn"],
+            ["protocols", "'qcn' given twice"],
+        ),
+        ([*SIM, "--quiet", "--progress"], ["progress", "--quiet"]),
+        # values the run would have ignored or rounded away
+        ([*SIM, "--protocol", "dcqcn", "--set", "w=4"], ["w", "QCN parameter", "dcqcn"]),
+        ([*SIM, "--protocol", "ecm", "--set", "quantiser=msb6"], ["quantiser", "'ecm'"]),
+        ([*SIM, "--set", "timer=1ps"], ["timer", "[1e-9, 1e+09] s"]),
+        ([*SIM, "--protocol", "qcn-p", "--set", "interval=1ps"], ["interval", "[1e-9"]),
+        ([*SIM, "--window", "5ms:10ms", "--out", "x.csv"], ["window", "no trace bin"]),
+        ([*SIM, "--decimate", "10", "--out", "x.csv"], ["decimation", "[1, 1]"]),
+        # a message naming another field, or none
+        (
+            ["simulate", "--scenario", "og-hotspot", "--duration", "1ps"],
+            ["duration", "[1e-9, 1e4] s"],
+        ),
+        (
+            [
+                "compare",
+                "--scenario",
+                "og-hotspot",
+                "--protocols",
+                "qcn",
+                "--duration",
+                "1ps",
+                "--out",
+                "x.d",
+            ],
+            ["duration", "[1e-9, 1e4] s"],
+        ),
+        (["margins", "--flows", "1e400"], ["flows", "not a finite number"]),
+        (["check", "--preset", "802.1qau", "--pm-threshold", "nan"], ["pm-threshold", "finite"]),
+        (["check", "--preset", "802.1qau", "--rtt", "0us..1ms"], ["rtt", "0 < lo <= hi"]),
+        ([*SWEEP, "--grid", "=1,2"], ["--grid", "empty name"]),
+        ([*SWEEP, "--scheduler", "nope", "--rtt", "1us"], ["scheduler", "HOST:PORT"]),
+        ([*SWEEP, "--scheduler", "tcp://a:99999", "--rtt", "1us"], ["scheduler", "Port"]),
+        # grid values beyond the command line's limits were found after the sweep started
+        ([*SWEEP, "--grid", "n_flows=1,10000000"], ["n_flows", "[1, 100000]", "cli.max_flows"]),
+        ([*SWEEP, "--grid", "rtt=1us,2s"], ["rtt", "(0, 1] s", "cli.max_rtt"]),
+        # a point outside the model's domain: scipy's bare root-finder message named nothing
+        (
+            ["margins", "--model", "dcqcn", "--flows", "100000"],
+            ["flows=100000", "dcqcn model: no equilibrium"],
+        ),
+        (["margins", "--flows", "100000"], ["rtt=100 us, flows=100000", "no equilibrium"]),
+        # endless input files were read without end (MemoryError)
+        (["check", "/dev/zero"], ["/dev/zero", "larger than 1048576 bytes"]),
+        ([*SIM[:1], "--topology", "/dev/zero"], ["topology", "is a device"]),
+        # grid specs: trailing parts were ignored, a repeated value made two points one label
+        ([*SWEEP, "--grid", "rtt=1us..1ms:3:log:extra"], ["--grid rtt", "lo..hi:n[:log]"]),
+        ([*SWEEP, "--grid", "rtt=1us,1000ns"], ["--grid rtt", "more than once"]),
+        ([*SWEEP, "--grid", "rtt=1us..1us:3"], ["--grid rtt", "more than once"]),
+        # a unit taking a finite number beyond the float range: the limit is named
+        (["margins", "--rate", "1e300Gbps"], ["rate", "cli.max_rate"]),
+        (["margins", "--rtt", "1e308min"], ["rtt", "cli.max_rtt"]),
+    ],
+)
+def test_bad_input_exits_2_naming_the_field(argv, needles, capsys, tmp_path, monkeypatch):
+    monkeypatch.chdir(ROOT)
+    argv = [str(tmp_path / a) if a.startswith("x.") else a for a in argv]
+    assert main(argv) == 2
+    err = _err(capsys)
+    for needle in needles:
+        assert needle in err, err
+
+
+def test_checkpoint_that_is_a_file_is_refused_before_the_sweep(tmp_path, capsys):
+    clash = tmp_path / "cp"
+    clash.write_text("x")
+    argv = [*SWEEP, "--rtt", "1us", "--out", str(tmp_path / "s.nc"), "--checkpoint", str(clash)]
+    assert main(argv) == 2
+    assert "checkpoint" in _err(capsys)
+    assert not (tmp_path / "s.nc").exists()
+
+
+def test_checkpoint_in_a_missing_folder_is_refused(tmp_path, capsys):
+    argv = [*SWEEP, "--rtt", "1us", "--out", str(tmp_path / "s.nc"),
+            "--checkpoint", str(tmp_path / "no" / "cp")]  # fmt: skip
+    assert main(argv) == 2
+    assert "checkpoint: folder" in _err(capsys)
+    assert not (tmp_path / "no").exists()  # not created on the way
+
+
+def test_validate_figures_folder_is_checked_before_the_run(tmp_path, capsys):
+    argv = ["validate", "--quick", "--out", str(tmp_path / "v"),
+            "--figures", str(tmp_path / "no" / "f")]  # fmt: skip
+    assert main(argv) == 2
+    assert "figures: folder" in _err(capsys)
+    assert not (tmp_path / "no").exists()
+
+
+def test_an_unwritable_folder_is_found_before_any_work(tmp_path, capsys, monkeypatch):
+    # The permission bits pass (as for root, or on a read-only mount): the probe write fails.
+    def refuse(*args, **kwargs):
+        raise OSError(errno.EROFS, "Read-only file system")
+
+    monkeypatch.setattr(tempfile, "mkstemp", refuse)
+    assert main(["margins", "--out", str(tmp_path / "m.json")]) == 2
+    err = _err(capsys)
+    assert "out: cannot write in folder" in err and "Read-only" in err
+
+
+def test_the_probe_leaves_nothing_behind(tmp_path, capsys):
+    assert main(["margins", "--rtt", "100us", "--out", str(tmp_path / "m.json")]) == 0
+    capsys.readouterr()
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["m.json"]
+
+
+def test_a_short_run_gets_a_default_bin_from_the_api(capsys):
+    # 5 ns: the default bin is a tenth of the run, floored at the 1 ns clock tick
+    assert main(["simulate", "--scenario", "og-hotspot", "--duration", "5ns", "--json"]) == 0
+    assert '"duration_s": 5e-09' in capsys.readouterr().out
+
+
+def test_jobs_beyond_four_per_core_are_refused(capsys, monkeypatch):
+    # --jobs 999 forked up to 999 workers on a 2-core machine
+    monkeypatch.setattr("os.cpu_count", lambda: 2)
+    assert main(["margins", "--rtt", "100us", "--jobs", "9"]) == 2
+    assert "jobs: expected a whole number in [1, 8]" in _err(capsys)
+    assert main(["margins", "--rtt", "100us", "--jobs", "8"]) == 0
+
+
+def test_the_same_value_twice_is_accepted(capsys):
+    assert main(["margins", "--flows", "10", "--flows", "10", "--rtt", "100us"]) == 0
+    capsys.readouterr()
+
+
+@pytest.mark.parametrize(
+    "argv",
+    [
+        ["margins", "--rtt", "0.1ms", "--rtt", "0.2ms"],
+        ["margins", "--rtt", "1ms", "--rtt-range", "2ms"],
+        ["margins", "--model", "qcn", "--model", "fopdt"],
+        ["simulate", "--scenario", "og-hotspot", "--scenario", "ig-hotspot"],
+    ],
+)
+def test_a_single_value_flag_given_twice_is_a_usage_error(argv, capsys):
+    # argparse kept the last value silently; now a usage error (argparse exits 2 itself)
+    with pytest.raises(SystemExit) as info:
+        main(argv)
+    assert info.value.code == 2
+    err = _err(capsys)
+    assert "given twice" in err and argv[1] in err
