@@ -36,6 +36,9 @@ _SHIPPED: dict = {
     # stability_map defaults: RTT (lo, hi, points, log-spaced) and flows 1..max
     "analysis.map_rtt": (1e-6, 1e-3, 100),
     "analysis.map_max_flows": 100,
+    # the most grid points of a stability map and delays of one margins_over_delay call
+    "analysis.map_max_points": 1_000_000,
+    "analysis.max_delays": 1_000_000,
     # critical_rtt's search interval (s) when the RTT enters the rational part
     "analysis.rtt_search": (1e-9, 1.0),
     # -- models: fluid integration ---------------------------------------------------------
@@ -51,6 +54,9 @@ _SHIPPED: dict = {
     # the packet-fidelity QCN model integrates each flow up to this many flows (its cost grows
     # with N per event); beyond it, the population's cohorts (the mean field, exact as N grows)
     "models.max_agents": 1000,
+    # the largest loop delay (s) and flow count a model accepts
+    "models.max_rtt": 1e3,
+    "models.max_flows": 10**9,
     # relative tolerance of the adaptive reference integrators
     "models.reference_rtol": 1e-8,
     # -- sim: the packet-level simulator ---------------------------------------------------

@@ -55,18 +55,9 @@ from scipy.optimize import brentq
 from qcnmodel import config
 from qcnmodel.analysis._rational import Rational
 
-__all__ = [
-    "Margins",
-    "NyquistCount",
-    "margins",
-    "margins_over_delay",
-    "nyquist_count",
-    "nyquist_contour",
-    "critical_delay",
-    "critical_rtt",
-    "extra_delay",
-    "rtt_offset",
-]
+__all__ = ["Margins", "NyquistCount", "margins", "margins_over_delay", "nyquist_count",
+           "nyquist_contour", "critical_delay", "critical_rtt", "extra_delay",
+           "rtt_offset"]  # fmt: skip
 
 _TWO_PI = 2.0 * np.pi
 # Newton steps (bisection when a step leaves the bracket); quadratic convergence from
@@ -277,6 +268,9 @@ def margins_over_delay(loop, taus) -> Margins:
     taus = taus.reshape(-1)
     if np.any(~np.isfinite(taus)) or np.any(taus < 0):
         raise ValueError("taus must be finite and >= 0")
+    if taus.size > config.defaults["analysis.max_delays"]:
+        raise ValueError(f"taus: at most {config.defaults['analysis.max_delays']} delays "
+                         f"(analysis.max_delays), got {taus.size}")  # fmt: skip
     rat = Rational(loop.num, loop.den)
     _check_loop(rat, bool(np.any(taus > 0)))
     wc_all, pm0_all, direction = _crossover_table(rat)
@@ -576,6 +570,9 @@ def critical_rtt(
         raise TypeError("model must be a DelayedLoop, a LoopModel or a callable rtt -> loop")
     lo, hi = config.defaults["analysis.rtt_search"]
     lo, hi = lo if rtt_min is None else rtt_min, hi if rtt_max is None else rtt_max
+    if not (0 < lo < hi < np.inf):
+        raise ValueError(f"rtt_min, rtt_max: need 0 < rtt_min < rtt_max < inf s, got {lo!r}, "
+                         f"{hi!r}")  # fmt: skip
     return _first_loss(make, lo, hi, xtol, rtol)
 
 

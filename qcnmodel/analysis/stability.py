@@ -109,6 +109,30 @@ def _first_offset(model, y: str, ys: np.ndarray) -> float | None:
     return None
 
 
+def _check_grid(model, x, xs, y, ys) -> None:
+    """Refuse, before any point is computed, a grid the map cannot answer: a model without
+    ``replace``, a name the model does not have, values that are not finite numbers (an RTT
+    or a flow count must be positive), or more points than ``analysis.map_max_points``."""
+    if not (hasattr(model, "replace") and hasattr(model, "loop")):
+        raise ValueError(f"model: must be a loop model (with replace() and loop()), got "
+                         f"{type(model).__name__}")  # fmt: skip
+    limit = config.defaults["analysis.map_max_points"]
+    if xs.size * ys.size > limit:
+        raise ValueError(f"x_values, y_values: at most {limit} grid points "
+                         f"(analysis.map_max_points), got {xs.size} x {ys.size}")  # fmt: skip
+    for name, vals in ((x, xs), (y, ys)):
+        field = "x_values" if name == x else "y_values"
+        try:
+            v = np.asarray(vals, float)
+        except (TypeError, ValueError):
+            raise ValueError(f"{field}: must be numbers, got {vals!r}") from None
+        if not np.all(np.isfinite(v)):
+            raise ValueError(f"{field}: must be finite numbers, got {vals!r}")
+        if name in ("rtt", "n_flows") and np.any(v <= 0):
+            raise ValueError(f"{field}: {name} must be > 0, got {vals!r}")
+        model.replace(**{name: vals[0].item() if hasattr(vals[0], "item") else vals[0]})
+
+
 def stability_map(
     model,
     x: str = "rtt",
@@ -150,7 +174,10 @@ def stability_map(
     if x == y:
         raise ValueError(f"x and y must differ (both {x!r})")
     lo, hi, n = config.defaults["analysis.map_rtt"]
-    xs = np.asarray(np.geomspace(lo, hi, n) if x_values is None else x_values, float)
+    try:
+        xs = np.asarray(np.geomspace(lo, hi, n) if x_values is None else x_values, float)
+    except (TypeError, ValueError):
+        raise ValueError(f"x_values: must be numbers, got {x_values!r}") from None
     ys = np.asarray(
         np.arange(1, config.defaults["analysis.map_max_flows"] + 1)
         if y_values is None
@@ -158,6 +185,7 @@ def stability_map(
     )
     if xs.ndim != 1 or ys.ndim != 1 or xs.size == 0 or ys.size == 0:
         raise ValueError("x_values and y_values must be non-empty 1-D arrays")
+    _check_grid(model, x, xs, y, ys)
     if y == "n_flows":
         ys = ys.astype(int)
     offset = _first_offset(model, y, ys) if x == "rtt" else None

@@ -50,12 +50,19 @@ def check_operating_point(model, capacity: bool = False, ps: bool = False) -> No
     unit parsers and written back on the frozen dataclass.
     """
     rtt = parse_time(model.rtt, "rtt")
-    if not (rtt > 0 and math.isfinite(rtt)):
-        raise ValueError(f"rtt: must be in (0, inf) s, got {model.rtt!r}")
+    rtt_max = config.defaults["models.max_rtt"]
+    if not (0 < rtt <= rtt_max):
+        raise ValueError(f"rtt: must be in (0, {rtt_max:g}] s (models.max_rtt), got {model.rtt!r}")
     object.__setattr__(model, "rtt", rtt)
     n = model.n_flows
-    if isinstance(n, bool) or not float(n).is_integer() or n < 1:
-        raise ValueError(f"n_flows: must be an integer >= 1, got {n!r}")
+    try:
+        whole = not isinstance(n, bool) and float(n).is_integer() and n >= 1
+    except (TypeError, ValueError, OverflowError):
+        whole = False
+    n_max = config.defaults["models.max_flows"]
+    if not whole or n > n_max:
+        raise ValueError(f"n_flows: must be an integer in [1, {n_max}] (models.max_flows), "
+                         f"got {n!r}")  # fmt: skip
     object.__setattr__(model, "n_flows", int(n))
     if capacity and model.capacity is not None:
         cap = parse_rate(model.capacity, "capacity")

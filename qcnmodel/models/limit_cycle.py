@@ -167,6 +167,9 @@ def limit_cycle(model, amplitudes=None, method: str = "harmonic-balance",
         amps = np.geomspace(max(0.1 * k[cp.K_SIGMA], 0.05), k[cp.K_FBMAX], 40)
     else:
         amps = np.asarray(amplitudes, float) / fr
+        if amps.ndim != 1 or amps.size < 2 or not np.all(np.isfinite(amps) & (amps > 0)):
+            raise ValueError(f"amplitudes: must be at least two finite Fb amplitudes > 0 "
+                             f"bytes, got {amplitudes!r}")  # fmt: skip
 
     def kappa(fb):
         return _signals(k, fb, target)[0]

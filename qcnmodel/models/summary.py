@@ -40,6 +40,9 @@ def summary(model, loop=None, fixed_point: bool = True) -> dict:
         ``crossover_rad_s``, ``phase_crossover_rad_s``, ``critical_rtt_s``, ``stable`` and
         ``fixed_point``.
     """
+    if not (hasattr(model, "loop") and hasattr(model, "replace")):
+        raise ValueError(f"model: must be a loop model (with loop() and replace()), got "
+                         f"{type(model).__name__}")  # fmt: skip
     name, variant = identify(model)
     loop = model.loop() if loop is None else loop
     m = loop.margins()

@@ -1,0 +1,93 @@
+"""Bad inputs to the analysis surfaces name the field and its range (ValueError), before any
+work: stability maps, critical RTT searches, delay sweeps, limit cycles, summaries and the
+models' operating point."""
+
+import math
+
+import numpy as np
+import pytest
+
+import qcnmodel as qm
+from qcnmodel import config
+
+
+def _paper(**kw):
+    base = dict(rtt=100e-6, n_flows=10, capacity=5e9, fidelity="paper")
+    return qm.QCNFluidModel(qm.QCNParams(), **{**base, **kw})
+
+
+@pytest.mark.parametrize(
+    ("kw", "field"),
+    [
+        (dict(x="nope"), "nope"),
+        (dict(x_values=[math.nan]), "x_values"),
+        (dict(x_values=[-1e-6]), "x_values"),
+        (dict(y_values=[0]), "y_values"),
+        (dict(x_values=["a"]), "x_values"),
+    ],
+)
+def test_stability_map_refuses_a_grid_it_cannot_answer(kw, field):
+    with pytest.raises(ValueError, match=field):
+        qm.stability_map(_paper(), **kw)
+
+
+def test_stability_map_bounds_the_grid_and_checks_the_model(monkeypatch):
+    monkeypatch.setitem(config.defaults, "analysis.map_max_points", 10)
+    with pytest.raises(ValueError, match="map_max_points"):
+        qm.stability_map(_paper(), x_values=np.geomspace(1e-6, 1e-3, 4), y_values=[1, 2, 3])
+    with pytest.raises(ValueError, match="model"):
+        qm.stability_map(None)
+
+
+def test_a_valid_small_map_still_runs():
+    ds = qm.stability_map(_paper(), x_values=np.geomspace(1e-5, 1e-3, 4), y_values=[1, 10])
+    assert ds.critical_rtt.shape == (2,)
+    ds = qm.stability_map(_paper(), x="w", x_values=[1.0, 2.0], y_values=[10])
+    assert ds.phase_margin_deg.shape == (1, 2)
+
+
+@pytest.mark.parametrize(("lo", "hi"), [(1e-3, 1e-6), (-1.0, 1.0), (1e-6, math.nan), (0.0, 1.0)])
+def test_critical_rtt_search_interval_is_checked(lo, hi):
+    m = _paper()
+    with pytest.raises(ValueError, match="rtt_min, rtt_max"):
+        qm.critical_rtt(lambda r: m.replace(rtt=r).loop(), rtt_min=lo, rtt_max=hi)
+
+
+def test_margins_over_delay_bounds_the_number_of_delays(monkeypatch):
+    monkeypatch.setitem(config.defaults, "analysis.max_delays", 5)
+    loop = qm.build_model("fopdt").loop()
+    with pytest.raises(ValueError, match="max_delays"):
+        qm.margins_over_delay(loop, np.linspace(0, 1e-3, 6))
+    assert qm.margins_over_delay(loop, np.linspace(0, 1e-3, 5)).stable.shape == (5,)
+
+
+@pytest.mark.parametrize("amps", [[-1.0, 2.0], [1e3], [math.nan, 1.0]])
+def test_limit_cycle_amplitudes_are_checked(amps):
+    m = qm.QCNFluidModel(qm.QCNParams(), rtt=500e-6, n_flows=1, capacity=5e9)
+    with pytest.raises(ValueError, match="amplitudes"):
+        qm.limit_cycle(m, amplitudes=amps)
+
+
+def test_summary_names_a_missing_model():
+    with pytest.raises(ValueError, match="model"):
+        qm.summary(None)
+
+
+@pytest.mark.parametrize(
+    ("kw", "field"),
+    [
+        (dict(rtt=1e308), "rtt"),
+        (dict(rtt=math.nan), "rtt"),
+        (dict(n_flows=10**400), "n_flows"),
+        (dict(n_flows=10**12), "n_flows"),
+        (dict(n_flows=2.5), "n_flows"),
+    ],
+)
+def test_operating_point_limits(kw, field):
+    with pytest.raises(ValueError, match=field):
+        _paper(**kw)
+
+
+def test_the_largest_rtt_still_analyses():
+    m = qm.build_model("fopdt").replace(rtt=config.defaults["models.max_rtt"])
+    assert not qm.summary(m, fixed_point=False)["stable"]
