@@ -80,7 +80,7 @@ def confirmation_lines(c: dict, figure=None) -> list[str]:
         f"packet confirmation ({c['duration_s']:.3g} s per run, seed {c['seed']}, "
         f"{c.get('jobs', 1)} process{'es' if c.get('jobs', 1) != 1 else ''}): "
         + ("DISAGREES" if not c["agree"] else "AGREES" if n_agree else "INCONCLUSIVE")
-        + f" ({n_agree} of {len(c['rows'])} points"
+        + f" ({n_agree} of {len(c['rows'])} points agree"
         + (f", {n_open} inconclusive: the run is shorter than {2 * SETTLE_TAUS:g} time "
            "constants of their mode" if n_open else "") + ")"
     ]  # fmt: skip
