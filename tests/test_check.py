@@ -203,6 +203,15 @@ def test_bad_files_exit_2(tmp_path, capsys, text, needle):
     assert needle in capsys.readouterr().err
 
 
+def test_a_flow_count_without_equilibrium_is_named(tmp_path, capsys):
+    # the packet model has no equilibrium for the 802.1Qau defaults beyond about 1500 flows
+    f = tmp_path / "p.toml"
+    f.write_text("[qcn]\nw = 2\n")
+    assert main(["check", str(f), "--flows", "1..100000", "--no-recommend"]) == 2
+    err = capsys.readouterr().err
+    assert "flows: the model cannot be analysed at N = " in err and "no equilibrium" in err
+
+
 def test_missing_file_exit_2(capsys):
     assert main(["check", "does-not-exist.toml"]) == 2
 

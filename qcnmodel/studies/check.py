@@ -259,8 +259,12 @@ def _check(params, ranges, model, variant, base, fallback, recommend, confirm,
     crit: dict[int, float] = {}
     for n in ranges.flow_grid():
         model_n = base.replace(n_flows=int(n))
-        loop = model_n.loop()
-        m = margins_over_delay(loop, taus + extra_delay(model_n))  # loop delays of the RTTs
+        try:
+            loop = model_n.loop()
+            m = margins_over_delay(loop, taus + extra_delay(model_n))  # the RTTs' loop delays
+        except ValueError as exc:  # e.g. no equilibrium at this N: say where
+            raise ValueError(f"flows: the model cannot be analysed at N = {int(n)} ({exc}); "
+                             "narrow the flow range") from None  # fmt: skip
         table[int(n)] = (np.asarray(m.phase_margin_deg, float), np.asarray(m.stable, bool))
         worst_gm = min(worst_gm, float(np.min(m.gain_margin_db)))
         worst_dm = min(worst_dm, float(np.min(m.delay_margin_s)))
