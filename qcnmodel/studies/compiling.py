@@ -17,7 +17,7 @@ from __future__ import annotations
 import sys
 
 __all__ = ["Background", "announce_all", "announce_compile", "compile_in_background", "pending",
-           "sim_family"]  # fmt: skip
+           "sim_family", "sim_ready"]  # fmt: skip
 
 _TEXT = {
     "loop": "the packet-fidelity QCN model's cohort kernel",
@@ -59,6 +59,12 @@ def _ready(what: str, family: str = "qcn") -> bool:
     from qcnmodel.sim.kernel import loop
 
     return family in loop._WARM or kernel_is_cached(family)
+
+
+def sim_ready(family: str = "qcn") -> bool:
+    """True if ``family``'s simulator kernel is compiled in this process or in numba's cache
+    (a packet run then loads it in seconds instead of compiling it for about a minute)."""
+    return _ready("sim", family)
 
 
 def pending(whats) -> list[str]:

@@ -4,6 +4,8 @@
 * :func:`settled`: the report's configuration as the check will settle it (the published
   equations where the packet-fidelity model does not cover the parameter set), known before
   the check runs;
+* :func:`resolve_packet`: whether the packet confirmation runs (``packet="auto"``: only when
+  the simulator's kernel is already compiled);
 * :func:`compiled_parts` and :func:`family`: what the report runs compiled, for the one line
   on stderr of :mod:`qcnmodel.studies.compiling` and the simulator compiled in the background;
 * :class:`Tasks`: the model's figures, the representative points and the grid's (W, Ps)
@@ -21,7 +23,7 @@ from typing import TYPE_CHECKING
 if TYPE_CHECKING:  # pragma: no cover
     from qcnmodel.studies.report import ReportConfig
 
-__all__ = ["Tasks", "compiled_parts", "family", "settled", "workers"]
+__all__ = ["Tasks", "compiled_parts", "family", "resolve_packet", "settled", "workers"]
 
 
 def settled(cfg: ReportConfig) -> ReportConfig:
@@ -44,6 +46,23 @@ def family(params) -> str:
     from qcnmodel.studies.compiling import sim_family
 
     return sim_family(params)
+
+
+def resolve_packet(cfg: ReportConfig) -> tuple[ReportConfig, bool]:
+    """``cfg`` with ``packet`` settled to True or False, and whether the packet confirmation
+    is left out only because the simulator's kernel is not compiled yet.
+
+    ``packet="auto"`` runs the confirmation when the kernel of the report's simulator family
+    is compiled in this process or in numba's cache (it then loads in seconds), as
+    ``packet=True`` does; otherwise it leaves the confirmation out (compiling the kernel
+    takes about a minute on 2 cores, once), and the report says so and how to run it.
+    True and False are kept as given."""
+    if cfg.packet != "auto":
+        return cfg, False
+    from qcnmodel.studies.compiling import sim_ready
+
+    ready = sim_ready(family(cfg.params))
+    return dataclasses.replace(cfg, packet=ready), not ready
 
 
 def compiled_parts(cfg: ReportConfig) -> list[str]:
