@@ -10,13 +10,15 @@ The packet-level confirmation of the verdict (--confirm): "auto" (the default) r
 the packet simulator is already compiled (numba's cache), and otherwise leaves it out, saying
 so in the report and in one line on stderr, with the command that runs it; "yes" runs it,
 compiling the simulator first if needed (once, about a minute on 2 cores); "no" leaves it
-out (as --no-packet). A bare --confirm means "yes".
+out (as --no-packet). A bare --confirm means "yes". The figure of the fluid model's
+nonlinear trajectories follows the same rule: drawn when its kernels are compiled (about
+20 s of CPU otherwise), always with --confirm yes.
 
 Run time, 2 cores with warm numba caches: about 22 s lightly loaded (the model's analysis and
-the packet confirmation share the cores). A first run after installation compiles the fluid
-model's kernels (tens of seconds of CPU) and leaves the packet confirmation out;
-`--confirm yes` then compiles the simulator in the background while the model is analysed
-(about 60 s in all).
+the packet confirmation share the cores). A first run after installation compiles only the
+model's cohort kernel (a few seconds) and leaves out what is not compiled yet, saying so;
+`--confirm yes` compiles everything once, the simulator in the background while the model is
+analysed (about 60 s in all).
 """
 
 from __future__ import annotations
@@ -112,11 +114,15 @@ def report_config(args):
         from qcnmodel.cli.common import jobs_value
 
         kw["jobs"] = jobs_value(args.jobs)
-    return ReportConfig(params=params, preset=name, packet=_packet(args), **kw)
+    packet = _packet(args)
+    return ReportConfig(params=params, preset=name, packet=packet,
+                        trajectories=True if packet is True else "auto", **kw)  # fmt: skip
 
 
 def _packet(args) -> bool | str:
-    """``ReportConfig.packet`` from ``--confirm`` and ``--no-packet``."""
+    """``ReportConfig.packet`` from ``--confirm`` and ``--no-packet`` (``--confirm yes`` also
+    draws the nonlinear trajectories whether compiled or not; otherwise they follow
+    ``"auto"``)."""
     confirm = getattr(args, "confirm", None)
     if confirm is not None and confirm not in CONFIRM_CHOICES:
         raise ValueError(f"confirm: one of {', '.join(CONFIRM_CHOICES)}, got {confirm!r}")

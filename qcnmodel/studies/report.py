@@ -50,7 +50,9 @@ class ReportConfig:
     and the representative points (defaults: ``studies.report_*`` of :mod:`qcnmodel.config`,
     read when the object is made). ``packet``: run the packet confirmation (True), leave it
     out (False), or run it only when the simulator's kernel is already compiled (``"auto"``;
-    :func:`~qcnmodel.studies.report_tasks.resolve_packet`). ``confirm_duration`` (s,
+    :func:`~qcnmodel.studies.report_tasks.resolve_auto`); ``trajectories``: draw the
+    nonlinear trajectories of the fluid model (True, False, or ``"auto"``: when the
+    packet-fidelity model's trajectory kernels are already compiled). ``confirm_duration`` (s,
     default: the confirmation's automatic run length) sets the packet confirmation of the
     headline verdict; ``jobs`` (processes, -1 the same as None) its runs in parallel
     (default the cores actually free),
@@ -69,6 +71,7 @@ class ReportConfig:
     point_rtts: tuple[float, ...] = _default("studies.report_point_rtts")
     point_flows: tuple[int, ...] = _default("studies.report_point_flows")
     packet: bool | str = True
+    trajectories: bool | str = True
     recommend: bool = True
     pm_threshold: float = _default("studies.check_pm_threshold")
     variant: str | None = None
@@ -80,8 +83,10 @@ class ReportConfig:
             raise ValueError(
                 f"rtt range: need 0 < rtt_min < rtt_max, got {self.rtt_min}, {self.rtt_max}"
             )
-        if not (isinstance(self.packet, bool) or self.packet == "auto"):
-            raise ValueError(f"packet: expected True, False or 'auto', got {self.packet!r}")
+        for name in ("packet", "trajectories"):
+            value = getattr(self, name)
+            if not (isinstance(value, bool) or value == "auto"):
+                raise ValueError(f"{name}: expected True, False or 'auto', got {value!r}")
         if self.n_rtt < 2:
             raise ValueError(f"n_rtt: need at least 2 RTT points, got {self.n_rtt}")
         if any(n < 1 for n in self.flows):
@@ -224,27 +229,29 @@ def write_report(out_dir: str | Path, cfg: ReportConfig | None = None, progress:
     progress : bool
         Show a progress bar on stderr.
     command : str, optional
-        The command line that runs this report with its packet confirmation, named when
-        ``cfg.packet == "auto"`` leaves the confirmation out (default
-        :data:`~qcnmodel.studies.report_packet.CONFIRM_COMMAND`).
+        The command line that runs this report with everything, named when ``"auto"`` (of
+        ``cfg.packet`` or ``cfg.trajectories``) leaves a part out because it is not compiled
+        yet (default :data:`~qcnmodel.studies.report_packet.CONFIRM_COMMAND`).
 
     Returns
     -------
     dict
-        Paths of the written files and the headline numbers; ``packet``: ``"run"``,
-        ``"off"`` or ``"not compiled"`` (left out by ``packet="auto"``).
+        Paths of the written files and the headline numbers; ``packet`` and
+        ``trajectories``: ``"run"``, ``"off"`` or ``"not compiled"`` (left out by
+        ``"auto"``).
     """
     from qcnmodel.studies import compiling
     from qcnmodel.studies.report_tasks import (
         Tasks,
         compiled_parts,
         family,
-        resolve_packet,
+        resolve_auto,
         settled,
+        warm_cohorts,
         workers,
     )
 
-    cfg, deferred = resolve_packet(cfg or ReportConfig())
+    cfg, deferred = resolve_auto(cfg or ReportConfig())
     out = Path(out_dir)
     (out / "figures").mkdir(parents=True, exist_ok=True)
     t0 = time.perf_counter()
@@ -253,13 +260,16 @@ def write_report(out_dir: str | Path, cfg: ReportConfig | None = None, progress:
 
         from qcnmodel.studies.report_packet import deferred_notice
 
-        print(deferred_notice(command), file=sys.stderr, flush=True)
+        print(deferred_notice(deferred, command), file=sys.stderr, flush=True)
     planned = settled(cfg)
     bg = compiling.compile_in_background(family(cfg.params)) if cfg.packet else None
-    compiling.announce_all(compiled_parts(planned), background=bg is not None)
+    todo = compiling.announce_all(compiled_parts(planned), background=bg is not None)
     tasks = None
     try:
-        tasks = Tasks(planned, out / "figures", workers(cfg, bg))
+        n_workers = workers(cfg, bg)
+        if "loop" in todo and n_workers:  # compile the cohort kernel here, once, before the
+            warm_cohorts(planned)  # worker is forked (else both processes compile it)
+        tasks = Tasks(planned, out / "figures", n_workers)
         return _write(out, cfg, tasks, bg, progress, t0, deferred, command)
     finally:
         if tasks is not None:
@@ -269,11 +279,11 @@ def write_report(out_dir: str | Path, cfg: ReportConfig | None = None, progress:
 
 
 def _write(out: Path, cfg: ReportConfig, tasks, bg, progress: bool, t0: float,
-           deferred: bool = False, command: str | None = None) -> dict:  # fmt: skip
+           deferred=(), command: str | None = None) -> dict:  # fmt: skip
     """The report's sections in order (:func:`write_report`): ``tasks`` holds the parts
     queued on a worker, ``bg`` the simulator's background compilation (or None);
-    ``deferred``: the packet confirmation is left out because the simulator is not compiled
-    (``command`` runs it)."""
+    ``deferred``: the parts left out because they are not compiled (``"sim"``,
+    ``"trajectories"``; ``command`` runs them)."""
     from tqdm.auto import tqdm
 
     from qcnmodel.document import Document
@@ -313,6 +323,8 @@ def _write(out: Path, cfg: ReportConfig, tasks, bg, progress: bool, t0: float,
     doc.heading("Figures")
     for path, caption in figs:
         doc.figure(path, caption)
+    if "trajectories" in deferred:
+        report_figures.add_not_drawn(doc, command)
     bar.update(1)
     if cfg.packet:
         from qcnmodel.studies import report_packet
@@ -323,7 +335,7 @@ def _write(out: Path, cfg: ReportConfig, tasks, bg, progress: bool, t0: float,
         report_figures.announce_compile("sim", progress)
         figs += _confirm_section(doc, cfg, verdict, ranges, figdir)
         figs += report_packet.add_section(doc, cfg, figdir, bar)
-    elif deferred:
+    elif "sim" in deferred:
         from qcnmodel.studies import report_packet
 
         report_packet.add_deferred(doc, command)
@@ -337,7 +349,10 @@ def _write(out: Path, cfg: ReportConfig, tasks, bg, progress: bool, t0: float,
         "figures": [str(f) for f, _ in figs],
         "verdict": verdict.verdict,
         "headline": verdict.headline,
-        "packet": "run" if cfg.packet else "not compiled" if deferred else "off",
+        **{
+            k: "run" if getattr(cfg, k) else "not compiled" if left in deferred else "off"
+            for k, left in (("packet", "sim"), ("trajectories", "trajectories"))
+        },
     }
 
 

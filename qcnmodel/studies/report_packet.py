@@ -165,15 +165,22 @@ def add_section(doc, cfg, figdir: Path, bar=None) -> list[tuple[Path, str]]:
     return [(path, caption)]
 
 
-def deferred_notice(command: str | None = None) -> str:
-    """The one line on stderr when the report leaves its packet confirmation out because the
-    simulator's kernel is not compiled yet (``packet="auto"``)."""
+def deferred_notice(left, command: str | None = None) -> str:
+    """The one line on stderr when the report leaves parts out because their kernels are not
+    compiled yet (``left``: ``"sim"``, the packet confirmation; ``"trajectories"``, the
+    fluid model's nonlinear trajectories; see
+    :func:`~qcnmodel.studies.report_tasks.resolve_auto`)."""
     from qcnmodel.sim.engines import COMPILE_ESTIMATE
 
-    return (f"qcnmodel: the packet simulator is not compiled yet (once, about "
-            f"{COMPILE_ESTIMATE} on 2 cores), so this report leaves out its packet-level "
-            f"confirmation and says so; `{command or CONFIRM_COMMAND}` compiles it and "
-            "confirms")  # fmt: skip
+    what = {"sim": (f"the packet simulator (once, about {COMPILE_ESTIMATE} on 2 cores)",
+                    "its packet-level confirmation"),
+            "trajectories": ("the fluid model's trajectory kernels (once, about 20 s of CPU)",
+                             "the figure of the model's nonlinear trajectories")}  # fmt: skip
+    parts = [what[k] for k in ("sim", "trajectories") if k in left]
+    return (f"qcnmodel: not compiled yet: {' and '.join(p[0] for p in parts)}; this report "
+            f"leaves out {' and '.join(p[1] for p in parts)} and says so; "
+            f"`{command or CONFIRM_COMMAND}` compiles {'them' if len(parts) > 1 else 'it'} "
+            "and runs everything")  # fmt: skip
 
 
 def add_deferred(doc, command: str | None = None) -> None:
