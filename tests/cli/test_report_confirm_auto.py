@@ -159,7 +159,6 @@ def test_first_report_leaves_out_what_is_not_compiled_and_says_so(tmp_path, caps
     assert html.count("data:image/png;base64,") == len(paths["figures"])
 
 
-@pytest.mark.slow  # a second small report, ~5-15 s on 2 shared cores
 def test_off_and_compiled_say_nothing(tmp_path, capsys, monkeypatch):
     # --confirm no with the trajectories compiled: no notice, no "Not run" section
     _compiled(monkeypatch, False, True)
