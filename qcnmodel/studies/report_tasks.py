@@ -177,6 +177,14 @@ class Tasks:
         running = [f for f in self.futs.values() if not f.done()]
         procs = list((getattr(self.pool, "_processes", None) or {}).values())
         self.pool.shutdown(wait=not running, cancel_futures=True)
+        if running:  # a terminated pool's thread (CPython 3.11) sets BrokenProcessPool on
+            for fut in self.futs.values():  # every queued future, cancelled ones too, which
+                if fut.cancelled():  # raises InvalidStateError there (a traceback on Ctrl-C)
+                    fut.set_exception = _no_answer
         for proc in procs if running else ():
             proc.terminate()
         self.pool = None
+
+
+def _no_answer(exc) -> None:
+    """A cancelled future's answer to the pool's late ``set_exception``: none is needed."""

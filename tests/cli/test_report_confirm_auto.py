@@ -195,3 +195,22 @@ def test_first_report_on_a_fresh_cache(tmp_path):
     assert "Traceback" not in r.stderr
     md = (tmp_path / "r" / "report.md").read_text()
     assert "Not run" in md and "Not drawn" in md and "## Verdict" in md
+
+
+def test_closing_the_report_workers_leaves_no_error_for_the_pools_thread(tmp_path):
+    # Ctrl-C while a worker runs: close() terminates it, and CPython 3.11's pool thread then
+    # calls set_exception(BrokenProcessPool) on every future still queued, cancelled ones
+    # included; on a cancelled future that raised InvalidStateError (a traceback in the
+    # thread). After close() it must not raise.
+    from concurrent.futures.process import BrokenProcessPool
+
+    from qcnmodel.studies.report_tasks import Tasks
+
+    tasks = Tasks(_small(jobs=2, packet=False), tmp_path, workers=1)
+    queued = list(tasks.futs.values())
+    assert queued[-1].cancel()  # the last part: not started (one runs, one waits)
+    tasks.close()
+    for fut in queued:
+        if fut.cancelled():
+            fut.set_exception(BrokenProcessPool("terminated"))  # what the pool's thread does
+    assert queued[-1].cancelled()
