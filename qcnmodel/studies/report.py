@@ -18,7 +18,8 @@ network access:
   critical RTT at a reference N. ``packet="auto"`` (``qcnmodel report``'s default) runs it
   only when the simulator's kernel is already compiled: on a fresh install the report leaves
   it out rather than compile the kernel for about a minute, and says so, with the command
-  that compiles it and confirms.
+  that compiles it and confirms. ``trajectories="auto"`` does the same for the figure of the
+  fluid model's nonlinear trajectories (its trajectory kernels: about 20 s of CPU, once).
 
 The numbers are computed here; :mod:`qcnmodel.studies.report_figures` draws, and
 :class:`~qcnmodel.document.Document` writes Markdown and a self-contained HTML page.
@@ -55,9 +56,9 @@ class ReportConfig:
     packet-fidelity model's trajectory kernels are already compiled). ``confirm_duration`` (s,
     default: the confirmation's automatic run length) sets the packet confirmation of the
     headline verdict; ``jobs`` (processes, -1 the same as None) its runs in parallel
-    (default the cores actually free),
-    and whether a forked worker computes the grid, the points and the model's figures while
-    the check runs (with 2 or more; default the cores of the machine; see
+    (default the cores actually free), and whether a forked worker computes the grid, the
+    points and the model's figures while the check runs (with 2 or more; default the cores
+    of the machine; see
     :func:`~qcnmodel.studies.report_tasks.workers`). The numbers do not depend on it."""
 
     params: QCNParams = field(default_factory=QCNParams)
