@@ -6,9 +6,19 @@ With no arguments it analyses the IEEE 802.1Qau defaults and writes ``report/rep
 Ranges come from ``--rtt lo..hi`` / ``--flows lo..hi``, else from the ``[ranges]`` table of
 the ``--params`` file (as ``qcnmodel check`` reads it), else the defaults.
 
+The packet-level confirmation of the verdict (--confirm): "auto" (the default) runs it when
+the packet simulator is already compiled (numba's cache), and otherwise leaves it out, saying
+so in the report and in one line on stderr, with the command that runs it; "yes" runs it,
+compiling the simulator first if needed (once, about a minute on 2 cores); "no" leaves it
+out (as --no-packet). A bare --confirm means "yes". The figure of the fluid model's
+nonlinear trajectories follows the same rule: drawn when its kernels are compiled (about
+20 s of CPU otherwise), always with --confirm yes.
+
 Run time, 2 cores with warm numba caches: about 22 s lightly loaded (the model's analysis and
-the packet confirmation share the cores); a first run also compiles the simulator kernel, in
-the background while the model is analysed (about 60 s in all).
+the packet confirmation share the cores). A first run after installation compiles only the
+model's cohort kernel (a few seconds) and leaves out what is not compiled yet, saying so;
+`--confirm yes` compiles everything once, the simulator in the background while the model is
+analysed (about 60 s in all).
 """
 
 from __future__ import annotations
@@ -23,6 +33,9 @@ from qcnmodel.cli.common import (
     add_range_options,
     add_set_option,
 )
+
+#: the values of ``--confirm`` (a bare ``--confirm`` is ``yes``)
+CONFIRM_CHOICES = ("auto", "yes", "no")
 
 
 def register(subparsers) -> None:
@@ -39,8 +52,14 @@ def register(subparsers) -> None:
     add_range_options(p, "RTT range lo..hi with units (default 2us..1ms)",
                       "flow-count range lo..hi (default 1..100)")  # fmt: skip
     add_set_option(p, "override a parameter-set field (repeatable)")
+    p.add_argument("--confirm", nargs="?", const="yes", default=None, choices=CONFIRM_CHOICES,
+                   help="packet-level confirmation of the verdict: auto (default) = when the "
+                   "packet simulator is already compiled, else say how to run it; yes (or a "
+                   "bare --confirm) = always, compiling the simulator once if needed (about "
+                   "a minute); no = skip")  # fmt: skip
     p.add_argument("--no-packet", action="store_true",
-                   help="skip the packet-level confirmation runs")  # fmt: skip
+                   help="skip the packet-level confirmation runs (= --confirm no)")  # fmt: skip
+
     add_progress_options(p)
     p.add_argument("--jobs", default=None, metavar="N",
                    help="processes for the packet confirmation of the verdict (default: the "
@@ -95,7 +114,46 @@ def report_config(args):
         from qcnmodel.cli.common import jobs_value
 
         kw["jobs"] = jobs_value(args.jobs)
-    return ReportConfig(params=params, preset=name, packet=not args.no_packet, **kw)
+    packet = _packet(args)
+    return ReportConfig(params=params, preset=name, packet=packet,
+                        trajectories=True if packet is True else "auto", **kw)  # fmt: skip
+
+
+def _packet(args) -> bool | str:
+    """``ReportConfig.packet`` from ``--confirm`` and ``--no-packet`` (``--confirm yes`` also
+    draws the nonlinear trajectories whether compiled or not; otherwise they follow
+    ``"auto"``)."""
+    confirm = getattr(args, "confirm", None)
+    if confirm is not None and confirm not in CONFIRM_CHOICES:
+        raise ValueError(f"confirm: one of {', '.join(CONFIRM_CHOICES)}, got {confirm!r}")
+    if args.no_packet:
+        if confirm not in (None, "no"):
+            raise ValueError(f"confirm: --confirm {confirm} contradicts --no-packet (the same "
+                             "as --confirm no); give one of them")  # fmt: skip
+        return False
+    return {None: "auto", "auto": "auto", "yes": True, "no": False}[confirm]
+
+
+def confirm_command(args) -> str:
+    """The command line of this report with its packet confirmation (``--confirm yes``), for
+    the report to name when it leaves the confirmation out (the progress and ``--jobs``
+    flags are left out: they do not change the report)."""
+    import shlex
+
+    argv = ["qcnmodel", "report"]
+    if args.out != "report":
+        argv += ["--out", args.out]
+    if args.params:
+        argv += ["--params", args.params]
+    elif args.preset:
+        argv += ["--preset", args.preset]
+    for item in args.set or ():
+        argv += ["--set", item]
+    if args.rtt is not None:
+        argv += ["--rtt", args.rtt]
+    if args.flows is not None:
+        argv += ["--flows", args.flows]
+    return shlex.join([*argv, "--confirm", "yes"])
 
 
 def run(args) -> int:
@@ -105,7 +163,7 @@ def run(args) -> int:
 
     cfg = report_config(args)
     check_out(args.out, directory=True)
-    paths = write_report(args.out, cfg, progress=progress_on(args))
+    paths = write_report(args.out, cfg, progress=progress_on(args), command=confirm_command(args))
     print(f"wrote {paths['html']}")
     print(f"wrote {paths['markdown']}")
     print(f"wrote {paths['margins']} and {len(paths['figures'])} figures")

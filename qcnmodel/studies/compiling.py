@@ -17,7 +17,7 @@ from __future__ import annotations
 import sys
 
 __all__ = ["Background", "announce_all", "announce_compile", "compile_in_background", "pending",
-           "sim_family"]  # fmt: skip
+           "sim_family", "sim_ready", "trajectories_ready"]  # fmt: skip
 
 _TEXT = {
     "loop": "the packet-fidelity QCN model's cohort kernel",
@@ -61,6 +61,22 @@ def _ready(what: str, family: str = "qcn") -> bool:
     return family in loop._WARM or kernel_is_cached(family)
 
 
+def sim_ready(family: str = "qcn") -> bool:
+    """True if ``family``'s simulator kernel is compiled in this process or in numba's cache
+    (a packet run then loads it in seconds instead of compiling it for about a minute)."""
+    return _ready("sim", family)
+
+
+def trajectories_ready() -> bool:
+    """True if the packet-fidelity QCN model's trajectory kernels (its population of cohorts
+    and its per-flow trajectories: what its ``simulate`` runs) are compiled in this process
+    or in numba's cache (about 20 s of CPU to compile them otherwise)."""
+    from qcnmodel.models import _qcn_cohort, _qcn_hybrid_kernel
+
+    kernels = (_qcn_cohort.integrate, _qcn_hybrid_kernel.integrate_compiled)
+    return all(bool(k.signatures) or _cached(k) for k in kernels)
+
+
 def pending(whats) -> list[str]:
     """Those of ``whats`` (``"loop"``, ``"fluid"``, ``"sim"``) that would compile now and that
     no line has named yet."""
@@ -102,13 +118,14 @@ def announce_all(whats, background: bool = False) -> list[str]:
     text = names[0] if len(names) == 1 else ", ".join(names[:-1]) + " and " + names[-1]
     when = ("the simulator in the background while the model is analysed; "
             if background and "sim" in todo else "")  # fmt: skip
-    took = "tens of seconds"
+    took = "a few seconds" if todo == ["loop"] else "tens of seconds"
     if "sim" in todo:
         from qcnmodel.sim.engines import COMPILE_ESTIMATE
 
         took = f"about {COMPILE_ESTIMATE} on 2 cores"
+    them = "it" if len(names) == 1 and "kernels" not in names[0] else "them"
     print(f"qcnmodel: compiling {text} (numba, {when}once: {took}; later runs load "
-          "them from the cache)", file=sys.stderr, flush=True)  # fmt: skip
+          f"{them} from the cache)", file=sys.stderr, flush=True)  # fmt: skip
     return todo
 
 

@@ -15,7 +15,11 @@ network access:
 * a short packet-level confirmation with the reference simulator, when ``packet=True``: the
   headline verdict at 0.8 x and 1.25 x the critical RTT of the worst N and at the worst point
   (as ``qcnmodel check --confirm``, in parallel), and two operating points around the
-  critical RTT at a reference N.
+  critical RTT at a reference N. ``packet="auto"`` (``qcnmodel report``'s default) runs it
+  only when the simulator's kernel is already compiled: on a fresh install the report leaves
+  it out rather than compile the kernel for about a minute, and says so, with the command
+  that compiles it and confirms. ``trajectories="auto"`` does the same for the figure of the
+  fluid model's nonlinear trajectories (its trajectory kernels: about 20 s of CPU, once).
 
 The numbers are computed here; :mod:`qcnmodel.studies.report_figures` draws, and
 :class:`~qcnmodel.document.Document` writes Markdown and a self-contained HTML page.
@@ -45,11 +49,16 @@ def _default(key: str):
 class ReportConfig:
     """What the report covers: the parameter set (default 802.1Qau), the RTT x N x W x Ps grid
     and the representative points (defaults: ``studies.report_*`` of :mod:`qcnmodel.config`,
-    read when the object is made). ``confirm_duration`` (s, default: the confirmation's
-    automatic run length) sets the packet confirmation of the headline verdict; ``jobs``
-    (processes, -1 the same as None) its runs in parallel (default the cores actually free),
-    and whether a forked worker computes the grid, the points and the model's figures while
-    the check runs (with 2 or more; default the cores of the machine; see
+    read when the object is made). ``packet``: run the packet confirmation (True), leave it
+    out (False), or run it only when the simulator's kernel is already compiled (``"auto"``;
+    :func:`~qcnmodel.studies.report_tasks.resolve_auto`); ``trajectories``: draw the
+    nonlinear trajectories of the fluid model (True, False, or ``"auto"``: when the
+    packet-fidelity model's trajectory kernels are already compiled). ``confirm_duration`` (s,
+    default: the confirmation's automatic run length) sets the packet confirmation of the
+    headline verdict; ``jobs`` (processes, -1 the same as None) its runs in parallel
+    (default the cores actually free), and whether a forked worker computes the grid, the
+    points and the model's figures while the check runs (with 2 or more; default the cores
+    of the machine; see
     :func:`~qcnmodel.studies.report_tasks.workers`). The numbers do not depend on it."""
 
     params: QCNParams = field(default_factory=QCNParams)
@@ -62,7 +71,8 @@ class ReportConfig:
     ps_values: tuple[float, ...] = _default("studies.report_ps")
     point_rtts: tuple[float, ...] = _default("studies.report_point_rtts")
     point_flows: tuple[int, ...] = _default("studies.report_point_flows")
-    packet: bool = True
+    packet: bool | str = True
+    trajectories: bool | str = True
     recommend: bool = True
     pm_threshold: float = _default("studies.check_pm_threshold")
     variant: str | None = None
@@ -74,6 +84,10 @@ class ReportConfig:
             raise ValueError(
                 f"rtt range: need 0 < rtt_min < rtt_max, got {self.rtt_min}, {self.rtt_max}"
             )
+        for name in ("packet", "trajectories"):
+            value = getattr(self, name)
+            if not (isinstance(value, bool) or value == "auto"):
+                raise ValueError(f"{name}: expected True, False or 'auto', got {value!r}")
         if self.n_rtt < 2:
             raise ValueError(f"n_rtt: need at least 2 RTT points, got {self.n_rtt}")
         if any(n < 1 for n in self.flows):
@@ -196,7 +210,8 @@ def _sampling_lag(params: QCNParams, ps: float, capacity: float) -> float:
     return 1.0 / (ps * capacity / (8.0 * params.frame_size))
 
 
-def write_report(out_dir: str | Path, cfg: ReportConfig | None = None, progress: bool = True):
+def write_report(out_dir: str | Path, cfg: ReportConfig | None = None, progress: bool = True,
+                 command: str | None = None):  # fmt: skip
     """Compute everything and write ``report.md``, ``report.html``, figures and ``margins.nc``.
 
     A first run compiles numba code (one line on stderr says what, once): the packet
@@ -214,26 +229,49 @@ def write_report(out_dir: str | Path, cfg: ReportConfig | None = None, progress:
         Ranges and parameter set (default: the 802.1Qau defaults and the configured ranges).
     progress : bool
         Show a progress bar on stderr.
+    command : str, optional
+        The command line that runs this report with everything, named when ``"auto"`` (of
+        ``cfg.packet`` or ``cfg.trajectories``) leaves a part out because it is not compiled
+        yet (default :data:`~qcnmodel.studies.report_packet.CONFIRM_COMMAND`).
 
     Returns
     -------
     dict
-        Paths of the written files and the headline numbers.
+        Paths of the written files and the headline numbers; ``packet`` and
+        ``trajectories``: ``"run"``, ``"off"`` or ``"not compiled"`` (left out by
+        ``"auto"``).
     """
     from qcnmodel.studies import compiling
-    from qcnmodel.studies.report_tasks import Tasks, compiled_parts, family, settled, workers
+    from qcnmodel.studies.report_tasks import (
+        Tasks,
+        compiled_parts,
+        family,
+        resolve_auto,
+        settled,
+        warm_cohorts,
+        workers,
+    )
 
-    cfg = cfg or ReportConfig()
+    cfg, deferred = resolve_auto(cfg or ReportConfig())
     out = Path(out_dir)
     (out / "figures").mkdir(parents=True, exist_ok=True)
     t0 = time.perf_counter()
+    if deferred:
+        import sys
+
+        from qcnmodel.studies.report_packet import deferred_notice
+
+        print(deferred_notice(deferred, command), file=sys.stderr, flush=True)
     planned = settled(cfg)
     bg = compiling.compile_in_background(family(cfg.params)) if cfg.packet else None
-    compiling.announce_all(compiled_parts(planned), background=bg is not None)
+    todo = compiling.announce_all(compiled_parts(planned), background=bg is not None)
     tasks = None
     try:
-        tasks = Tasks(planned, out / "figures", workers(cfg, bg))
-        return _write(out, cfg, tasks, bg, progress, t0)
+        n_workers = workers(cfg, bg)
+        if "loop" in todo and n_workers:  # compile the cohort kernel here, once, before the
+            warm_cohorts(planned)  # worker is forked (else both processes compile it)
+        tasks = Tasks(planned, out / "figures", n_workers)
+        return _write(out, cfg, tasks, bg, progress, t0, deferred, command)
     finally:
         if tasks is not None:
             tasks.close()
@@ -241,9 +279,12 @@ def write_report(out_dir: str | Path, cfg: ReportConfig | None = None, progress:
             bg.close()
 
 
-def _write(out: Path, cfg: ReportConfig, tasks, bg, progress: bool, t0: float) -> dict:
+def _write(out: Path, cfg: ReportConfig, tasks, bg, progress: bool, t0: float,
+           deferred=(), command: str | None = None) -> dict:  # fmt: skip
     """The report's sections in order (:func:`write_report`): ``tasks`` holds the parts
-    queued on a worker, ``bg`` the simulator's background compilation (or None)."""
+    queued on a worker, ``bg`` the simulator's background compilation (or None);
+    ``deferred``: the parts left out because they are not compiled (``"sim"``,
+    ``"trajectories"``; ``command`` runs them)."""
     from tqdm.auto import tqdm
 
     from qcnmodel.document import Document
@@ -263,7 +304,7 @@ def _write(out: Path, cfg: ReportConfig, tasks, bg, progress: bool, t0: float) -
         cfg = dataclasses.replace(cfg, variant=verdict.model_variant)
     done = tasks.collect(cfg)  # what the workers computed meanwhile (or this process now)
     _headline(doc, verdict)  # 0. the verdict, first
-    _validity_section(doc, verdict)
+    _validity_section(doc, verdict, cfg.packet)
     _intro(doc, cfg, verdict)
     _points_section(doc, cfg, done.get(("points", None)))  # 1. representative points
     bar.update(1)
@@ -283,6 +324,8 @@ def _write(out: Path, cfg: ReportConfig, tasks, bg, progress: bool, t0: float) -
     doc.heading("Figures")
     for path, caption in figs:
         doc.figure(path, caption)
+    if "trajectories" in deferred:
+        report_figures.add_not_drawn(doc, command)
     bar.update(1)
     if cfg.packet:
         from qcnmodel.studies import report_packet
@@ -293,6 +336,10 @@ def _write(out: Path, cfg: ReportConfig, tasks, bg, progress: bool, t0: float) -
         report_figures.announce_compile("sim", progress)
         figs += _confirm_section(doc, cfg, verdict, ranges, figdir)
         figs += report_packet.add_section(doc, cfg, figdir, bar)
+    elif "sim" in deferred:
+        from qcnmodel.studies import report_packet
+
+        report_packet.add_deferred(doc, command)
     doc.paragraph(f"Computed in {time.perf_counter() - t0:.1f} s.")
     md, page = doc.write(out, "report")
     bar.close()
@@ -303,6 +350,10 @@ def _write(out: Path, cfg: ReportConfig, tasks, bg, progress: bool, t0: float) -
         "figures": [str(f) for f, _ in figs],
         "verdict": verdict.verdict,
         "headline": verdict.headline,
+        **{
+            k: "run" if getattr(cfg, k) else "not compiled" if left in deferred else "off"
+            for k, left in (("packet", "sim"), ("trajectories", "trajectories"))
+        },
     }
 
 
@@ -370,9 +421,10 @@ def _headline(doc, verdict) -> None:
         doc.paragraph(f"Note: {note}.")
 
 
-def _validity_section(doc, verdict) -> None:
+def _validity_section(doc, verdict, packet: bool = True) -> None:
     """Where the verdict's model is not confirmed by the packets: the regions of its validity
-    domain that the ranges reach, each with the validation's mechanism."""
+    domain that the ranges reach, each with the validation's mechanism (``packet``: whether
+    this report runs the packet confirmation)."""
     doc.heading("Validity domain")
     if not verdict.validity:
         doc.paragraph("The ranges lie inside the domain where `qcnmodel validate` confirms "
@@ -381,8 +433,9 @@ def _validity_section(doc, verdict) -> None:
     doc.paragraph(
         "Parts of the ranges lie where `qcnmodel validate` found the model and the packet "
         "simulator apart; the verdict there is the model's, not confirmed (the packet-level "
-        "confirmation below tests the boundary):"
-    )
+        + ("confirmation below tests the boundary):" if packet
+           else "confirmation tests the boundary; it is not run in this report):")
+    )  # fmt: skip
     doc.table(["region", "what the validation found", "mechanism"],
               [[v["where"], v["effect"], f"{v['finding']}: {v['mechanism']}"]
                for v in verdict.validity])  # fmt: skip

@@ -12,7 +12,7 @@ import numpy as np
 
 from qcnmodel.studies.compiling import announce_compile
 
-__all__ = ["announce_compile", "draw_all", "draw_maps", "draw_models", "save"]
+__all__ = ["add_not_drawn", "announce_compile", "draw_all", "draw_maps", "draw_models", "save"]
 
 #: the names of the QCN model in titles and captions (set by :func:`draw_all`)
 _NAME = {"loop": "QCN packet-fidelity loop", "model": "QCN packet-fidelity fluid model"}
@@ -49,7 +49,8 @@ def _names(cfg):
 
 def draw_models(cfg, figdir: Path, progress: bool = False) -> list[tuple[Path, str]]:
     """The figures of the models at the reference point (Bode, Nyquist, step responses,
-    nonlinear trajectories); they do not need the margins grid."""
+    nonlinear trajectories unless ``cfg.trajectories`` is false); they do not need the
+    margins grid."""
     import matplotlib
 
     matplotlib.use("Agg", force=False)
@@ -61,13 +62,27 @@ def draw_models(cfg, figdir: Path, progress: bool = False) -> list[tuple[Path, s
     fop = build_model("fopdt", cfg.params, rtt=ref["rtt"], n_flows=ref["n"])
     loop = fluid.loop()  # one tabulation of the loop at the reference point, shared
     crit = float(critical_rtt(fluid, loop=loop))
-    announce_compile("fluid", progress)
-    return [
-        _bode(loop, ref, figdir),
-        _nyquist(fluid, loop, ref, crit, figdir),
-        _step(loop, fop, figdir),
-        _nonlinear(fluid, ref, crit, cfg.params.qeq, figdir),
-    ]
+    out = [_bode(loop, ref, figdir), _nyquist(fluid, loop, ref, crit, figdir),
+           _step(loop, fop, figdir)]  # fmt: skip
+    if getattr(cfg, "trajectories", True):
+        announce_compile("fluid", progress)
+        out.append(_nonlinear(fluid, ref, crit, cfg.params.qeq, figdir))
+    return out
+
+
+def add_not_drawn(doc, command: str | None = None) -> None:
+    """The note in the Figures section when the nonlinear trajectories are left out because
+    the fluid model's trajectory kernels are not compiled yet (``trajectories="auto"``)."""
+    from qcnmodel.studies.report_packet import CONFIRM_COMMAND
+
+    doc.paragraph(
+        "Not drawn: the nonlinear trajectories of the fluid model (the queue displaced from "
+        "its equilibrium below and above the critical RTT, and the start of a packet run). "
+        "They run the model's trajectory kernels, which numba has not compiled on this "
+        "machine yet (once, about 20 s of CPU); this report leaves them out instead of "
+        f"waiting. `{command or CONFIRM_COMMAND}` compiles them and draws the figure; once "
+        "compiled, every report draws it."
+    )
 
 
 def draw_maps(cfg, grid, figdir: Path) -> list[tuple[Path, str]]:

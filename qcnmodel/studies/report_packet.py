@@ -28,7 +28,12 @@ import numpy as np
 from qcnmodel import config
 from qcnmodel.params import QCNParams
 
-__all__ = ["classify_queue", "run_points", "add_section"]
+__all__ = ["CONFIRM_COMMAND", "add_deferred", "add_section", "classify_queue", "deferred_notice",
+           "run_points"]  # fmt: skip
+
+#: the command that compiles the simulator and runs the report's confirmation (the CLI gives
+#: the exact command line of the report instead)
+CONFIRM_COMMAND = "qcnmodel report --confirm yes"
 
 
 def classify_queue(q: np.ndarray, qeq: float) -> dict:
@@ -158,3 +163,40 @@ def add_section(doc, cfg, figdir: Path, bar=None) -> list[tuple[Path, str]]:
     if bar is not None:
         bar.update(1)
     return [(path, caption)]
+
+
+def deferred_notice(left, command: str | None = None) -> str:
+    """The one line on stderr when the report leaves parts out because their kernels are not
+    compiled yet (``left``: ``"sim"``, the packet confirmation; ``"trajectories"``, the
+    fluid model's nonlinear trajectories; see
+    :func:`~qcnmodel.studies.report_tasks.resolve_auto`)."""
+    from qcnmodel.sim.engines import COMPILE_ESTIMATE
+
+    what = {"sim": (f"the packet simulator (once, about {COMPILE_ESTIMATE} on 2 cores)",
+                    "its packet-level confirmation"),
+            "trajectories": ("the fluid model's trajectory kernels (once, about 20 s of CPU)",
+                             "the figure of the model's nonlinear trajectories")}  # fmt: skip
+    parts = [what[k] for k in ("sim", "trajectories") if k in left]
+    return (f"qcnmodel: not compiled yet: {' and '.join(p[0] for p in parts)}; this report "
+            f"leaves out {' and '.join(p[1] for p in parts)} and says so; "
+            f"`{command or CONFIRM_COMMAND}` compiles {'them' if len(parts) > 1 else 'it'} "
+            "and runs everything")  # fmt: skip
+
+
+def add_deferred(doc, command: str | None = None) -> None:
+    """The report's packet-level section when the confirmation is left out because the
+    simulator's kernel is not compiled yet: what is missing, why, and the command."""
+    from qcnmodel.sim.engines import COMPILE_ESTIMATE
+
+    lo, hi = config.defaults["studies.packet_rtt_factors"]
+    doc.heading("Packet-level confirmation")
+    doc.paragraph(
+        "Not run: the packet simulator's kernel is not compiled on this machine yet (numba "
+        f"compiles it once, about {COMPILE_ESTIMATE} on 2 cores, and keeps it in its cache), "
+        "so this report leaves the confirmation out instead of waiting for it. The verdict "
+        "above is the model's alone. The confirmation puts it to the packet simulator at "
+        "0.8 x and 1.25 x the critical RTT of the worst N and at the worst point, and runs "
+        f"two operating points at {lo:g} x and {hi:g} x the critical RTT of a reference N. "
+        f"`{command or CONFIRM_COMMAND}` compiles the kernel and runs it; once the kernel is "
+        "compiled, every report loads it from the cache and confirms by default."
+    )

@@ -4,6 +4,8 @@
 * :func:`settled`: the report's configuration as the check will settle it (the published
   equations where the packet-fidelity model does not cover the parameter set), known before
   the check runs;
+* :func:`resolve_auto`: whether the packet confirmation runs and the nonlinear trajectories
+  are drawn (``"auto"``: only when their kernels are already compiled);
 * :func:`compiled_parts` and :func:`family`: what the report runs compiled, for the one line
   on stderr of :mod:`qcnmodel.studies.compiling` and the simulator compiled in the background;
 * :class:`Tasks`: the model's figures, the representative points and the grid's (W, Ps)
@@ -21,7 +23,8 @@ from typing import TYPE_CHECKING
 if TYPE_CHECKING:  # pragma: no cover
     from qcnmodel.studies.report import ReportConfig
 
-__all__ = ["Tasks", "compiled_parts", "family", "settled", "workers"]
+__all__ = ["Tasks", "compiled_parts", "family", "resolve_auto", "settled", "warm_cohorts",
+           "workers"]  # fmt: skip
 
 
 def settled(cfg: ReportConfig) -> ReportConfig:
@@ -46,12 +49,51 @@ def family(params) -> str:
     return sim_family(params)
 
 
-def compiled_parts(cfg: ReportConfig) -> list[str]:
-    """What the report runs compiled (:mod:`qcnmodel.studies.compiling` names)."""
+def resolve_auto(cfg: ReportConfig) -> tuple[ReportConfig, list[str]]:
+    """``cfg`` with ``packet`` and ``trajectories`` settled to True or False, and what
+    ``"auto"`` left out only because it is not compiled yet (``"sim"``, ``"trajectories"``).
+
+    ``packet="auto"`` runs the packet confirmation when the kernel of the report's simulator
+    family is compiled in this process or in numba's cache (it then loads in seconds), as
+    ``packet=True`` does; otherwise it is left out (compiling the kernel takes about a minute
+    on 2 cores, once). ``trajectories="auto"`` draws the nonlinear trajectories of the
+    packet-fidelity model when its trajectory kernels are compiled (about 20 s of CPU
+    otherwise); the published equations' trajectories are always drawn. The report says
+    what was left out and how to run it. True and False are kept as given."""
+    from qcnmodel.studies import compiling
+
+    left = []
+    if cfg.packet == "auto":
+        ready = compiling.sim_ready(family(cfg.params))
+        cfg = dataclasses.replace(cfg, packet=ready)
+        left += [] if ready else ["sim"]
+    if cfg.trajectories == "auto":
+        ready = not _packet_fidelity(settled(cfg)) or compiling.trajectories_ready()
+        cfg = dataclasses.replace(cfg, trajectories=ready)
+        left += [] if ready else ["trajectories"]
+    return cfg, left
+
+
+def _packet_fidelity(cfg: ReportConfig) -> bool:
     from qcnmodel.models import build_model
 
-    fluid = getattr(build_model("qcn", cfg.params, cfg.variant), "fidelity", "") == "packet"
-    return (["loop", "fluid"] if fluid else []) + (["sim"] if cfg.packet else [])
+    return getattr(build_model("qcn", cfg.params, cfg.variant), "fidelity", "") == "packet"
+
+
+def compiled_parts(cfg: ReportConfig) -> list[str]:
+    """What the report runs compiled (:mod:`qcnmodel.studies.compiling` names)."""
+    fluid = ["loop", "fluid"] if cfg.trajectories else ["loop"]
+    return (fluid if _packet_fidelity(cfg) else []) + (["sim"] if cfg.packet else [])
+
+
+def warm_cohorts(cfg: ReportConfig) -> None:
+    """Compile (or load) the packet-fidelity model's cohort kernel in this process: its
+    equilibrium at the reference point (10 flows, 100 us) runs it. Called before a worker is
+    forked on a first run, so that the worker inherits it instead of compiling it at the same
+    time (about 2.5 s of CPU each)."""
+    from qcnmodel.models import build_model
+
+    build_model("qcn", cfg.params, cfg.variant, rtt=100e-6, n_flows=10).fixed_point()
 
 
 def workers(cfg: ReportConfig, bg) -> int:
@@ -135,6 +177,14 @@ class Tasks:
         running = [f for f in self.futs.values() if not f.done()]
         procs = list((getattr(self.pool, "_processes", None) or {}).values())
         self.pool.shutdown(wait=not running, cancel_futures=True)
+        if running:  # a terminated pool's thread (CPython 3.11) sets BrokenProcessPool on
+            for fut in self.futs.values():  # every queued future, cancelled ones too, which
+                if fut.cancelled():  # raises InvalidStateError there (a traceback on Ctrl-C)
+                    fut.set_exception = _no_answer
         for proc in procs if running else ():
             proc.terminate()
         self.pool = None
+
+
+def _no_answer(exc) -> None:
+    """A cancelled future's answer to the pool's late ``set_exception``: none is needed."""
