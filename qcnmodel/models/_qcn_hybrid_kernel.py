@@ -104,6 +104,21 @@ def _pick(a, x):
 
 
 @nb.njit(cache=True)
+def _next_flow_event(rp, pending, rate, backlog, offered, t, t_next):
+    """The earliest of ``t_next`` and each flow's next event: its byte counter's expiry, its
+    timer's deadline, its source buffer draining empty."""
+    for i in range(rate.shape[0]):
+        if rp[R.RP_ACTIVE, i] > 0.0:
+            left = max(rp[R.RP_BC_LEFT, i] - pending[i], 0.0)
+            t_next = min(t_next, t + left * 8.0 / rate[i])
+            if rp[R.RP_DEADLINE, i] >= 0.0:
+                t_next = min(t_next, rp[R.RP_DEADLINE, i] * 1e-9)
+        if backlog[i] > _EMPTY and rate[i] > offered:
+            t_next = min(t_next, t + backlog[i] * 8.0 / (rate[i] - offered))
+    return t_next
+
+
+@nb.njit(cache=True)
 def _flush(rp, pending, i, now, seed, pr):
     if rp[R.RP_ACTIVE, i] > 0.0 and pending[i] > 0.0:
         R.rp_on_tx(rp, i, pending[i], now, seed, pr)
@@ -158,19 +173,11 @@ def integrate_compiled(pc, pr, n, fwd, back, capacity, t_on, t_off, c_hot, offer
             t_next = min(t_next, cn[c_head, 0])
         if a_size > 0:
             t_next = min(t_next, arr[a_head, 0])
-        for i in range(n):
-            if rp[R.RP_ACTIVE, i] > 0.0:
-                left = max(rp[R.RP_BC_LEFT, i] - pending[i], 0.0)
-                t_next = min(t_next, t + left * 8.0 / rate[i])
-                if rp[R.RP_DEADLINE, i] >= 0.0:
-                    t_next = min(t_next, rp[R.RP_DEADLINE, i] * 1e-9)
+        t_next = _next_flow_event(rp, pending, rate, backlog, offered, t, t_next)
         if a_sum > 0.0:
             t_next = min(t_next, t + max(cp[R.CP_TO_SAMPLE, 0], 0.0) * 8.0 / a_sum)
         if a_sum < c and q > _EMPTY:
             t_next = min(t_next, t + q * 8.0 / (c - a_sum))
-        for i in range(n):
-            if backlog[i] > _EMPTY and rate[i] > offered:
-                t_next = min(t_next, t + backlog[i] * 8.0 / (rate[i] - offered))
         h = max(t_next - t, 0.0)
         stalled = stalled + 1 if h == 0.0 else 0
         if stalled > _MAX_STALL:

@@ -49,7 +49,7 @@ import numpy as np
 from qcnmodel import config
 from qcnmodel._errors import unknown_name
 from qcnmodel.models import _qcn_cp as cp
-from qcnmodel.models._base import LoopModel, check_operating_point, hotspot_spec
+from qcnmodel.models._base import LoopModel, _positive, check_operating_point, hotspot_spec
 from qcnmodel.models._qcn_cohort import (
     C_A,
     C_ACT,
@@ -340,6 +340,34 @@ class QCNPacketModel(LoopModel):
         """Integration step: min(rtt/10, 10 us)."""
         return min(self.rtt / 10.0, 10e-6)
 
+    def _time_grid(self, duration, dt, record_dt):
+        """(duration, dt, record_dt, stride) of :meth:`simulate`, checked: each in (0, inf) s,
+        at most ``models.max_records`` records and ``models.max_steps`` steps."""
+        duration = _positive(parse_time(duration, "duration"), "duration")
+        dt = _positive(self.default_dt() if dt is None else parse_time(dt, "dt"), "dt")
+        record_dt = _positive(
+            duration / float(config.defaults["models.record_points"])
+            if record_dt is None
+            else parse_time(record_dt, "record_dt"),
+            "record_dt",
+        )
+        stride = max(1, int(round(record_dt / dt)))
+        dt = record_dt / stride
+        n_rec = duration / record_dt
+        if n_rec > config.defaults["models.max_records"]:
+            raise ValueError(
+                f"record_dt: {record_dt:g} s gives {n_rec:.3g} records over {duration:g} s; "
+                f"must be >= {duration / config.defaults['models.max_records']:.3g} s "
+                f"(models.max_records = {config.defaults['models.max_records']})"
+            )
+        if n_rec * stride > config.defaults["models.max_steps"]:
+            raise ValueError(
+                f"dt: {dt:g} s needs {n_rec * stride:.3g} steps over {duration:g} s; must be >= "
+                f"{duration / config.defaults['models.max_steps']:.3g} s "
+                f"(models.max_steps = {config.defaults['models.max_steps']})"
+            )
+        return duration, dt, record_dt, stride
+
     def simulate(self, duration, dt=None, x0=None, hotspot=None, record_dt=None,
                  start: str = "equilibrium", offered=None,
                  method: str | None = None, seed: int = 0,
@@ -398,38 +426,11 @@ class QCNPacketModel(LoopModel):
         """
         import xarray as xr
 
-        duration = parse_time(duration, "duration")
-        if not (duration > 0 and math.isfinite(duration)):
-            raise ValueError(f"duration: must be in (0, inf) s, got {duration!r}")
-        dt = self.default_dt() if dt is None else parse_time(dt, "dt")
-        if not (dt > 0 and math.isfinite(dt)):
-            raise ValueError(f"dt: must be in (0, inf) s, got {dt!r}")
-        record_dt = (
-            duration / float(config.defaults["models.record_points"])
-            if record_dt is None
-            else parse_time(record_dt, "record_dt")
-        )
-        if not (record_dt > 0 and math.isfinite(record_dt)):
-            raise ValueError(f"record_dt: must be in (0, inf) s, got {record_dt!r}")
+        duration, dt, record_dt, stride = self._time_grid(duration, dt, record_dt)
         if method is None:
             method = self.trajectory_method
         if method not in ("agents", "cohorts", "compiled"):
             raise unknown_name("method", "method", method, ("agents", "cohorts", "compiled"))
-        stride = max(1, int(round(record_dt / dt)))
-        dt = record_dt / stride
-        n_rec = duration / record_dt
-        if n_rec > config.defaults["models.max_records"]:
-            raise ValueError(
-                f"record_dt: {record_dt:g} s gives {n_rec:.3g} records over {duration:g} s; "
-                f"must be >= {duration / config.defaults['models.max_records']:.3g} s "
-                f"(models.max_records = {config.defaults['models.max_records']})"
-            )
-        if n_rec * stride > config.defaults["models.max_steps"]:
-            raise ValueError(
-                f"dt: {dt:g} s needs {n_rec * stride:.3g} steps over {duration:g} s; must be >= "
-                f"{duration / config.defaults['models.max_steps']:.3g} s "
-                f"(models.max_steps = {config.defaults['models.max_steps']})"
-            )
         off = None if offered is None else parse_rate(offered, "offered")
         if off is not None and not (off > 0):
             raise ValueError(f"offered: must be in (0, inf) bit/s, got {offered!r}")
