@@ -155,3 +155,26 @@ def test_the_command_line_skips_the_final_collection_and_tests_do_not():
         out = subprocess.run([sys.executable, "-c", code.format(mode=mode)], text=True,
                              capture_output=True, check=True).stdout  # fmt: skip
         assert out.strip().splitlines()[-1] == frozen, mode
+
+
+def test_boolean_and_choice_fields_can_be_swept(tmp_path, capsys):
+    # a switch and a choice of the protocol are grid axes like any number; the rounding
+    # quantiser gives a different loop than the floor (the values are not parsed as numbers)
+    out = tmp_path / "q.nc"
+    grid = ["--grid", "quantiser=floor63,round63", "--grid", "hai=true,off"]
+    assert main(["sweep", "--model", "qcn", *grid, "--out", str(out), "--quiet"]) == 0
+    with xr.open_dataset(out) as ds:
+        assert list(ds.quantiser.values) == ["floor63", "round63"]
+        assert list(ds.hai.values) == [True, False]
+        pm = ds.phase_margin_deg.sel(hai=True).values
+        assert np.all(np.isfinite(pm)) and pm[0] != pm[1]
+
+
+@pytest.mark.parametrize(
+    ("spec", "needle"),
+    [("hai=maybe", "hai: expected a boolean"), ("quantiser=bogus", "quantiser: expected one of")],
+)
+def test_bad_boolean_or_choice_grid_values_exit_2(spec, needle, capsys, tmp_path):
+    argv = ["sweep", "--model", "qcn", "--grid", spec, "--out", str(tmp_path / "x.nc")]
+    assert main(argv) == 2
+    assert needle in capsys.readouterr().err

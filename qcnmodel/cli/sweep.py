@@ -55,7 +55,9 @@ def register(subparsers) -> None:
         action="append",
         default=[],
         metavar="NAME=VALUES",
-        help="a swept parameter (repeat for more dimensions)",
+        help="a swept parameter (repeat for more dimensions): numbers with units, a range "
+        "lo..hi:n[:log], or a list; switches (hai=true,false) and choices "
+        "(quantiser=floor63,round63) as lists",
     )
     add_range_options(p, "shorthand for --grid rtt=VALUES (one value, a list, or lo..hi:n:log)",
                       "shorthand for --grid n_flows=VALUES")  # fmt: skip

@@ -39,7 +39,8 @@ _MODEL_FIELDS = {"rtt": "time", "n_flows": "int", "capacity": "rate", "ps": "num
 
 def value_parser(name: str, scenario: str | None = None):
     """The unit parser for a swept parameter name (``parser(value, field) -> float``)."""
-    from qcnmodel.params.qcn import _NUMERIC
+    from qcnmodel.params._validate import parse_bool
+    from qcnmodel.params.qcn import _BOOL, _CHOICES, _NUMERIC
     from qcnmodel.units import parse_number, parse_rate, parse_size, parse_time
 
     kinds = {"time": parse_time, "rate": parse_rate, "size": parse_size, "number": parse_number}
@@ -65,6 +66,17 @@ def value_parser(name: str, scenario: str | None = None):
         return kinds[_MODEL_FIELDS[name]]
     if name in _NUMERIC:
         return _NUMERIC[name][0]
+    if name in _BOOL:
+        return parse_bool
+    if name in _CHOICES:
+        allowed = _CHOICES[name]
+
+        def choice(value, field):
+            if str(value).strip() not in allowed:
+                raise ValueError(f"{field}: expected one of {', '.join(allowed)}, got {value!r}")
+            return str(value).strip()
+
+        return choice
     return parse_number
 
 
