@@ -39,7 +39,7 @@ _MODEL_FIELDS = {"rtt": "time", "n_flows": "int", "capacity": "rate", "ps": "num
 
 def value_parser(name: str, scenario: str | None = None):
     """The unit parser for a swept parameter name (``parser(value, field) -> float``)."""
-    from qcnmodel.params._validate import parse_bool
+    from qcnmodel.params._validate import check_choice, parse_bool
     from qcnmodel.params.qcn import _BOOL, _CHOICES, _NUMERIC
     from qcnmodel.units import parse_number, parse_rate, parse_size, parse_time
 
@@ -72,9 +72,9 @@ def value_parser(name: str, scenario: str | None = None):
         allowed = _CHOICES[name]
 
         def choice(value, field):
-            if str(value).strip() not in allowed:
-                raise ValueError(f"{field}: expected one of {', '.join(allowed)}, got {value!r}")
-            return str(value).strip()
+            value = str(value).strip()
+            check_choice(field, value, allowed)
+            return value
 
         return choice
     return parse_number
