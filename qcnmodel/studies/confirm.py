@@ -194,7 +194,10 @@ def mode_time_constant(loop, margins=None) -> float:
     if not (np.isfinite(wc) and wc > 0 and np.isfinite(pm)):
         return float("inf")
     w = wc * np.array([1.0 - 1e-4, 1.0 + 1e-4])
-    h = np.asarray(loop.frequency_response(w).fresp).reshape(-1)
+    resp = loop.frequency_response(w)
+    # python-control 0.10.1 renamed ``fresp`` to ``frdata`` (the old name warns)
+    h = np.asarray(resp.frdata if hasattr(resp, "frdata") else resp.fresp)
+    h = h.reshape(-1)
     ln = np.log(h)
     a = float(np.diff(ln.real)[0] / np.diff(w)[0])
     b = float(np.diff(np.unwrap(ln.imag))[0] / np.diff(w)[0])
