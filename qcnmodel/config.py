@@ -41,6 +41,9 @@ _SHIPPED: dict = {
     "analysis.max_delays": 1_000_000,
     # critical_rtt's search interval (s) when the RTT enters the rational part
     "analysis.rtt_search": (1e-9, 1.0),
+    # ... and for models judged by their trajectories (one QCN flow): each RTT tried costs a
+    # few nonlinear runs, so the interval is the one QCN loops live in
+    "analysis.trajectory_rtt_search": (1e-6, 0.1),
     # -- models: fluid integration ---------------------------------------------------------
     # largest step of the compiled integrator (s): QCN, QCN classes, ECM; and DCQCN
     "models.max_dt": 10e-6,
@@ -54,6 +57,10 @@ _SHIPPED: dict = {
     # the packet-fidelity QCN model integrates each flow up to this many flows (its cost grows
     # with N per event); beyond it, the population's cohorts (the mean field, exact as N grows)
     "models.max_agents": 1000,
+    # a trajectory's verdict (one flow's stability): runs from idle rate limiters, each this
+    # long, classified after the settling time (the start from idle settles within ~0.2 s at
+    # N = 1, RTT 500 us) by the oscillation detector, majority over this many seeds
+    "models.verdict_run": {"duration": 0.6, "settle": 0.3, "record_dt": 50e-6, "seeds": 3},
     # the largest loop delay (s) and flow count a model accepts
     "models.max_rtt": 1e3,
     "models.max_flows": 10**9,

@@ -6,6 +6,7 @@
 * :mod:`.linearize`: symbolic linearisation of single-delay delay-differential systems;
 * :mod:`.dde`: compiled and adaptive delay-differential integrators;
 * :mod:`.stability`: stability maps and the critical RTT of any loop model;
+* :mod:`.boundary`: the critical RTT of a model judged by its own trajectories;
 * :mod:`.plot`: Bode, Nyquist, step and map figures (drawing only).
 
 This layer imports neither the parameter classes nor the models: a loop model is anything

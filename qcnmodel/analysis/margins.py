@@ -35,12 +35,11 @@ Conventions
   ``w_i``; starting from the delay-free closed loop this gives the number of unstable roots
   at every ``tau``. The tests check the two against each other.
 
-``G`` must be strictly proper when the delay is positive (otherwise the
-closed loop is of neutral type and the tail of the contour is not bounded).
-
-Critical delay and RTT: :func:`critical_delay` is the loop delay at which PM reaches 0;
-:func:`critical_rtt` is the one home of a loop model's critical RTT, that delay minus the
-model's extra loop delay (:func:`extra_delay`), or a search when the RTT enters ``G``.
+``G`` must be strictly proper when the delay is positive (otherwise the closed loop is of
+neutral type and the tail of the contour is not bounded). :func:`critical_delay` is the loop
+delay at which PM reaches 0; :func:`critical_rtt` is the one home of a loop model's critical
+RTT: that delay minus the model's extra loop delay (:func:`extra_delay`), a search when the
+RTT enters ``G``, or the model's trajectories where it declares no linearisation applies.
 """
 
 from __future__ import annotations
@@ -527,9 +526,8 @@ def critical_rtt(
     Parameters
     ----------
     model : LoopModel, DelayedLoop or callable
-        A loop model (``rtt``, ``.loop()``, ``.replace(rtt=...)``); a ``DelayedLoop``, whose
-        delay is its RTT (the answer is its critical delay, ``delay + delay_margin_s``); or a
-        factory ``f(rtt) -> DelayedLoop``.
+        A loop model (``rtt``, ``.loop()``, ``.replace(rtt=...)``); a ``DelayedLoop`` (the
+        answer is its critical delay); or a factory ``f(rtt) -> DelayedLoop``.
     rtt_min, rtt_max : float, optional
         Search interval (s) when the RTT enters the rational part (default
         ``config.defaults["analysis.rtt_search"]``, 1 ns .. 1 s).
@@ -547,6 +545,8 @@ def critical_rtt(
 
     Notes
     -----
+    A model with ``boundary_method = "trajectories"`` (one QCN flow) is judged by its own
+    trajectories (:func:`~qcnmodel.analysis.boundary.trajectory_critical_rtt`).
     When the model's rational part does not depend on the RTT (:func:`extra_delay` is not
     None), the phase margin falls linearly with the delay and the answer is exact:
     :func:`~qcnmodel.analysis.margins.critical_delay` minus the extra loop delay. Otherwise
@@ -556,6 +556,10 @@ def critical_rtt(
     """
     if hasattr(model, "num") and hasattr(model, "den"):
         return critical_delay(model)
+    if getattr(model, "boundary_method", None) == "trajectories":
+        from qcnmodel.analysis.boundary import trajectory_critical_rtt
+
+        return trajectory_critical_rtt(model, rtt_min, rtt_max)
     if hasattr(model, "replace") and hasattr(model, "loop"):
         offset = extra_delay(model)
         if offset is not None:

@@ -207,7 +207,34 @@ def stability_map(
         ds["critical_rtt"] = (y, crit.isel({x: 0}).values, {"units": "s"})
         if offset is None:  # generic: solve per row
             ds["critical_rtt"] = critical_rtt_curve(model, y, ys)
+    _judge_by_trajectories(model, ds, x, y)
     return ds
+
+
+def _judge_by_trajectories(model, ds: xr.Dataset, x: str, y: str) -> None:
+    """Where a grid point's model declares ``boundary_method = "trajectories"`` (one QCN flow,
+    which no linearisation predicts), ``stable`` is ``rtt < critical_rtt`` of its trajectories
+    (:func:`~qcnmodel.analysis.margins.critical_rtt`), in place; the margins stay the
+    linearised loop's. Only one-flow points are looked at."""
+    xs, ys = ds[x].values.tolist(), ds[y].values.tolist()
+    ii = range(len(ys)) if y != "n_flows" else [i for i, v in enumerate(ys) if v == 1]
+    jj = range(len(xs)) if x != "n_flows" else [j for j, v in enumerate(xs) if v == 1]
+    if "n_flows" not in (x, y) and getattr(model, "n_flows", None) != 1:
+        return
+    for i in ii:
+        for j in jj if x != "rtt" else [0]:
+            try:
+                pt = model.replace(**{y: ys[i], x: xs[j]})
+            except ValueError:
+                continue
+            if getattr(pt, "boundary_method", None) != "trajectories":
+                continue
+            crit = critical_rtt(pt)
+            if x == "rtt":
+                ds["stable"].values[i, :] = np.asarray(xs) < crit
+                ds["critical_rtt"].values[i] = crit
+            else:
+                ds["stable"].values[i, j] = pt.rtt < crit
 
 
 def critical_rtt_curve(model, y: str, y_values, **kw) -> xr.DataArray:

@@ -182,6 +182,10 @@ def run(args) -> int:
         ("critical RTT", f"{out['critical_rtt_s'] * 1e6:.4g} us"),
         ("closed loop", "stable" if out["stable"] else "UNSTABLE"),
     ]
+    if out.get("boundary_method") == "trajectories":
+        rows.insert(-2, ("judged by", "the model's trajectories (one flow: no linearisation "
+                                      "predicts it); critical RTT and verdict are theirs, the "
+                                      "margins above the linearised loop's"))  # fmt: skip
     if out["validity"]:
         for note in out["validity"]:
             rows.append(("outside validity", f"{note['finding']}: {note['where']}; "

@@ -336,6 +336,36 @@ class QCNPacketModel(LoopModel):
         ``config.defaults["models.max_agents"]`` flows, ``"cohorts"`` beyond."""
         return "agents" if self.n_flows <= config.defaults["models.max_agents"] else "cohorts"
 
+    @property
+    def boundary_method(self) -> str:
+        """How this model's stability boundary is found: ``"linearisation"`` (the mean field's
+        phase margin) or, for one flow, ``"trajectories"``: one flow is no population (module
+        docstring), so :func:`~qcnmodel.analysis.margins.critical_rtt` answers with the RTT
+        at which :meth:`trajectory_unstable` turns. Without congestion (:attr:`congested`)
+        the loop is open and its linearisation (zero gain) is exact."""
+        return "trajectories" if self.n_flows == 1 and self.congested else "linearisation"
+
+    def trajectory_unstable(self, seeds: int | None = None) -> bool:
+        """The trajectories' verdict at this operating point: a majority of ``seeds`` runs
+        from idle rate limiters (greedy sources offering the line rate; run length, settling
+        and seeds from ``config.defaults["models.verdict_run"]``) oscillate or underflow by
+        :func:`qcnmodel.analysis.timeseries.oscillation`, the detector the validation applies
+        to model and packet traces alike."""
+        from qcnmodel.analysis.timeseries import oscillation
+
+        run = config.defaults["models.verdict_run"]
+        seeds = run["seeds"] if seeds is None else seeds
+        if not isinstance(seeds, (int, np.integer)) or isinstance(seeds, bool) or seeds < 1:
+            raise ValueError(f"seeds: must be a whole number >= 1, got {seeds!r}")
+        dt = run["record_dt"]
+        votes = 0
+        for seed in range(seeds):
+            q = self.simulate(run["duration"], start="idle", record_dt=dt, seed=seed).q.values
+            qb = 0.5 * (q[1:] + q[:-1])  # bin means, as the simulator's trace is binned
+            verdict = oscillation(qb[int(round(run["settle"] / dt)) :], dt, self.params.qeq)
+            votes += verdict["verdict"] != "stable"
+        return 2 * votes > seeds
+
     def default_dt(self) -> float:
         """Integration step: min(rtt/10, 10 us)."""
         return min(self.rtt / 10.0, 10e-6)

@@ -37,8 +37,11 @@ def summary(model, loop=None, fixed_point: bool = True) -> dict:
     dict
         ``model``, ``model_variant``, ``model_class``, ``rtt_s``, ``loop_delay_s``,
         ``n_flows``, ``phase_margin_deg``, ``gain_margin_db``, ``delay_margin_s``,
-        ``crossover_rad_s``, ``phase_crossover_rad_s``, ``critical_rtt_s``, ``stable`` and
-        ``fixed_point``.
+        ``crossover_rad_s``, ``phase_crossover_rad_s``, ``critical_rtt_s``, ``stable``,
+        ``boundary_method`` and ``fixed_point``. With ``boundary_method = "trajectories"``
+        (one QCN flow, which no linearisation predicts) ``critical_rtt_s`` comes from the
+        model's trajectories and ``stable`` means ``rtt_s < critical_rtt_s``; the margins
+        remain those of the linearised loop.
     """
     if not (hasattr(model, "loop") and hasattr(model, "replace")):
         raise ValueError(f"model: must be a loop model (with loop() and replace()), got "
@@ -60,7 +63,10 @@ def summary(model, loop=None, fixed_point: bool = True) -> dict:
         "phase_crossover_rad_s": float(m.phase_crossover_rad_s),
         "critical_rtt_s": float(critical_rtt(model, loop=loop)),
         "stable": bool(m.stable),
+        "boundary_method": getattr(model, "boundary_method", "linearisation"),
     }
+    if out["boundary_method"] == "trajectories":  # no linearisation predicts this loop
+        out["stable"] = bool(out["rtt_s"] < out["critical_rtt_s"])
     if fixed_point:
         out["fixed_point"] = {k: _num(v) for k, v in model.fixed_point().items()}
     return out

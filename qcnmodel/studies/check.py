@@ -30,9 +30,11 @@ from qcnmodel.studies.verdict import (
     _verdict_of,
     headline,
     inactive_fields,
+    judged_stable,
     model_label,
     search_fix,
     search_steps,
+    trajectory_note,
     wrap_phase,
 )
 
@@ -257,6 +259,7 @@ def _check(params, ranges, model, variant, base, fallback, recommend, confirm,
     worst_gm, worst_dm = np.inf, np.inf
     table: dict[int, tuple] = {}
     crit: dict[int, float] = {}
+    judged: list[int] = []  # flow counts judged by the model's trajectories
     for n in ranges.flow_grid():
         model_n = base.replace(n_flows=int(n))
         try:
@@ -265,10 +268,13 @@ def _check(params, ranges, model, variant, base, fallback, recommend, confirm,
         except ValueError as exc:  # e.g. no equilibrium at this N: say where
             raise ValueError(f"flows: the model cannot be analysed at N = {int(n)} ({exc}); "
                              "narrow the flow range") from None  # fmt: skip
-        table[int(n)] = (np.asarray(m.phase_margin_deg, float), np.asarray(m.stable, bool))
+        crit[int(n)] = float(critical_rtt(model_n, loop=loop))
+        stable = judged_stable(model_n, taus, m.stable, crit[int(n)])
+        if getattr(model_n, "boundary_method", None) == "trajectories":
+            judged.append(int(n))
+        table[int(n)] = (np.asarray(m.phase_margin_deg, float), stable)
         worst_gm = min(worst_gm, float(np.min(m.gain_margin_db)))
         worst_dm = min(worst_dm, float(np.min(m.delay_margin_s)))
-        crit[int(n)] = float(critical_rtt(model_n, loop=loop))
         if progress is not None:
             progress.update(1)
     verdict, worst_pm, n_w, k_w = _verdict_of(table, ranges.pm_threshold)
@@ -288,7 +294,7 @@ def _check(params, ranges, model, variant, base, fallback, recommend, confirm,
         model=name,
         model_variant=var,
         model_label=label,
-        notes=inactive_fields(params),
+        notes=inactive_fields(params) + [trajectory_note(n, crit[n]) for n in judged],
         searched=search["searched"],
         fallback=fallback,
     )

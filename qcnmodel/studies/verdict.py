@@ -88,6 +88,18 @@ def inactive_fields(params: QCNParams) -> list[str]:
     return notes
 
 
+def trajectory_note(n: int, critical: float) -> str:
+    """The sentence saying that flow count ``n`` was judged by the model's trajectories."""
+    if np.isfinite(critical):
+        crit = f"{critical * 1e6:.0f} us"
+    else:
+        crit = "none up to the search's end" if critical == np.inf else "none: unstable throughout"
+    return (f"N = {n} is judged by the model's trajectories (critical RTT {crit}): one flow "
+            "sits in the quantiser's dead zone and takes discrete cuts at the sampling "
+            "instants, which no linearisation predicts; its phase margins are the "
+            "linearised loop's and do not decide its verdict")  # fmt: skip
+
+
 # ------------------------------------------------------------------------- grid scans
 def _pm_stable(loop, taus):
     """Phase margins (deg, unwrapped) and closed-loop stability of ``loop`` at the delays
@@ -130,10 +142,23 @@ def scan(model, ranges, flows=None) -> dict:
     for n in ranges.flow_grid() if flows is None else flows:
         try:
             m = model.replace(n_flows=int(n))
-            out[int(n)] = _pm_stable(m.loop(), taus + extra_delay(m))
+            pm, st = _pm_stable(m.loop(), taus + extra_delay(m))
+            out[int(n)] = (pm, judged_stable(m, taus, st))
         except ValueError:
             out[int(n)] = (np.full(taus.shape, -np.inf), np.zeros(taus.shape, bool))
     return out
+
+
+def judged_stable(model, taus, linear_stable, critical=None) -> np.ndarray:
+    """Stability over the RTTs ``taus``: the linearisation's (``linear_stable``), or, where
+    the model declares ``boundary_method = "trajectories"`` (one QCN flow), below its
+    trajectories' critical RTT (``critical``, computed when not given)."""
+    if getattr(model, "boundary_method", None) != "trajectories":
+        return np.asarray(linear_stable, bool)
+    from qcnmodel.analysis.margins import critical_rtt
+
+    crit = critical_rtt(model) if critical is None else critical
+    return np.asarray(taus) < crit
 
 
 def _verdict_of(table: dict, threshold: float) -> tuple[str, float, int, int]:

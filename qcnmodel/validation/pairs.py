@@ -202,12 +202,19 @@ def check_boundary(case: Case, variants, grid, bisect_steps=2, duration=DURATION
                         f"sim points: {pts_text}; model points: " + ", ".join(
                             f"{r * 1e6:.0f}{'U' if u else 'S'}" for r, u in mpts),
                         key=_key("boundary", "trajectories", case.with_rtt(0.0), v)))  # fmt: skip
-        _, _, crit = _linear(model_of(v, case.with_rtt(100e-6)))
+        model = model_of(v, case.with_rtt(100e-6))
+        _, _, crit = _linear(model)
         ok = _boundary_agrees(crit, lo, hi, first) if math.isfinite(crit) else not math.isfinite(hi)
-        rows.append(Row("boundary", "critical RTT (linearisation)", par, v, crit,
+        how = getattr(model, "boundary_method", "linearisation")
+        note = (
+            "negative: the equilibrium is unstable at every RTT"
+            if how == "linearisation"
+            else "one flow: the critical RTT that margins, check and the report give is "
+            "the model's trajectories' (no linearisation applies), bisected to 0.5 %"
+        )
+        rows.append(Row("boundary", f"critical RTT ({how})", par, v, crit,
                         _bracket_text(lo, hi), "" if ok else "differ", "+-10 %", reason, ok, "s",
-                        "negative: the equilibrium is unstable at every RTT",
-                        key=_key("boundary", "linear", case.with_rtt(0.0), v)))  # fmt: skip
+                        note, key=_key("boundary", "linear", case.with_rtt(0.0), v)))  # fmt: skip
     return rows
 
 

@@ -19,7 +19,7 @@ def test_every_region_names_a_known_finding():
 def test_the_default_check_ranges_touch_the_single_flow_and_large_rtt_regions():
     notes = validity_notes("qcn", "packet", (1, 100), (2e-6, 1e-3), {1: 5.7e-4, 100: 1e-2})
     got = _applying(notes)
-    assert ("single flow", "N <= 2 flows per congestion point") in got
+    assert ("single flow", "N <= 5 flows per congestion point") in got
     assert ("slow breakdown", "RTT >= 1 ms") in got
     assert ("10 Gb/s many flows", "N >= 50 flows per congestion point") in got
     # the critical-RTT band is not reached at N = 100 (1 ms < 0.75 x 10 ms)

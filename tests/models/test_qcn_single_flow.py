@@ -1,0 +1,63 @@
+"""One QCN flow is judged by its trajectories: boundary_method, trajectory_unstable and what
+margins, summary and stability maps make of it."""
+
+import numpy as np
+import pytest
+
+import qcnmodel as qm
+from qcnmodel.analysis.margins import critical_rtt
+from qcnmodel.models.summary import summary
+
+
+def _one(rtt=300e-6, **kw):
+    return qm.QCNFluidModel(n_flows=1, rtt=rtt, capacity=5e9, **kw)
+
+
+def test_which_points_are_judged_by_trajectories():
+    assert _one().boundary_method == "trajectories"
+    # more flows: the population's linearisation
+    assert qm.QCNFluidModel(n_flows=2, capacity=5e9).boundary_method == "linearisation"
+    # one flow that cannot load the port (CP at the line rate): no loop, linearisation exact
+    assert qm.QCNFluidModel(n_flows=1).boundary_method == "linearisation"
+    assert np.isinf(critical_rtt(qm.QCNFluidModel(n_flows=1)))
+    # the published equations keep their linearisation
+    assert not hasattr(qm.QCNFluidModel(n_flows=1, capacity=5e9, fidelity="paper"),
+                       "boundary_method")  # fmt: skip
+
+
+@pytest.fixture(scope="module")
+def crit():
+    return critical_rtt(_one())
+
+
+def test_critical_rtt_is_where_the_trajectories_turn(crit):
+    # the bisection's bracket is 0.5 % wide; 3 % either side the verdicts are settled
+    assert not _one(rtt=0.97 * crit).trajectory_unstable()
+    assert _one(rtt=1.03 * crit).trajectory_unstable()
+    # below the mean field's, which is too stable for one flow (566 us here)
+    lin = qm.QCNFluidModel(n_flows=1, rtt=300e-6, capacity=5e9).engine.loop()
+    from qcnmodel.analysis.margins import critical_delay
+
+    assert crit < critical_delay(lin)
+
+
+def test_trajectory_verdict_is_reproducible():
+    m = _one(rtt=500e-6)
+    assert m.trajectory_unstable() == m.trajectory_unstable()
+    with pytest.raises(ValueError, match="seeds"):
+        m.trajectory_unstable(seeds=0)
+
+
+def test_summary_and_map_follow_the_trajectories(crit):
+    below, above = summary(_one(rtt=0.8 * crit), fixed_point=False), summary(
+        _one(rtt=1.25 * crit), fixed_point=False)  # fmt: skip
+    assert below["boundary_method"] == above["boundary_method"] == "trajectories"
+    assert below["critical_rtt_s"] == pytest.approx(crit)
+    assert below["stable"] and not above["stable"]
+    rtts = np.array([0.5, 0.8, 1.25, 2.0]) * crit
+    ds = qm.stability_map(_one(), x_values=rtts, y_values=[1, 10])
+    assert ds.stable.values[0].tolist() == [True, True, False, False]
+    assert float(ds.critical_rtt.sel(n_flows=1)) == pytest.approx(crit)
+    # the ten-flow row is the linearisation's, as before
+    assert summary(qm.QCNFluidModel(n_flows=10, capacity=5e9), fixed_point=False)[
+        "boundary_method"] == "linearisation"  # fmt: skip
