@@ -398,8 +398,8 @@ def test_confirm_classify_names_a_drifting_queue():
 
 
 def test_validity_lists_the_regions_the_ranges_reach(capsys):
-    """N from 1 reaches the few-flows region (N <= 5); N from 6 with RTT below 200 us stays
-    inside the validated domain (critical RTTs there are ~0.3-0.5 ms at 10 Gb/s)."""
+    """N from 1 reaches the single-flow region; N = 10 with RTT below 100 us stays inside the
+    validated domain (critical RTTs there are ~0.3-0.5 ms at 10 Gb/s)."""
     from qcnmodel.params import QCNParams
     from qcnmodel.studies.check import CheckRanges, check_params
 
@@ -408,7 +408,7 @@ def test_validity_lists_the_regions_the_ranges_reach(capsys):
                                        n_flows=3), recommend=False)  # fmt: skip
     assert "single flow" in {v["finding"] for v in wide.validity}
     assert "validity" in wide.to_dict()
-    narrow = check_params(p, CheckRanges(rtt=(10e-6, 100e-6), flows=(6, 10), n_rtt=8,
+    narrow = check_params(p, CheckRanges(rtt=(10e-6, 100e-6), flows=(10, 10), n_rtt=8,
                                          n_flows=3), recommend=False)  # fmt: skip
     assert narrow.validity == []
 

@@ -178,7 +178,7 @@ def test_paper_variant_with_every_frame_sampled(capsys):
 
 
 def test_validity_names_the_region_the_point_lies_in(capsys):
-    """The single-flow region (N <= 2) and the large-RTT region are flagged; a mid-range
+    """The single-flow region (N = 1) and the large-RTT region are flagged; a mid-range
     point of the validated grid (N = 10, 100 us) is inside the domain."""
     main(["margins", "--model", "qcn", "--flows", "1", "--rtt", "100us", "--json"])
     single = json.loads(capsys.readouterr().out)["validity"]

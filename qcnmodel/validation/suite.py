@@ -30,7 +30,7 @@ def _boundary_cases(quick: bool) -> list:
     cases = [c(1), c(10)]
     if quick:
         return cases
-    cases += [c(100), c(10, capacity=10e9), c(100, capacity=10e9),
+    cases += [c(3), c(20), c(100), c(10, capacity=10e9), c(100, capacity=10e9),
               c(1, capacity=10e9, line=40e9)]  # fmt: skip
     for w in (8.0, 32.0):
         cases += [c(1, changes=(("w", w),)), c(10, changes=(("w", w),))]

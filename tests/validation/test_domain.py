@@ -19,7 +19,9 @@ def test_every_region_names_a_known_finding():
 def test_the_default_check_ranges_touch_the_single_flow_and_large_rtt_regions():
     notes = validity_notes("qcn", "packet", (1, 100), (2e-6, 1e-3), {1: 5.7e-4, 100: 1e-2})
     got = _applying(notes)
-    assert ("single flow", "N <= 5 flows per congestion point") in got
+    assert ("single flow", "one flow per congestion point") in got
+    assert ("few flows", "N = 2 to 9 flows per congestion point") in got
+    assert ("tens of flows", "N = 11 to 49 flows per congestion point") in got
     assert ("slow breakdown", "RTT >= 1 ms") in got
     assert ("10 Gb/s many flows", "N >= 50 flows per congestion point") in got
     # the critical-RTT band is not reached at N = 100 (1 ms < 0.75 x 10 ms)
@@ -27,7 +29,7 @@ def test_the_default_check_ranges_touch_the_single_flow_and_large_rtt_regions():
 
 
 def test_ranges_inside_the_domain_have_no_applying_region():
-    notes = validity_notes("qcn", "packet", (10, 20), (10e-6, 100e-6), {10: 5e-4, 20: 4e-4})
+    notes = validity_notes("qcn", "packet", (10, 10), (10e-6, 100e-6), {10: 5e-4})
     assert _applying(notes) == set()
     assert len(notes) == len(DOMAIN[("qcn", "packet")])  # every region is listed
 
