@@ -15,14 +15,12 @@ timer-synchronised cycle of many flows). This model keeps every flow:
   a sample when the countdown reaches zero; the sampled frame belongs to flow i with
   probability ``A_i / A`` (the flows' frames interleave at the port); Fb on the queue at that
   arrival (the fluid queue plus the arriving frame), the 6-bit quantiser, Qold, the countdown
-  reloaded from the sampling table. The queue has no frame noise. In the packet simulator
-  at 10 flows the sampled queue does deviate from its local mean by whole frames, with the
-  standard deviation sqrt(N/12) frames of N independent sawtooth phases and no correlation
-  between successive samples (measured at W = 2 and 32). Drawn so here, it gives the
-  queue the packets' spread (std about 10 KB at W = 32) but a lower mean (14-20 vs 20-29 KB)
-  that reaches the fluid floor at empty, so the loop reads as oscillating at any RTT where
-  the packets are stable to 1.6 ms. Why the packet queue holds a higher level under the
-  same noise is not established; the model leaves the noise out.
+  reloaded from the sampling table. By default the queue has no frame noise. In the packet
+  simulator at 10 flows the sampled queue does deviate from its local mean by whole frames,
+  with the standard deviation sqrt(N/12) frames of N independent sawtooth phases and no
+  correlation between successive samples (measured at W = 2 and 32); ``noise=True`` draws
+  it (:func:`frame_noise`). The validation finds it helps where a sampling interval spans
+  few frames and hurts elsewhere, so it is off.
 * **Reaction points**: the RP state machine of the Stanford deck "QCN: Description and
   Benchmark Simulations" (fast recovery, active and hyperactive increase, the 150 KB byte
   counter and 15 ms timer with their +-15 % jitter, the TR/8 rule, release at line rate),
@@ -47,6 +45,7 @@ import math
 from collections import deque
 
 import numpy as np
+from numba import njit
 
 from qcnmodel.sim.protocols import qcn as R
 from qcnmodel.sim.rng import STREAM_USER, stream_key, uniform01
@@ -58,6 +57,25 @@ _EMPTY = 1e-6
 #: events at one instant before the solver calls it a stall (there are at most a handful)
 _MAX_STALL = 1000
 _S_PICK = stream_key(STREAM_USER, 0)  #: which flow a sample lands on
+_S_NOISE = stream_key(STREAM_USER, 1)  #: the sampled queue's frame phases
+#: uniform phases summed per sample (exact up to this many flows, the same variance beyond)
+_NOISE_TERMS = 12
+
+
+@njit(cache=True)
+def frame_noise(seed, k, n, frame):
+    """Whole-frame deviation (bytes) of the queue seen by sample ``k`` from the fluid queue.
+
+    Each of the ``n`` paced flows' cumulative arrivals deviates from its fluid line by a
+    sawtooth of one frame with a uniform phase, independent of the others': the sum of ``n``
+    uniform phases, variance n/12 frames^2 (as the packet-fidelity analysis takes it), drawn
+    afresh at each sample, a sampling interval being many frame times. Exact up to
+    :data:`_NOISE_TERMS` flows; beyond, that many terms scaled to the same variance."""
+    m = min(n, _NOISE_TERMS)
+    acc = 0.0
+    for j in range(m):
+        acc += uniform01(seed, _S_NOISE, np.int64(k * _NOISE_TERMS + j)) - 0.5
+    return acc * math.sqrt(n / m) * frame
 
 
 def _ns(t: float) -> np.int64:
@@ -111,7 +129,8 @@ class _Agents:
 
 
 def integrate(p, n, rtt, capacity, offered, duration, record_dt, hotspot=None, seed=0,
-              start="idle", q0=0.0, per_flow=False, compiled=True, source_buffer=0.0):  # fmt: skip
+              start="idle", q0=0.0, per_flow=False, compiled=True, source_buffer=0.0,
+              noise=False):  # fmt: skip
     """Trajectory of the hybrid model of ``n`` flows.
 
     Parameters
@@ -149,6 +168,9 @@ def integrate(p, n, rtt, capacity, offered, duration, record_dt, hotspot=None, s
         adapter's VOQ, IEEE 802.1Qau: frames wait at the source, not at the switch). A flow
         with a backlog sends at CR, above its offered rate once CR exceeds it, until the
         backlog drains; 0 (default): what the rate limiter holds back is refused at once.
+    noise : bool
+        Add the frame-granularity deviation of the sampled queue (:func:`frame_noise`) at
+        each sample, the queue seen floored at empty before the arriving frame is added.
 
     Returns
     -------
@@ -165,7 +187,7 @@ def integrate(p, n, rtt, capacity, offered, duration, record_dt, hotspot=None, s
     if not compiled:
         return _integrate_twin(p, n, fwd, rtt - fwd, capacity, offered, n_rec, record_dt,
                                (t_on, t_off, c_hot), seed, start, q0, per_flow,
-                               source_buffer)  # fmt: skip
+                               source_buffer, noise)  # fmt: skip
     from qcnmodel.models._qcn_hybrid_kernel import integrate_compiled
 
     rec, sent = integrate_compiled(
@@ -173,12 +195,12 @@ def integrate(p, n, rtt, capacity, offered, duration, record_dt, hotspot=None, s
         float(t_on), float(t_off), float(c_hot), float(offered), float(p.frame_size),
         float(p.w), n_rec, float(record_dt), np.int64(seed), start == "equilibrium",
         float(q0), float(p.bc_limit), float(p.timer), bool(per_flow), _S_PICK,
-        float(source_buffer), float(p.line_rate))  # fmt: skip
+        float(source_buffer), float(p.line_rate), bool(noise))  # fmt: skip
     return rec, (sent if per_flow else None)
 
 
 def _integrate_twin(p, n, fwd, back, capacity, offered, n_rec, record_dt, hotspot, seed, start,
-                    q0, per_flow, buffer=0.0):  # fmt: skip
+                    q0, per_flow, buffer=0.0, noise=False):  # fmt: skip
     """:func:`integrate` in plain Python (numpy): the compiled kernel's oracle."""
     pc = R.pack_cp_params(p)
     cp = R.new_cp_state(1)
@@ -248,8 +270,9 @@ def _integrate_twin(p, n, fwd, back, capacity, offered, n_rec, record_dt, hotspo
             if arrived >= cp[R.CP_TO_SAMPLE, 0] - _EMPTY:
                 arrived = max(arrived, cp[R.CP_TO_SAMPLE, 0])
                 u = uniform01(seed, _S_PICK, np.int64(draws))
+                z = frame_noise(seed, np.int64(draws), n, frame) if noise else 0.0
                 draws += 1
-                if R.cp_on_arrival(cp, 0, q + frame, arrived, seed, pc, out):
+                if R.cp_on_arrival(cp, 0, max(q + z, 0.0) + frame, arrived, seed, pc, out):
                     i = min(int(np.searchsorted(np.cumsum(a), u * a_sum, side="right")), n - 1)
                     cnms.append((t + back, i, out[R.OUT_QFB]))
                 fb_last = -(out[R.OUT_QOFF] + p.w * out[R.OUT_QDELTA])

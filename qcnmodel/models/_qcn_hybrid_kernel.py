@@ -14,7 +14,7 @@ import math
 import numba as nb
 import numpy as np
 
-from qcnmodel.models._qcn_hybrid import _EMPTY, _MAX_STALL
+from qcnmodel.models._qcn_hybrid import _EMPTY, _MAX_STALL, frame_noise
 from qcnmodel.sim.protocols import qcn as R
 from qcnmodel.sim.rng import uniform01
 
@@ -128,7 +128,7 @@ def _flush(rp, pending, i, now, seed, pr):
 @nb.njit(cache=True)
 def integrate_compiled(pc, pr, n, fwd, back, capacity, t_on, t_off, c_hot, offered, frame,
                        w, n_rec, record_dt, seed, start_eq, q0, bc_limit, timer, per_flow,
-                       s_pick, buffer, line):  # fmt: skip
+                       s_pick, buffer, line, noise):  # fmt: skip
     """:func:`._qcn_hybrid.integrate`, compiled (arguments unpacked; see there)."""
     cp = np.zeros((R.CP_NFIELDS, 1))  # as qcn_layout.new_cp_state
     cp[R.CV_NC_SINCE] = -1.0
@@ -203,8 +203,9 @@ def integrate_compiled(pc, pr, n, fwd, back, capacity, t_on, t_off, c_hot, offer
             if arrived >= cp[R.CP_TO_SAMPLE, 0] - _EMPTY:
                 arrived = max(arrived, cp[R.CP_TO_SAMPLE, 0])
                 u = uniform01(seed, s_pick, np.int64(draws))
+                z = frame_noise(seed, np.int64(draws), n, frame) if noise else 0.0
                 draws += 1
-                if R.cp_on_arrival(cp, 0, q + frame, arrived, seed, pc, out):
+                if R.cp_on_arrival(cp, 0, max(q + z, 0.0) + frame, arrived, seed, pc, out):
                     cn, c_head, c_size = _push(cn, c_head, c_size, t + back, _pick(a, u * a_sum),
                                                out[R.OUT_QFB])  # fmt: skip
                 fb_last = -(out[R.OUT_QOFF] + w * out[R.OUT_QDELTA])

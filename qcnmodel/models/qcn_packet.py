@@ -50,6 +50,7 @@ from qcnmodel import config
 from qcnmodel._errors import unknown_name
 from qcnmodel.models import _qcn_cp as cp
 from qcnmodel.models._base import LoopModel, _positive, check_operating_point, hotspot_spec
+from qcnmodel.models._ndd1 import observed_queue
 from qcnmodel.models._qcn_cohort import (
     C_A,
     C_ACT,
@@ -401,7 +402,7 @@ class QCNPacketModel(LoopModel):
     def simulate(self, duration, dt=None, x0=None, hotspot=None, record_dt=None,
                  start: str = "equilibrium", offered=None,
                  method: str | None = None, seed: int = 0,
-                 source_buffer=0.0):  # fmt: skip
+                 source_buffer=0.0, frame_noise: bool = False):  # fmt: skip
         """Nonlinear trajectory of the reaction points and the queue.
 
         Two integrators of the same model. ``"agents"`` follows every flow as a hybrid
@@ -441,11 +442,19 @@ class QCNPacketModel(LoopModel):
             Bytes each source can hold back when its rate limiter sends less than it offers
             (the adapter's queue); a backlogged flow sends at CR, above its offered rate once
             CR exceeds it. Default 0: held-back traffic is refused. ``"agents"`` only.
+        frame_noise : bool
+            ``"agents"`` only: draw the sampled queue's frame-granularity deviation at each
+            sample (variance N/12 frames^2, the noise the analysis takes in expectation).
+            Off by default: the validation finds it helps where a sampling interval spans
+            few frames and hurts elsewhere (``qcnmodel.validation.findings``).
 
         Returns
         -------
         xarray.Dataset
-            ``q`` (bytes), ``rate_sent`` (per-flow mean sending rate), ``rate_current``,
+            ``q`` (bytes; with ``"agents"`` the queue a packet port would hold: the fluid
+            backlog ``q_fluid`` where there is one, else the N*D/D/1 waiting queue of the
+            flows' colliding frames at the current load, :mod:`._ndd1`), ``rate_sent``
+            (per-flow mean sending rate), ``rate_current``,
             ``rate_target`` (per-flow means of CR and TR, bit/s), ``cohorts``, and what the
             reaction points received: ``cnm_probability`` (per frame), ``cut`` (mean per CNM)
             and ``fb`` (the fluid Fb at the CP, bytes; the sampled one adds the noise
@@ -486,7 +495,8 @@ class QCNPacketModel(LoopModel):
         if method == "agents":
             q_eq = self.fixed_point()["q"] if start == "equilibrium" else 0.0
             q0 = parse_number(x0.get("q", q_eq), "x0 q")
-            return self._simulate_agents(duration, record_dt, k, hotspot, start, q0, seed, buf)
+            return self._simulate_agents(duration, record_dt, k, hotspot, start, q0, seed, buf,
+                                         bool(frame_noise))  # fmt: skip
         if start == "equilibrium":
             st0 = self._equilibrium_cohorts()
             fp = self.fixed_point()
@@ -520,7 +530,8 @@ class QCNPacketModel(LoopModel):
             },  # fmt: skip
         )
 
-    def _simulate_agents(self, duration, record_dt, k, hotspot, start, q0, seed, buf=0.0):
+    def _simulate_agents(self, duration, record_dt, k, hotspot, start, q0, seed, buf=0.0,
+                         frame_noise=False):  # fmt: skip
         """:meth:`simulate` with ``method="agents"``: the hybrid model's trajectory."""
         import xarray as xr
 
@@ -540,13 +551,17 @@ class QCNPacketModel(LoopModel):
         per_flow = self.n_flows * n_rec <= config.defaults["models.max_records"]
         rec, sent = hybrid(p, self.n_flows, delay, self.capacity_bps, offered, duration,
                            record_dt, hs, int(seed), start, q0, per_flow,
-                           source_buffer=buf)  # fmt: skip
+                           source_buffer=buf, noise=frame_noise)  # fmt: skip
+        q_obs = observed_queue(rec[:, 0], rec[:, 1], rec[:, 2], self.n_flows, self.capacity_bps,
+                               0.5 * delay, 0.0 if start == "idle" else rec[0, 2],
+                               p.frame_size, hs)  # fmt: skip
         nan = np.full(rec.shape[0], np.nan)
         flows = {} if sent is None else {"bytes_sent": (("time", "flow"), sent, {"units": "B"})}
         return xr.Dataset(
             {
                 **flows,
-                "q": ("time", rec[:, 1], {"units": "B"}),
+                "q": ("time", q_obs, {"units": "B"}),
+                "q_fluid": ("time", rec[:, 1], {"units": "B"}),
                 "rate_sent": ("time", rec[:, 2], {"units": "bit/s"}),
                 "rate_current": ("time", rec[:, 3], {"units": "bit/s"}),
                 "rate_target": ("time", rec[:, 4], {"units": "bit/s"}),

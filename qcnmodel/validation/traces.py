@@ -140,7 +140,10 @@ def model_trace(variant: str, case: Case, duration: float = 0.6, dt: float = 50e
     cap = np.full_like(t, cap0)
     if hotspot is not None:
         cap[(t >= hotspot[0]) & (t < hotspot[1])] = case.capacity
-    dep = np.where(q > 0, cap, np.minimum(case.n * sent, cap))
+    # the port serves at capacity while a backlog lasts (the fluid backlog: the frames that
+    # merely collide at an underloaded port do not keep it busy)
+    backlog = ds.q_fluid.values if "q_fluid" in ds else q
+    dep = np.where(backlog > 0, cap, np.minimum(case.n * sent, cap))
     # bin averages over (t_{k-1}, t_k] like the simulator's bins (trapezoid on the grid)
     qb = 0.5 * (q[1:] + q[:-1])
     db = 0.5 * (dep[1:] + dep[:-1])

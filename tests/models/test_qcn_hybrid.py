@@ -168,3 +168,36 @@ def test_bad_source_buffer_names_the_field():
         m.simulate(0.01, source_buffer=-1.0)
     with pytest.raises(ValueError, match="source_buffer"):
         m.simulate(0.01, method="cohorts", source_buffer="1.5 MB")
+
+
+def test_frame_noise_has_the_frames_variance_and_the_kernel_equals_the_twin():
+    from qcnmodel.models._qcn_hybrid import frame_noise, integrate
+
+    for n in (1, 10, 100):
+        z = np.array([frame_noise(5, np.int64(k), n, 1500.0) for k in range(20000)])
+        # variance n/12 frames^2; the sample variance of 20000 draws is within 3 %
+        assert np.var(z) / (n / 12 * 1500.0**2) == pytest.approx(1.0, abs=0.03)
+        assert abs(np.mean(z)) < 4 * np.sqrt(n / 12 / 20000) * 1500.0
+    p = QCNParams()
+    for n in (1, 5):
+        kw = dict(seed=3, noise=True)
+        a, _ = integrate(p, n, 300e-6, 5e9, 10e9, 0.05, 50e-6, **kw)
+        b, _ = integrate(p, n, 300e-6, 5e9, 10e9, 0.05, 50e-6, compiled=False, **kw)
+        c, _ = integrate(p, n, 300e-6, 5e9, 10e9, 0.05, 50e-6, seed=3)
+        assert np.array_equal(a, b)
+        assert not np.array_equal(a, c)  # the noise reaches the CP's decisions
+
+
+def test_the_queue_reported_is_the_backlog_or_the_colliding_frames():
+    from qcnmodel.models._ndd1 import waiting_frames
+
+    m = QCNFluidModel(QCNParams(), rtt=200e-6, n_flows=10, capacity=5e9)
+    ds = m.simulate(0.2, start="idle", offered=1e9, record_dt=50e-6, seed=1)
+    q, qf = ds.q.values, ds.q_fluid.values
+    top = waiting_frames(1.0, 10) * 1500.0  # the collision queue at full load, its largest
+    assert np.all(q >= qf) and np.all(q[qf > top] == qf[qf > top])
+    empty = qf == 0.0
+    assert empty.any() and np.all(q[empty] <= top + 1e-9) and np.any(q[empty] > 0.0)
+    one = QCNFluidModel(QCNParams(), rtt=200e-6, n_flows=1, capacity=5e9)
+    d1 = one.simulate(0.1, start="idle", record_dt=50e-6)
+    assert np.array_equal(d1.q.values, d1.q_fluid.values)  # one flow's frames never collide
