@@ -16,7 +16,25 @@ from __future__ import annotations
 
 import math
 
-__all__ = ["first_unstable_rtt", "trajectory_critical_rtt"]
+import numpy as np
+
+__all__ = ["first_unstable_rtt", "judged_by_trajectories", "judged_stable",
+           "trajectory_critical_rtt"]  # fmt: skip
+
+
+def judged_by_trajectories(model) -> bool:
+    """Whether ``model`` declares ``boundary_method = "trajectories"``."""
+    return getattr(model, "boundary_method", None) == "trajectories"
+
+
+def judged_stable(model, rtts, linear_stable, critical: float | None = None) -> np.ndarray:
+    """Stability of ``model`` at the RTTs ``rtts``: the linearisation's (``linear_stable``),
+    or, for a model judged by its trajectories, ``rtt < critical`` with ``critical`` its
+    trajectories' critical RTT (computed when not given)."""
+    if not judged_by_trajectories(model):
+        return np.asarray(linear_stable, bool)
+    crit = trajectory_critical_rtt(model) if critical is None else critical
+    return np.asarray(rtts, float) < crit
 
 
 def first_unstable_rtt(unstable, rtt_min: float, rtt_max: float, rel_tol: float = 0.005,

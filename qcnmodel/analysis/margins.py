@@ -556,9 +556,9 @@ def critical_rtt(
     """
     if hasattr(model, "num") and hasattr(model, "den"):
         return critical_delay(model)
-    if getattr(model, "boundary_method", None) == "trajectories":
-        from qcnmodel.analysis.boundary import trajectory_critical_rtt
+    from qcnmodel.analysis.boundary import judged_by_trajectories, trajectory_critical_rtt
 
+    if judged_by_trajectories(model):
         return trajectory_critical_rtt(model, rtt_min, rtt_max)
     if hasattr(model, "replace") and hasattr(model, "loop"):
         offset = extra_delay(model)

@@ -20,6 +20,7 @@ import numpy as np
 import xarray as xr
 
 from qcnmodel import config
+from qcnmodel.analysis.boundary import judged_by_trajectories, judged_stable
 from qcnmodel.analysis.margins import critical_rtt, extra_delay, margins_over_delay, rtt_offset
 
 __all__ = ["critical_rtt", "critical_rtt_curve", "extra_delay", "rtt_offset", "stability_map"]
@@ -227,14 +228,14 @@ def _judge_by_trajectories(model, ds: xr.Dataset, x: str, y: str) -> None:
                 pt = model.replace(**{y: ys[i], x: xs[j]})
             except ValueError:
                 continue
-            if getattr(pt, "boundary_method", None) != "trajectories":
+            if not judged_by_trajectories(pt):
                 continue
             crit = critical_rtt(pt)
             if x == "rtt":
-                ds["stable"].values[i, :] = np.asarray(xs) < crit
+                ds["stable"].values[i, :] = judged_stable(pt, xs, None, crit)
                 ds["critical_rtt"].values[i] = crit
             else:
-                ds["stable"].values[i, j] = pt.rtt < crit
+                ds["stable"].values[i, j] = judged_stable(pt, [pt.rtt], None, crit)[0]
 
 
 def critical_rtt_curve(model, y: str, y_values, **kw) -> xr.DataArray:

@@ -12,6 +12,7 @@ built with.
 
 from __future__ import annotations
 
+from qcnmodel.analysis.boundary import judged_stable
 from qcnmodel.analysis.margins import critical_rtt
 from qcnmodel.models import identify
 
@@ -65,8 +66,7 @@ def summary(model, loop=None, fixed_point: bool = True) -> dict:
         "stable": bool(m.stable),
         "boundary_method": getattr(model, "boundary_method", "linearisation"),
     }
-    if out["boundary_method"] == "trajectories":  # no linearisation predicts this loop
-        out["stable"] = bool(out["rtt_s"] < out["critical_rtt_s"])
+    out["stable"] = bool(judged_stable(model, [model.rtt], [m.stable], out["critical_rtt_s"])[0])
     if fixed_point:
         out["fixed_point"] = {k: _num(v) for k, v in model.fixed_point().items()}
     return out

@@ -30,7 +30,6 @@ from qcnmodel.studies.verdict import (
     _verdict_of,
     headline,
     inactive_fields,
-    judged_stable,
     model_label,
     search_fix,
     search_steps,
@@ -248,6 +247,7 @@ def check_params(
 def _check(params, ranges, model, variant, base, fallback, recommend, confirm,
            confirm_duration, confirm_jobs, progress, shown, bg):  # fmt: skip
     """:func:`check_params` after the model is chosen; ``bg`` compiles the simulator."""
+    from qcnmodel.analysis.boundary import judged_by_trajectories, judged_stable
     from qcnmodel.analysis.margins import critical_rtt, extra_delay, margins_over_delay
 
     if model == "qcn":
@@ -270,7 +270,7 @@ def _check(params, ranges, model, variant, base, fallback, recommend, confirm,
                              "narrow the flow range") from None  # fmt: skip
         crit[int(n)] = float(critical_rtt(model_n, loop=loop))
         stable = judged_stable(model_n, taus, m.stable, crit[int(n)])
-        if getattr(model_n, "boundary_method", None) == "trajectories":
+        if judged_by_trajectories(model_n):
             judged.append(int(n))
         table[int(n)] = (np.asarray(m.phase_margin_deg, float), stable)
         worst_gm = min(worst_gm, float(np.min(m.gain_margin_db)))

@@ -135,6 +135,7 @@ def scan(model, ranges, flows=None) -> dict:
         N -> ``(pm_deg, stable)`` arrays over ``ranges.rtt_grid()``; an N whose model has
         no operating point gives ``(-inf, False)`` everywhere.
     """
+    from qcnmodel.analysis.boundary import judged_stable
     from qcnmodel.analysis.margins import extra_delay
 
     taus = ranges.rtt_grid()
@@ -147,18 +148,6 @@ def scan(model, ranges, flows=None) -> dict:
         except ValueError:
             out[int(n)] = (np.full(taus.shape, -np.inf), np.zeros(taus.shape, bool))
     return out
-
-
-def judged_stable(model, taus, linear_stable, critical=None) -> np.ndarray:
-    """Stability over the RTTs ``taus``: the linearisation's (``linear_stable``), or, where
-    the model declares ``boundary_method = "trajectories"`` (one QCN flow), below its
-    trajectories' critical RTT (``critical``, computed when not given)."""
-    if getattr(model, "boundary_method", None) != "trajectories":
-        return np.asarray(linear_stable, bool)
-    from qcnmodel.analysis.margins import critical_rtt
-
-    crit = critical_rtt(model) if critical is None else critical
-    return np.asarray(taus) < crit
 
 
 def _verdict_of(table: dict, threshold: float) -> tuple[str, float, int, int]:

@@ -61,3 +61,10 @@ def test_summary_and_map_follow_the_trajectories(crit):
     # the ten-flow row is the linearisation's, as before
     assert summary(qm.QCNFluidModel(n_flows=10, capacity=5e9), fixed_point=False)[
         "boundary_method"] == "linearisation"  # fmt: skip
+
+
+def test_a_map_over_another_parameter_judges_each_one_flow_point(crit):
+    # over W at two RTTs: each point's verdict is rtt < its own trajectories' critical RTT
+    ds = qm.stability_map(_one(), x="w", x_values=[2.0], y="rtt",
+                          y_values=[0.8 * crit, 1.25 * crit])  # fmt: skip
+    assert ds.stable.values[:, 0].tolist() == [True, False]
