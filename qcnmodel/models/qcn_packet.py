@@ -32,7 +32,8 @@ packet simulation starts.
 Validity: a mean-field model, exact in the limit of many flows per cohort. One flow is no
 population: every sample lands on it and it takes discrete cuts at the sampling instants, which
 the mean field smooths into a hazard and so makes too stable. :meth:`QCNPacketModel.simulate`
-therefore integrates one flow as the single-flow hybrid model (:mod:`._qcn_hybrid`); the
+therefore integrates one flow as the single-flow hybrid model (:mod:`._qcn_hybrid`), and one
+flow's stability boundary is its trajectories' (:attr:`QCNPacketModel.boundary_method`); the
 linearisation (:meth:`QCNPacketModel.loop`) remains the mean field's, and the validation report
 lists where either leaves the packets.
 """
@@ -492,6 +493,10 @@ class QCNPacketModel(LoopModel):
                 "source_buffer: only method='agents' models the sources' buffers; "
                 f"got method={method!r}"
             )
+        if not isinstance(frame_noise, (bool, np.bool_)):
+            raise ValueError(f"frame_noise: must be True or False, got {frame_noise!r}")
+        if frame_noise and method != "agents":
+            raise ValueError(f"frame_noise: only method='agents' draws it; got method={method!r}")
         if method == "agents":
             q_eq = self.fixed_point()["q"] if start == "equilibrium" else 0.0
             q0 = parse_number(x0.get("q", q_eq), "x0 q")

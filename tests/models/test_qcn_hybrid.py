@@ -201,3 +201,12 @@ def test_the_queue_reported_is_the_backlog_or_the_colliding_frames():
     one = QCNFluidModel(QCNParams(), rtt=200e-6, n_flows=1, capacity=5e9)
     d1 = one.simulate(0.1, start="idle", record_dt=50e-6)
     assert np.array_equal(d1.q.values, d1.q_fluid.values)  # one flow's frames never collide
+
+
+@pytest.mark.parametrize("kw,msg", [({"frame_noise": "yes"}, "frame_noise: must be True or False"),
+                                    ({"frame_noise": True, "method": "cohorts"},
+                                     "frame_noise: only method='agents'")])  # fmt: skip
+def test_frame_noise_refuses_what_it_cannot_do(kw, msg):
+    m = QCNFluidModel(QCNParams(), n_flows=2, capacity=5e9)
+    with pytest.raises(ValueError, match=msg):
+        m.simulate(0.01, **kw)
