@@ -40,6 +40,7 @@ _LAZY = {
     "margins_over_delay": "qcnmodel.analysis.margins",
     "stability_map": "qcnmodel.analysis.stability",
     "critical_rtt": "qcnmodel.analysis.margins",
+    "trajectory_critical_rtt": "qcnmodel.analysis.boundary",
     # parameters beyond QCN
     "DCQCNParams": "qcnmodel.params.dcqcn",
     "ECMParams": "qcnmodel.params.protocols",

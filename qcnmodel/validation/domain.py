@@ -111,7 +111,7 @@ DOMAIN: dict[tuple[str, str], tuple[Region, ...]] = {
             "N = 2 to 9 flows per congestion point",
             "the linearisation is too stable (5 Gb/s, N = 2, 3, 5, 7: 747, 868, 757, 622 us "
             "against 436-476, 476-519, 476-519, 476-519 us simulated); the model's "
-            "trajectories (QCNFluidModel.trajectory_unstable) give 400-436, 436-476, 436-476, "
+            "trajectories (qcnmodel.trajectory_critical_rtt) give 400-436, 436-476, 436-476, "
             "400-436 us",
             n_min=2,
             n_max=9,

@@ -68,3 +68,11 @@ def test_a_map_over_another_parameter_judges_each_one_flow_point(crit):
     ds = qm.stability_map(_one(), x="w", x_values=[2.0], y="rtt",
                           y_values=[0.8 * crit, 1.25 * crit])  # fmt: skip
     assert ds.stable.values[:, 0].tolist() == [True, False]
+
+
+def test_the_trajectories_boundary_is_available_at_any_flow_count():
+    m = qm.QCNFluidModel(n_flows=3, capacity=5e9)
+    assert m.boundary_method == "linearisation"  # the surfaces keep the linearisation ...
+    crit = qm.trajectory_critical_rtt(m)  # ... and a user can ask for the trajectories'
+    assert not m.replace(rtt=0.97 * crit).trajectory_unstable()
+    assert m.replace(rtt=1.03 * crit).trajectory_unstable()
