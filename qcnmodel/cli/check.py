@@ -36,7 +36,7 @@ from qcnmodel.cli.common import (
     add_set_option,
 )
 
-RANGE_KEYS = {"rtt", "flows", "pm_threshold"}
+RANGE_KEYS = {"rtt", "flows", "pm_threshold", "capacity"}
 
 
 def register(subparsers) -> None:
@@ -58,6 +58,13 @@ def register(subparsers) -> None:
     add_range_options(p, "RTT range lo..hi or one value, with units (default 2us..1ms)",
                       "flow-count range lo..hi or one value (default 1..100)")  # fmt: skip
     p.add_argument("--pm-threshold", default=None, help="phase margin (deg) for 'stable' (30)")
+    p.add_argument(
+        "--rate",
+        default=None,
+        metavar="RATE",
+        help="the congestion point's service rate with a unit, e.g. 5Gbps (a "
+        "hotspot port; default the line rate; [ranges] capacity in the file)",
+    )
     add_model_options(p)
     add_set_option(p, "override a parameter-set field (repeatable)")
     p.add_argument("--no-recommend", action="store_true", help="skip the W/Ps/Gd search")
@@ -80,14 +87,16 @@ def register(subparsers) -> None:
     p.set_defaults(func=run)
 
 
-def parse_ranges(rtt_text, flows_text, pm_text=None, table=None, path=None, text=None):
+def parse_ranges(rtt_text, flows_text, pm_text=None, table=None, path=None, text=None,
+                 rate_text=None):  # fmt: skip
     """:class:`~qcnmodel.studies.check.CheckRanges` from command-line values, else the
     ``[ranges]`` table of a parameter file (``table``, its ``path`` and ``text`` for line
-    numbers), else the defaults. ``rtt`` and ``flows`` are one value or ``lo..hi``."""
+    numbers), else the defaults. ``rtt`` and ``flows`` are one value or ``lo..hi``;
+    ``capacity`` (``--rate``) one rate."""
     from qcnmodel._errors import unknown_name
     from qcnmodel.cli.common import flows_value, rtt_value, split_range
     from qcnmodel.studies.check import CheckRanges
-    from qcnmodel.units import parse_number
+    from qcnmodel.units import parse_number, parse_rate
 
     table = table or {}
     for key in table:
@@ -112,12 +121,15 @@ def parse_ranges(rtt_text, flows_text, pm_text=None, table=None, path=None, text
 
     given = {}
     for key, cli_value, parse in (("rtt", rtt_text, rtt_value), ("flows", flows_text, flows_value),
-                                  ("pm_threshold", pm_text, None)):  # fmt: skip
+                                  ("pm_threshold", pm_text, None),
+                                  ("capacity", rate_text, None)):  # fmt: skip
         value, line = pick(cli_value, key)
         if value is None:
             continue
         try:
-            if parse is None:
+            if key == "capacity":
+                given[key] = parse_rate(value, "rate")
+            elif parse is None:
                 given[key] = parse_number(value, "pm-threshold")
             else:
                 given[key] = both(value, parse, key)
@@ -153,7 +165,8 @@ def _file(args):
 
 def _ranges(args):
     table, path, text = file_ranges(args)
-    return parse_ranges(args.rtt, args.flows, args.pm_threshold, table, path, text)
+    return parse_ranges(args.rtt, args.flows, args.pm_threshold, table, path, text,
+                        getattr(args, "rate", None))  # fmt: skip
 
 
 def _params(args):
@@ -205,7 +218,8 @@ def run(args) -> int:
         )
     if args.json:
         out = {"file": label, "valid": True, "model": args.model,
-               "rtt_range_s": list(ranges.rtt), "flows_range": list(ranges.flows)}  # fmt: skip
+               "rtt_range_s": list(ranges.rtt), "flows_range": list(ranges.flows),
+               "capacity_bps": ranges.capacity}  # fmt: skip
         out.update(result.to_dict())
         _write_json(args.out, out)
         print_json(out)

@@ -94,6 +94,9 @@ def report_config(args):
         params = params.replace(**sets)
     table, path, text = file_ranges(argparse.Namespace(params_file=None, params=args.params))
     table = {k: v for k, v in table.items() if k != "pm_threshold"}
+    if "capacity" in table:  # a file written for `check --rate`: say so rather than ignore it
+        raise ValueError(f"{path}: [ranges] capacity: the report analyses a congestion point "
+                         "at the line rate; `qcnmodel check` judges a slower port")  # fmt: skip
     ranges = parse_ranges(args.rtt, args.flows, None, table, path, text)
     kw = {}
     if args.rtt is not None or "rtt" in table:

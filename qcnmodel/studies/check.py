@@ -63,6 +63,8 @@ class CheckRanges:
 
     Defaults come from :mod:`qcnmodel.config` (``studies.check_*``) when the object is made:
     RTT 2 us .. 1 ms, N 1 .. 100, 60 x 12 points, phase-margin threshold 30 deg.
+    ``capacity`` is the congestion point's service rate (bit/s): a hotspot port slower (or
+    faster) than the line rate the flows send at; None (default) serves at the line rate.
     """
 
     rtt: tuple[float, float] = _default("studies.check_rtt")
@@ -70,8 +72,12 @@ class CheckRanges:
     n_rtt: int = _default("studies.check_n_rtt")
     n_flows: int = _default("studies.check_n_flows")
     pm_threshold: float = _default("studies.check_pm_threshold")
+    capacity: float | None = None
 
     def __post_init__(self) -> None:
+        if self.capacity is not None and not (0 < self.capacity < np.inf):
+            raise ValueError(f"rate: the port's capacity must be in (0, inf) bit/s, got "
+                             f"{self.capacity!r}")  # fmt: skip
         if not (0 < self.rtt[0] <= self.rtt[1]):
             raise ValueError(f"rtt-range: need 0 < lo <= hi, got {self.rtt}")
         if not (1 <= self.flows[0] <= self.flows[1]):
@@ -230,6 +236,8 @@ def check_params(
                     "table (they sample at the base probability).")  # fmt: skip
         variant = "paper"
         base = _model(params, model, variant)
+    if ranges.capacity is not None:  # the congestion point serves at its own rate
+        base = base.replace(capacity=ranges.capacity)
     shown = progress is not None and not getattr(progress, "disable", False)
     bg = None
     if confirm:  # the simulator compiles (on a cold cache) while the model is analysed
@@ -266,8 +274,9 @@ def _check(params, ranges, model, variant, base, fallback, recommend, confirm,
             loop = model_n.loop()
             m = margins_over_delay(loop, taus + extra_delay(model_n))  # the RTTs' loop delays
         except ValueError as exc:  # e.g. no equilibrium at this N: say where
+            also = "" if ranges.capacity is None else " or check the port's rate (rate)"
             raise ValueError(f"flows: the model cannot be analysed at N = {int(n)} ({exc}); "
-                             "narrow the flow range") from None  # fmt: skip
+                             f"narrow the flow range{also}") from None  # fmt: skip
         crit[int(n)] = float(critical_rtt(model_n, loop=loop))
         stable = judged_stable(model_n, taus, m.stable, crit[int(n)])
         if judged_by_trajectories(model_n):
@@ -280,7 +289,7 @@ def _check(params, ranges, model, variant, base, fallback, recommend, confirm,
     verdict, worst_pm, n_w, k_w = _verdict_of(table, ranges.pm_threshold)
     search = {"searched": {}, "fixes": []}
     if recommend and verdict != "stable":
-        search = search_fix(params, lambda p: _model(p, model, variant), ranges, table,
+        search = search_fix(params, lambda p: base.replace(params=p), ranges, table,
                             progress=progress)  # fmt: skip
     result = CheckResult(
         verdict=verdict,

@@ -26,7 +26,8 @@ def render(result, ranges, file: str, figure=None) -> str:
         f"model: {r.model_label} (--model {r.model} --variant {r.model_variant}), exact delay",
         f"ranges: RTT {ranges.rtt[0] * 1e6:g} us .. {ranges.rtt[1] * 1e6:g} us, "
         f"N {ranges.flows[0]} .. {ranges.flows[1]} ({ranges.n_rtt} x {len(ranges.flow_grid())} "
-        "points)",
+        "points)"
+        + ("" if ranges.capacity is None else f", port at {ranges.capacity / 1e9:g} Gb/s"),
         f"worst phase margin  {wrap_phase(r.worst_phase_margin_deg):9.2f} deg "
         f"(N={wp.get('n_flows')}, RTT={wp.get('rtt_s', 0) * 1e6:.4g} us; wrapped to "
         "(-180, 180], stability from the Nyquist count)",

@@ -168,9 +168,13 @@ def _predict(model, n: int, rtt: float, memo: dict | None = None) -> dict:
     key = (int(n), float(rtt))
     if memo is not None and key in memo:
         return memo[key]
-    loop = model.replace(n_flows=int(n), rtt=float(rtt)).loop()
+    from qcnmodel.analysis.boundary import judged_stable
+
+    point = model.replace(n_flows=int(n), rtt=float(rtt))
+    loop = point.loop()
     mg = loop.margins()
-    out = {"stable": bool(mg.stable), "phase_margin_deg": float(mg.phase_margin_deg),
+    stable = bool(judged_stable(point, [float(rtt)], [mg.stable])[0])
+    out = {"stable": stable, "phase_margin_deg": float(mg.phase_margin_deg),
            "time_constant_s": mode_time_constant(loop, mg)}  # fmt: skip
     if memo is not None:
         memo[key] = out
@@ -214,16 +218,17 @@ def auto_duration(points) -> float:
 
 
 def simulate_point(params: QCNParams, duration: float, seed: int, n_flows: int,
-                   rtt_s: float) -> dict:  # fmt: skip
-    """One confirmation run: the detector's verdict and numbers, and the hot-queue trace.
+                   rtt_s: float, capacity: float | None = None) -> dict:  # fmt: skip
+    """One confirmation run: the detector's verdict and numbers, and the hot-queue trace
+    (the congestion point serving at ``capacity`` bit/s, default the line rate).
 
     A top-level function so that the sweep's workers can run it (its ``warm_up`` loads the
     compiled simulator before they are forked)."""
     from qcnmodel.sim import simulate
     from qcnmodel.validation.network import bottleneck_spec
 
-    spec = bottleneck_spec(int(n_flows), float(rtt_s), float(params.line_rate),
-                           line_rate=params.line_rate)  # fmt: skip
+    cap = params.line_rate if capacity is None else capacity
+    spec = bottleneck_spec(int(n_flows), float(rtt_s), float(cap), line_rate=params.line_rate)
     ds = simulate(spec, params=params, duration=duration, bin_width=BIN, seed=seed).dataset
     q = ds.hot_queue_mean.where(ds.time > duration / 2, drop=True).values
     return {**classify(q, BIN, params.qeq), "time_s": ds.time.values,
@@ -350,7 +355,8 @@ def confirm_verdict(
                          f"least {need:.3g} s (at most 10 s)")  # fmt: skip
     n_jobs = confirm_jobs(jobs, len(points))
     _announce_compile(progress)  # compiled here, once, before any worker is forked
-    call = _Call(simulate_point, {"params": params, "duration": duration, "seed": int(seed)})
+    call = _Call(simulate_point, {"params": params, "duration": duration, "seed": int(seed),
+                                  "capacity": getattr(model, "capacity", None)})  # fmt: skip
     todo = [(i, {"n_flows": p["n_flows"], "rtt_s": p["rtt_s"]}) for i, p in enumerate(points)]
     runs: dict[int, dict] = {}
     with tqdm(total=len(todo), desc="confirm", unit="run", disable=not progress,

@@ -299,6 +299,8 @@ def headline(result, ranges) -> str:
     r = result
     span = (f"RTT {_us(ranges.rtt[0])} .. {_us(ranges.rtt[1])} and N {ranges.flows[0]} .. "
             f"{ranges.flows[1]} flows")  # fmt: skip
+    if getattr(ranges, "capacity", None) is not None:
+        span += f" into a {ranges.capacity / 1e9:g} Gb/s port"
     wp = r.worst_point
     pm = wrap_phase(r.worst_phase_margin_deg)
     where = f"N = {wp['n_flows']}, RTT = {_us(wp['rtt_s'])}"

@@ -1,0 +1,72 @@
+"""`qcnmodel check --rate`: a congestion point slower than the line rate (a hotspot port)."""
+
+import json
+
+import pytest
+
+from qcnmodel.cli import main
+from qcnmodel.params import QCNParams
+from qcnmodel.studies.check import CheckRanges, check_params
+
+
+def test_a_slower_port_loads_one_flow_and_judges_it_by_its_trajectories():
+    p = QCNParams.preset("802.1qau")
+    at_line = check_params(p, CheckRanges(rtt=(20e-6, 1e-3), flows=(1, 1), n_rtt=12,
+                                          n_flows=1), recommend=False)  # fmt: skip
+    # at the line rate one flow cannot load the port: no loop, stable everywhere
+    assert at_line.verdict == "stable" and at_line.critical_rtt_s[1] == float("inf")
+    hot = check_params(p, CheckRanges(rtt=(20e-6, 1e-3), flows=(1, 1), n_rtt=12, n_flows=1,
+                                      capacity=5e9), recommend=False)  # fmt: skip
+    crit = hot.critical_rtt_s[1]
+    assert 300e-6 < crit < 400e-6  # the single-flow boundary (packets: 367-400 us)
+    assert hot.verdict == "unstable"  # the ranges reach beyond it
+    assert any("judged by the model's trajectories" in n for n in hot.notes)
+    assert "into a 5 Gb/s port" in hot.headline
+    below = check_params(p, CheckRanges(rtt=(20e-6, 0.9 * crit), flows=(1, 1), n_rtt=12,
+                                        n_flows=1, capacity=5e9), recommend=False)  # fmt: skip
+    # stable by the trajectories although the linearised margin may be small
+    assert all(below.critical_rtt_s[1] > r for r in (20e-6, 0.9 * crit))
+    assert below.verdict in ("stable", "marginal")
+
+
+def test_rate_from_the_file_and_the_flag(tmp_path, capsys):
+    f = tmp_path / "hot.toml"
+    f.write_text('preset = "802.1qau"\n[ranges]\nrtt = "20us..100us"\nflows = "10..10"\n'
+                 'capacity = "5Gbps"\n')  # fmt: skip
+    main(["check", str(f), "--json", "--no-recommend"])
+    out = json.loads(capsys.readouterr().out)
+    assert out["capacity_bps"] == 5e9 and "5 Gb/s port" in out["headline"]
+    main(["check", str(f), "--json", "--no-recommend", "--rate", "2.5Gbps"])  # the flag wins
+    assert json.loads(capsys.readouterr().out)["capacity_bps"] == 2.5e9
+
+
+@pytest.mark.parametrize("rate", ["-3Gbps", "fast", "0"])
+def test_a_bad_rate_exits_2_naming_the_field(rate, capsys):
+    assert main(["check", "--preset", "802.1qau", "--rate", rate]) == 2
+    assert "rate" in capsys.readouterr().err
+
+
+def test_the_report_refuses_a_port_rate_it_would_ignore(tmp_path, capsys):
+    f = tmp_path / "hot.toml"
+    f.write_text('preset = "802.1qau"\n[ranges]\ncapacity = "5Gbps"\n')
+    assert main(["report", "--params", str(f), "--out", str(tmp_path / "r")]) == 2
+    assert "[ranges] capacity" in capsys.readouterr().err
+
+
+def test_the_confirmation_runs_at_the_port_rate(monkeypatch):
+    import qcnmodel.validation.network as net
+    from qcnmodel.studies.confirm import simulate_point
+
+    seen = {}
+
+    def spy(n, rtt, capacity, **kw):
+        seen["capacity"] = capacity
+        raise RuntimeError("stop here")
+
+    monkeypatch.setattr(net, "bottleneck_spec", spy)
+    with pytest.raises(RuntimeError, match="stop here"):
+        simulate_point(QCNParams(), 0.1, 0, 2, 100e-6, capacity=5e9)
+    assert seen["capacity"] == 5e9
+    with pytest.raises(RuntimeError, match="stop here"):
+        simulate_point(QCNParams(), 0.1, 0, 2, 100e-6)
+    assert seen["capacity"] == QCNParams().line_rate
