@@ -87,10 +87,11 @@ def confirmation_lines(c: dict, figure=None) -> list[str]:
     ]  # fmt: skip
     for row in c["rows"]:
         model = "stable" if row["predicted_stable"] else "unstable"
+        how = "trajectories; linearised " if row.get("judged_by") == "trajectories" else ""
         lines += [
             f"  {row['role']}:",
             f"    N={row['n_flows']:<4d} RTT={row['rtt_s'] * 1e6:8.4g} us: model {model} "
-            f"(PM {wrap_phase(row['phase_margin_deg']):.1f} deg), packets {row['verdict']} "
+            f"({how}PM {wrap_phase(row['phase_margin_deg']):.1f} deg), packets {row['verdict']} "
             f"(queue std {row['std'] / 1e3:.3g} KB, empty {row['underflow']:.0%}, ACF peak "
             f"{row['acf_peak']:.2f}, trend {row.get('drift', 0.0) / 1e3:+.3g} KB; model time "
             f"constant {row.get('time_constant_s', 0.0):.3g} s) -> {outcome(row)}",

@@ -175,6 +175,7 @@ def _predict(model, n: int, rtt: float, memo: dict | None = None) -> dict:
     mg = loop.margins()
     stable = bool(judged_stable(point, [float(rtt)], [mg.stable])[0])
     out = {"stable": stable, "phase_margin_deg": float(mg.phase_margin_deg),
+           "judged_by": getattr(point, "boundary_method", "linearisation"),
            "time_constant_s": mode_time_constant(loop, mg)}  # fmt: skip
     if memo is not None:
         memo[key] = out
@@ -369,7 +370,7 @@ def confirm_verdict(
         run = runs[i]
         conclusive = duration / 2 >= SETTLE_TAUS * pt["time_constant_s"]
         rows.append({"n_flows": pt["n_flows"], "rtt_s": pt["rtt_s"], "role": pt["role"],
-                     "predicted_stable": pt["stable"],
+                     "predicted_stable": pt["stable"], "judged_by": pt["judged_by"],
                      "phase_margin_deg": pt["phase_margin_deg"],
                      "time_constant_s": pt["time_constant_s"], **run,
                      "conclusive": bool(conclusive),

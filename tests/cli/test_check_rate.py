@@ -70,3 +70,12 @@ def test_the_confirmation_runs_at_the_port_rate(monkeypatch):
     with pytest.raises(RuntimeError, match="stop here"):
         simulate_point(QCNParams(), 0.1, 0, 2, 100e-6)
     assert seen["capacity"] == QCNParams().line_rate
+
+
+def test_confirm_says_which_points_the_trajectories_judge(tmp_path, capsys):
+    code = main(["check", "--preset", "802.1qau", "--rate", "5Gbps", "--flows", "1", "--rtt",
+                 "100us..600us", "--no-recommend", "--confirm", "0.4", "--figure",
+                 str(tmp_path / "c.png")])  # fmt: skip
+    out = capsys.readouterr().out
+    assert "model stable (trajectories; linearised PM" in out
+    assert "AGREES" in out and code == 1  # unstable over the ranges, and the packets agree
