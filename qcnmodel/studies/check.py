@@ -117,6 +117,7 @@ class CheckResult:
     fallback: str = ""
     confirmation_traces: dict | None = field(default=None, compare=False, repr=False)
     validity: list = field(default_factory=list)
+    judged_flows: tuple = ()
 
     @property
     def fix(self) -> dict | None:
@@ -161,6 +162,7 @@ class CheckResult:
             "notes": self.notes,
             "model_fallback": self.fallback,
             "validity": self.validity,
+            "judged_by_trajectories": list(self.judged_flows),
             "confirmation": self.confirmation,
         }
 
@@ -286,7 +288,7 @@ def _check(params, ranges, model, variant, base, fallback, recommend, confirm,
         worst_dm = min(worst_dm, float(np.min(m.delay_margin_s)))
         if progress is not None:
             progress.update(1)
-    verdict, worst_pm, n_w, k_w = _verdict_of(table, ranges.pm_threshold)
+    verdict, worst_pm, n_w, k_w = _verdict_of(table, ranges.pm_threshold, judged)
     search = {"searched": {}, "fixes": []}
     if recommend and verdict != "stable":
         search = search_fix(params, lambda p: base.replace(params=p), ranges, table,
@@ -304,6 +306,7 @@ def _check(params, ranges, model, variant, base, fallback, recommend, confirm,
         model_variant=var,
         model_label=label,
         notes=inactive_fields(params) + [trajectory_note(n, crit[n]) for n in judged],
+        judged_flows=tuple(judged),
         searched=search["searched"],
         fallback=fallback,
     )

@@ -150,22 +150,26 @@ def scan(model, ranges, flows=None) -> dict:
     return out
 
 
-def _verdict_of(table: dict, threshold: float) -> tuple[str, float, int, int]:
-    """(verdict, worst unwrapped PM, its N, its RTT index) of a :func:`scan` table."""
+def _verdict_of(table: dict, threshold: float, judged=()) -> tuple[str, float, int, int]:
+    """(verdict, worst unwrapped PM, its N, its RTT index) of a :func:`scan` table.
+
+    The flow counts in ``judged`` take their stability from the model's trajectories (their
+    PM is the linearised loop's, which does not decide): their points rank after the others
+    of the same stability, and the phase-margin threshold does not apply to them."""
     worst, where = np.inf, None
     all_stable = True
     for n, (pm, st) in table.items():
         # an unstable point is worse than any stable one
-        key = np.where(st, pm, pm - 1e6)
+        key = np.where(st, pm, pm - 1e6) + (5e5 if n in judged else 0.0)
         k = int(np.argmin(key))
         if where is None or key[k] < worst:
             worst, where = float(key[k]), (n, k)
         all_stable &= bool(np.all(st))
     n, k = where
     pm = float(table[n][0][k])
-    if not all_stable or pm <= 0:
+    if not all_stable or (pm <= 0 and n not in judged):
         return "unstable", pm, n, k
-    return ("marginal" if pm < threshold else "stable"), pm, n, k
+    return ("marginal" if pm < threshold and n not in judged else "stable"), pm, n, k
 
 
 #: ``[qcn]`` fields searched for a fix: field -> (low, high) of the search, as factors of the
@@ -309,7 +313,14 @@ def headline(result, ranges) -> str:
             f"{r.pm_threshold_deg:g} deg)."]  # fmt: skip
     if getattr(r, "fallback", ""):
         text.append(r.fallback)
-    if r.verdict == "stable":
+    judged = getattr(r, "judged_flows", ())
+    if wp["n_flows"] in judged:  # its verdict is the trajectories', not the phase margin's
+        crit = r.critical_rtt_s.get(wp["n_flows"], float("nan"))
+        text.append(f"Worst point: {where}, judged by the model's trajectories (critical RTT "
+                    f"{_us(crit)}; linearised phase margin {pm:.1f} deg).")  # fmt: skip
+        if r.verdict != "stable":
+            text.append(_binding(r, ranges))
+    elif r.verdict == "stable":
         text.append(f"Worst point: {where}, phase margin {pm:.1f} deg.")
     else:
         raw = r.worst_phase_margin_deg
