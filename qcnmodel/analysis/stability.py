@@ -79,11 +79,11 @@ def _margins_row(model, x: str, xs: np.ndarray, offset: float | None) -> dict[st
     """One row of the map; points where the model raises ValueError (e.g. no
     equilibrium) are NaN, unstable and ``valid = False``."""
     if x == "rtt" and offset is not None:
-        try:
+        try:  # a loop may defer its equilibrium to the first evaluation
             loop = model.replace(rtt=float(xs[0])).loop()
+            m = margins_over_delay(loop, xs + offset)
         except ValueError:
             return _empty_row(xs.size)
-        m = margins_over_delay(loop, xs + offset)
         out = {v: np.asarray(getattr(m, v)) for v in _VARS}
         out["valid"] = np.ones(xs.size, bool)
         return out
@@ -91,9 +91,9 @@ def _margins_row(model, x: str, xs: np.ndarray, offset: float | None) -> dict[st
     for j, xv in enumerate(xs.tolist()):
         try:
             loop = model.replace(**{x: xv}).loop()
+            m = margins_over_delay(loop, np.array([loop.delay])).at(0)
         except ValueError:
             continue
-        m = margins_over_delay(loop, np.array([loop.delay])).at(0)
         for v in _VARS:
             out[v][j] = getattr(m, v)
         out["valid"][j] = True

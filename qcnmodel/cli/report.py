@@ -52,6 +52,13 @@ def register(subparsers) -> None:
     add_range_options(p, "RTT range lo..hi with units (default 2us..1ms)",
                       "flow-count range lo..hi (default 1..100)")  # fmt: skip
     add_set_option(p, "override a parameter-set field (repeatable)")
+    p.add_argument(
+        "--rate",
+        default=None,
+        metavar="RATE",
+        help="the congestion point's service rate with a unit, e.g. 5Gbps (a "
+        "hotspot port; default the line rate; [ranges] capacity in the file)",
+    )
     p.add_argument("--confirm", nargs="?", const="yes", default=None, choices=CONFIRM_CHOICES,
                    help="packet-level confirmation of the verdict: auto (default) = when the "
                    "packet simulator is already compiled, else say how to run it; yes (or a "
@@ -94,11 +101,9 @@ def report_config(args):
         params = params.replace(**sets)
     table, path, text = file_ranges(argparse.Namespace(params_file=None, params=args.params))
     table = {k: v for k, v in table.items() if k != "pm_threshold"}
-    if "capacity" in table:  # a file written for `check --rate`: say so rather than ignore it
-        raise ValueError(f"{path}: [ranges] capacity: the report analyses a congestion point "
-                         "at the line rate; `qcnmodel check` judges a slower port")  # fmt: skip
-    ranges = parse_ranges(args.rtt, args.flows, None, table, path, text)
-    kw = {}
+    ranges = parse_ranges(args.rtt, args.flows, None, table, path, text,
+                          getattr(args, "rate", None))  # fmt: skip
+    kw = {"capacity": ranges.capacity}
     if args.rtt is not None or "rtt" in table:
         kw["rtt_min"], kw["rtt_max"] = ranges.rtt
         if ranges.rtt[0] == ranges.rtt[1]:

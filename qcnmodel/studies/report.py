@@ -78,8 +78,12 @@ class ReportConfig:
     variant: str | None = None
     confirm_duration: float | None = None
     jobs: int | None = None
+    capacity: float | None = None
 
     def __post_init__(self) -> None:
+        if self.capacity is not None and not (0 < self.capacity < np.inf):
+            raise ValueError(f"rate: the port's capacity must be in (0, inf) bit/s, got "
+                             f"{self.capacity!r}")  # fmt: skip
         if not (0 < self.rtt_min < self.rtt_max):
             raise ValueError(
                 f"rtt range: need 0 < rtt_min < rtt_max, got {self.rtt_min}, {self.rtt_max}"
@@ -115,7 +119,7 @@ class ReportConfig:
         return CheckRanges(rtt=(self.rtt_min, self.rtt_max),
                            flows=(int(min(self.flows)), int(max(self.flows))),
                            n_rtt=self.n_rtt, n_flows=len(self.flows),
-                           pm_threshold=self.pm_threshold)  # fmt: skip
+                           pm_threshold=self.pm_threshold, capacity=self.capacity)  # fmt: skip
 
 
 #: the margins the report keeps per grid point (and ``critical_rtt`` per row)
@@ -126,7 +130,7 @@ def _grid_base(cfg: ReportConfig):
     from qcnmodel.models import build_model
 
     return build_model("qcn", cfg.params, cfg.variant, rtt=cfg.point_rtts[0],
-                       n_flows=cfg.point_flows[0])  # fmt: skip
+                       n_flows=cfg.point_flows[0], capacity=cfg.capacity)  # fmt: skip
 
 
 def _grid_block(cfg: ReportConfig, w: float, ps: float, base=None) -> xr.Dataset:
@@ -188,8 +192,8 @@ def _point_rows(cfg: ReportConfig) -> list:
         for rtt in cfg.point_rtts:
             for name, key in ((_qcn_name(cfg), "qcn"), ("FOPDT", "fopdt")):
                 var = cfg.variant if key == "qcn" else None
-                s = summary(build_model(key, cfg.params, var, rtt=rtt, n_flows=N),
-                            fixed_point=False)  # fmt: skip
+                s = summary(build_model(key, cfg.params, var, rtt=rtt, n_flows=N,
+                                        capacity=cfg.capacity), fixed_point=False)  # fmt: skip
                 rows.append(
                     [name, N, f"{rtt * 1e6:g}", s["phase_margin_deg"], s["gain_margin_db"],
                      s["delay_margin_s"] * 1e6, s["critical_rtt_s"] * 1e6,
@@ -365,7 +369,7 @@ def _confirm_section(doc, cfg: ReportConfig, verdict, ranges, figdir):
     from qcnmodel.studies.verdict import wrap_phase
 
     conf = confirm_verdict(cfg.params, verdict, ranges,
-                           build_model("qcn", cfg.params, cfg.variant),
+                           build_model("qcn", cfg.params, cfg.variant, capacity=cfg.capacity),
                            duration=cfg.confirm_duration, jobs=cfg.jobs)  # fmt: skip
     from qcnmodel.studies.confirm import FACTORS, MAX_DURATION, SETTLE_TAUS, outcome
 
@@ -463,7 +467,9 @@ def _intro(doc, cfg: ReportConfig, verdict) -> None:
     doc.heading("Parameters")
     doc.table(
         ["field", "value"],
-        [["line rate C", f"{p.line_rate / 1e9:g} Gb/s"], ["Qeq", f"{p.qeq:g} B"], ["w", p.w],
+        [["line rate", f"{p.line_rate / 1e9:g} Gb/s"],
+         ["congestion point C", f"{_capacity(cfg) / 1e9:g} Gb/s"], ["Qeq", f"{p.qeq:g} B"],
+         ["w", p.w],
          ["Gd", p.gd], ["Ps (base)", p.ps], ["BC_LIMIT", f"{p.bc_limit:g} B"],
          ["timer T", f"{p.timer * 1e3:g} ms"], ["R_AI", f"{p.r_ai / 1e6:g} Mb/s"],
          ["R_HAI", f"{p.r_hai / 1e6:g} Mb/s"], ["FR_TH", p.fr_th],
@@ -531,10 +537,15 @@ def _worst_case_section(doc, cfg: ReportConfig, grid) -> None:
     )
 
 
+def _capacity(cfg: ReportConfig) -> float:
+    """The congestion point's service rate (bit/s): the config's, else the line rate."""
+    return cfg.params.line_rate if cfg.capacity is None else cfg.capacity
+
+
 def _claim_section(doc, cfg: ReportConfig, grid) -> None:
     """The IBM Zurich deck's claim that a delay beyond the sampling lag destabilises."""
     p = cfg.params
-    lag = _sampling_lag(p, p.ps, p.line_rate)
+    lag = _sampling_lag(p, p.ps, _capacity(cfg))
     crit_base = grid["critical_rtt"].sel(
         w=p.w if p.w in cfg.weights else cfg.weights[0], ps=cfg.ps_values[0]
     )

@@ -39,7 +39,8 @@ def _names(cfg):
     from qcnmodel.models import build_model
 
     ref = {"n": 10 if 10 in cfg.flows else cfg.flows[len(cfg.flows) // 2], "rtt": 100e-6}
-    fluid = build_model("qcn", cfg.params, cfg.variant, rtt=ref["rtt"], n_flows=ref["n"])
+    fluid = build_model("qcn", cfg.params, cfg.variant, rtt=ref["rtt"], n_flows=ref["n"],
+                        capacity=cfg.capacity)  # fmt: skip
     paper = fluid.fidelity == "paper"
     _NAME["loop"] = "QCN loop (published equations)" if paper else "QCN packet-fidelity loop"
     _NAME["model"] = ("QCN fluid model (published equations)" if paper
@@ -59,7 +60,8 @@ def draw_models(cfg, figdir: Path, progress: bool = False) -> list[tuple[Path, s
     from qcnmodel.models import build_model
 
     fluid, ref = _names(cfg)
-    fop = build_model("fopdt", cfg.params, rtt=ref["rtt"], n_flows=ref["n"])
+    fop = build_model("fopdt", cfg.params, rtt=ref["rtt"], n_flows=ref["n"],
+                      capacity=cfg.capacity)  # fmt: skip
     loop = fluid.loop()  # one tabulation of the loop at the reference point, shared
     crit = float(critical_rtt(fluid, loop=loop))
     out = [_bode(loop, ref, figdir), _nyquist(fluid, loop, ref, crit, figdir),

@@ -101,7 +101,8 @@ def add_section(doc, cfg, figdir: Path, bar=None) -> list[tuple[Path, str]]:
 
     from qcnmodel.studies.report_figures import save
 
-    crit, rows, traces = run_points(cfg.params, variant=getattr(cfg, "variant", None))
+    crit, rows, traces = run_points(cfg.params, variant=getattr(cfg, "variant", None),
+                                    capacity=getattr(cfg, "capacity", None))  # fmt: skip
     name = ("QCN fluid model (published equations)" if getattr(cfg, "variant", None) == "paper"
             else "QCN packet-fidelity fluid model")  # fmt: skip
     if bar is not None:
@@ -110,7 +111,8 @@ def add_section(doc, cfg, figdir: Path, bar=None) -> list[tuple[Path, str]]:
     seeds = d["studies.packet_seeds"]
     doc.paragraph(
         f"{d['studies.packet_flows']} greedy sources (`qcnmodel.validation.network`) share a "
-        f"{d['studies.packet_capacity'] / 1e9:g} Gb/s congestion point. The "
+        f"{(getattr(cfg, 'capacity', None) or d['studies.packet_capacity']) / 1e9:g} Gb/s "
+        "congestion point. The "
         f"{name}'s critical RTT there is {crit * 1e6:.4g} us; the "
         f"reference simulator runs at half and twice that RTT, seeds "
         f"{', '.join(map(str, seeds))}, for "

@@ -51,11 +51,31 @@ def test_a_bad_rate_exits_2_naming_the_field(rate, capsys):
     assert "rate" in capsys.readouterr().err
 
 
-def test_the_report_refuses_a_port_rate_it_would_ignore(tmp_path, capsys):
+def test_the_report_takes_the_port_rate_from_the_file_or_the_flag(tmp_path):
+    import argparse
+
+    from qcnmodel.cli.report import register, report_config
+
     f = tmp_path / "hot.toml"
     f.write_text('preset = "802.1qau"\n[ranges]\ncapacity = "5Gbps"\n')
-    assert main(["report", "--params", str(f), "--out", str(tmp_path / "r")]) == 2
-    assert "[ranges] capacity" in capsys.readouterr().err
+    ap = argparse.ArgumentParser()
+    register(ap.add_subparsers())
+    cfg = report_config(ap.parse_args(["report", "--params", str(f)]))
+    assert cfg.capacity == 5e9 and cfg.check_ranges().capacity == 5e9
+    cfg = report_config(ap.parse_args(["report", "--params", str(f), "--rate", "2Gbps"]))
+    assert cfg.capacity == 2e9
+    assert report_config(ap.parse_args(["report"])).capacity is None  # the line rate
+
+
+def test_a_map_marks_points_without_equilibrium_instead_of_failing():
+    import numpy as np
+
+    import qcnmodel as qm
+
+    # 100 flows sampled at a fixed 1 % into a 5 Gb/s port: no stationary feedback level
+    m = qm.QCNFluidModel(capacity=5e9, ps=0.01)
+    ds = qm.stability_map(m, x_values=np.array([1e-4, 2e-4]), y_values=[10, 100])
+    assert ds.valid.sel(n_flows=10).all() and not ds.valid.sel(n_flows=100).any()
 
 
 def test_the_confirmation_runs_at_the_port_rate(monkeypatch):
