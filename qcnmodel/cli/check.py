@@ -33,6 +33,7 @@ from qcnmodel.cli.common import (
     add_params_options,
     add_progress_options,
     add_range_options,
+    add_rate_option,
     add_set_option,
 )
 
@@ -58,13 +59,7 @@ def register(subparsers) -> None:
     add_range_options(p, "RTT range lo..hi or one value, with units (default 2us..1ms)",
                       "flow-count range lo..hi or one value (default 1..100)")  # fmt: skip
     p.add_argument("--pm-threshold", default=None, help="phase margin (deg) for 'stable' (30)")
-    p.add_argument(
-        "--rate",
-        default=None,
-        metavar="RATE",
-        help="the congestion point's service rate with a unit, e.g. 5Gbps (a "
-        "hotspot port; default the line rate; [ranges] capacity in the file)",
-    )
+    add_rate_option(p)
     add_model_options(p)
     add_set_option(p, "override a parameter-set field (repeatable)")
     p.add_argument("--no-recommend", action="store_true", help="skip the W/Ps/Gd search")

@@ -117,6 +117,13 @@ def add_range_options(parser, rtt_help: str, flows_help: str) -> None:
     parser.add_argument("--flows", default=None, metavar="N", help=flows_help)
 
 
+def add_rate_option(parser, help_text: str | None = None) -> None:
+    """Add ``--rate``: the congestion point's service rate C with a unit (a hotspot port)."""
+    parser.add_argument("--rate", default=None, metavar="RATE", help=help_text or (
+        "the congestion point's service rate with a unit, e.g. 5Gbps (a hotspot port; "
+        "default the line rate; [ranges] capacity in the file)"))  # fmt: skip
+
+
 def add_progress_options(parser) -> None:
     """Add ``--quiet`` (and its alias ``--no-progress``): no progress bar on stderr."""
     parser.add_argument(

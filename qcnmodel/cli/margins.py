@@ -26,6 +26,7 @@ from qcnmodel.cli.common import (
     add_params_options,
     add_progress_options,
     add_range_options,
+    add_rate_option,
     add_set_option,
     check_out,
     cli_rate,
@@ -54,7 +55,7 @@ def register(subparsers) -> None:
                       "number of flows N (one value)")  # fmt: skip
     p.add_argument("--w", default=None, help="feedback weight W")
     p.add_argument("--ps", default=None, help="sampling probability Ps in (0, 1], e.g. 0.01 or 1%%")
-    p.add_argument("--rate", default=None, help="bottleneck capacity C with a unit, e.g. 10Gbps")
+    add_rate_option(p, "bottleneck capacity C with a unit, e.g. 10Gbps")
     p.add_argument(
         "--fixed-point", choices=("exact", "taylor"), default=None, help="DCQCN fixed point"
     )

@@ -31,6 +31,7 @@ from qcnmodel.cli.common import (
     add_params_options,
     add_progress_options,
     add_range_options,
+    add_rate_option,
     add_set_option,
 )
 
@@ -52,13 +53,7 @@ def register(subparsers) -> None:
     add_range_options(p, "RTT range lo..hi with units (default 2us..1ms)",
                       "flow-count range lo..hi (default 1..100)")  # fmt: skip
     add_set_option(p, "override a parameter-set field (repeatable)")
-    p.add_argument(
-        "--rate",
-        default=None,
-        metavar="RATE",
-        help="the congestion point's service rate with a unit, e.g. 5Gbps (a "
-        "hotspot port; default the line rate; [ranges] capacity in the file)",
-    )
+    add_rate_option(p)
     p.add_argument("--confirm", nargs="?", const="yes", default=None, choices=CONFIRM_CHOICES,
                    help="packet-level confirmation of the verdict: auto (default) = when the "
                    "packet simulator is already compiled, else say how to run it; yes (or a "
