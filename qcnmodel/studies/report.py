@@ -507,6 +507,15 @@ def _critical_section(doc, cfg: ReportConfig, grid) -> None:
         r += [float(crit.sel(w=cfg.weights[0], ps=ps, n_flows=n)) * 1e6 for ps in cfg.ps_values]
         crit_rows.append(r)
     doc.table(header, crit_rows)
+    notes = []
+    if 1 in cfg.flows and cfg.params.line_rate > _capacity(cfg):  # one flow loads the port
+        notes.append("N = 1: the RTT at which the model's trajectories start to oscillate (one "
+                     "flow has no linearisation that predicts it)")  # fmt: skip
+    if np.isnan([v for r in crit_rows for v in r[1:]]).any():
+        notes.append("n/a: the model has no equilibrium there (no feedback level holds the "
+                     "flows at their fair share), so no margin is defined")  # fmt: skip
+    if notes:
+        doc.paragraph("; ".join(notes) + ".")
 
 
 def _worst_case_section(doc, cfg: ReportConfig, grid) -> None:

@@ -104,3 +104,23 @@ def test_confirm_says_which_points_the_trajectories_judge(tmp_path, capsys):
     out = capsys.readouterr().out
     assert "model stable (trajectories; linearised PM" in out
     assert "AGREES" in out and code == 1  # unstable over the ranges, and the packets agree
+
+
+def test_the_report_table_says_what_one_flow_and_a_missing_equilibrium_mean():
+    import numpy as np
+    import xarray as xr
+
+    from qcnmodel.document import Document
+    from qcnmodel.studies.report import ReportConfig, _critical_section
+
+    crit = xr.DataArray([[[3.4e-4, np.nan]]], dims=("w", "ps", "n_flows"),
+                        coords={"w": [2.0], "ps": [0.01], "n_flows": [1, 100]})  # fmt: skip
+    texts = []
+    for cap in (5e9, None):
+        cfg = ReportConfig(flows=(1, 100), weights=(2.0,), ps_values=(0.01,), capacity=cap)
+        doc = Document("t")
+        _critical_section(doc, cfg, xr.Dataset({"critical_rtt": crit}))
+        texts.append(doc.to_markdown())
+    assert "N = 1: the RTT at which the model's trajectories" in texts[0]
+    assert "N = 1: the RTT" not in texts[1]  # at the line rate one flow cannot load the port
+    assert all("n/a: the model has no equilibrium there" in t for t in texts)
