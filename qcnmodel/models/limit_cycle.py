@@ -121,7 +121,7 @@ def _trajectory_cycle(pm, duration) -> LimitCycle:
                       np.zeros(0), "qcn packet", "trajectory", ds)  # fmt: skip
 
 
-def limit_cycle(model, amplitudes=None, method: str = "harmonic-balance",
+def limit_cycle(model, amplitudes=None, method: str | None = None,
                 duration: float = 0.6) -> LimitCycle:  # fmt: skip
     """The limit cycle of ``model`` (the packet-fidelity QCN model) at its RTT.
 
@@ -132,8 +132,11 @@ def limit_cycle(model, amplitudes=None, method: str = "harmonic-balance",
     amplitudes : array_like, optional
         Fb amplitudes to scan, bytes (default: 40 values from a tenth of the Fb noise to
         Fb_max); harmonic balance only.
-    method : {"harmonic-balance", "trajectory"}
+    method : {"harmonic-balance", "trajectory"}, optional
         The describing-function prediction, or the model's own nonlinear trajectory.
+        Default: the trajectory where the model judges its stability by its trajectories
+        (one congested flow, whose mean field the describing functions would linearise)
+        and no ``amplitudes`` are given, else the harmonic balance.
     duration : float
         Simulated time of ``method="trajectory"`` (s); the second half is measured.
 
@@ -148,8 +151,13 @@ def limit_cycle(model, amplitudes=None, method: str = "harmonic-balance",
     if type(pm).__name__ != "QCNPacketModel":
         raise ValueError("limit_cycle: available for the packet-fidelity QCN model "
                          "(QCNFluidModel(fidelity='packet'))")  # fmt: skip
+    if method is None:
+        trajectories = getattr(pm, "boundary_method", None) == "trajectories"
+        method = "trajectory" if trajectories and amplitudes is None else "harmonic-balance"
     if method not in ("harmonic-balance", "trajectory"):
         raise ValueError(f"method: 'harmonic-balance' or 'trajectory', got {method!r}")
+    if method == "trajectory" and amplitudes is not None:
+        raise ValueError("amplitudes: only method='harmonic-balance' scans amplitudes")
     duration = parse_time(duration, "duration")
     if not (duration > 0 and math.isfinite(duration)):
         raise ValueError(f"duration: must be in (0, inf) s, got {duration!r}")

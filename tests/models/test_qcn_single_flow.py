@@ -76,3 +76,22 @@ def test_the_trajectories_boundary_is_available_at_any_flow_count():
     crit = qm.trajectory_critical_rtt(m)  # ... and a user can ask for the trajectories'
     assert not m.replace(rtt=0.97 * crit).trajectory_unstable()
     assert m.replace(rtt=1.03 * crit).trajectory_unstable()
+
+
+def test_the_limit_cycle_of_one_flow_comes_from_its_trajectories():
+    past = qm.limit_cycle(_one(rtt=500e-6))
+    assert past.method == "trajectory" and past.exists and past.period_s > 0
+    assert not qm.limit_cycle(_one(rtt=200e-6)).exists  # below the boundary (335 us)
+    # the describing functions of the mean field stay available by name, and are the
+    # default where the linearisation judges
+    assert qm.limit_cycle(_one(rtt=500e-6), method="harmonic-balance").method == (
+        "harmonic-balance")  # fmt: skip
+    assert qm.limit_cycle(qm.QCNFluidModel(n_flows=10, capacity=5e9)).method == (
+        "harmonic-balance")  # fmt: skip
+
+
+def test_amplitudes_belong_to_the_harmonic_balance():
+    lc = qm.limit_cycle(_one(rtt=500e-6), amplitudes=[1e3, 1e4, 3e4])
+    assert lc.method == "harmonic-balance"  # given amplitudes choose the describing functions
+    with pytest.raises(ValueError, match="amplitudes: only method='harmonic-balance'"):
+        qm.limit_cycle(_one(rtt=500e-6), amplitudes=[1e3, 1e4], method="trajectory")
