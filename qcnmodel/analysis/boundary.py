@@ -18,13 +18,19 @@ import math
 
 import numpy as np
 
-__all__ = ["first_unstable_rtt", "judged_by_trajectories", "judged_stable",
+__all__ = ["boundary_method", "first_unstable_rtt", "judged_by_trajectories", "judged_stable",
            "trajectory_critical_rtt"]  # fmt: skip
+
+
+def boundary_method(model) -> str:
+    """How ``model``'s stability boundary is found: its ``boundary_method``, else
+    ``"linearisation"``."""
+    return getattr(model, "boundary_method", "linearisation")
 
 
 def judged_by_trajectories(model) -> bool:
     """Whether ``model`` declares ``boundary_method = "trajectories"``."""
-    return getattr(model, "boundary_method", None) == "trajectories"
+    return boundary_method(model) == "trajectories"
 
 
 def judged_stable(model, rtts, linear_stable, critical: float | None = None) -> np.ndarray:

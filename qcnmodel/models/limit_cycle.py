@@ -152,7 +152,9 @@ def limit_cycle(model, amplitudes=None, method: str | None = None,
         raise ValueError("limit_cycle: available for the packet-fidelity QCN model "
                          "(QCNFluidModel(fidelity='packet'))")  # fmt: skip
     if method is None:
-        trajectories = getattr(pm, "boundary_method", None) == "trajectories"
+        from qcnmodel.analysis.boundary import judged_by_trajectories
+
+        trajectories = judged_by_trajectories(pm)
         method = "trajectory" if trajectories and amplitudes is None else "harmonic-balance"
     if method not in ("harmonic-balance", "trajectory"):
         raise ValueError(f"method: 'harmonic-balance' or 'trajectory', got {method!r}")

@@ -12,7 +12,7 @@ built with.
 
 from __future__ import annotations
 
-from qcnmodel.analysis.boundary import judged_stable
+from qcnmodel.analysis.boundary import boundary_method, judged_stable
 from qcnmodel.analysis.margins import critical_rtt
 from qcnmodel.models import identify
 
@@ -64,7 +64,7 @@ def summary(model, loop=None, fixed_point: bool = True) -> dict:
         "phase_crossover_rad_s": float(m.phase_crossover_rad_s),
         "critical_rtt_s": float(critical_rtt(model, loop=loop)),
         "stable": bool(m.stable),
-        "boundary_method": getattr(model, "boundary_method", "linearisation"),
+        "boundary_method": boundary_method(model),
     }
     out["stable"] = bool(judged_stable(model, [model.rtt], [m.stable], out["critical_rtt_s"])[0])
     if fixed_point:

@@ -168,14 +168,14 @@ def _predict(model, n: int, rtt: float, memo: dict | None = None) -> dict:
     key = (int(n), float(rtt))
     if memo is not None and key in memo:
         return memo[key]
-    from qcnmodel.analysis.boundary import judged_stable
+    from qcnmodel.analysis.boundary import boundary_method, judged_stable
 
     point = model.replace(n_flows=int(n), rtt=float(rtt))
     loop = point.loop()
     mg = loop.margins()
     stable = bool(judged_stable(point, [float(rtt)], [mg.stable])[0])
     out = {"stable": stable, "phase_margin_deg": float(mg.phase_margin_deg),
-           "judged_by": getattr(point, "boundary_method", "linearisation"),
+           "judged_by": boundary_method(point),
            "time_constant_s": mode_time_constant(loop, mg)}  # fmt: skip
     if memo is not None:
         memo[key] = out

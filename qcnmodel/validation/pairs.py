@@ -20,6 +20,7 @@ import math
 
 import numpy as np
 
+from qcnmodel.analysis.boundary import boundary_method
 from qcnmodel.analysis.margins import critical_rtt
 from qcnmodel.validation.measure import batch_means, oscillation, recovery_time, scan_boundary
 from qcnmodel.validation.rows import Row
@@ -205,7 +206,7 @@ def check_boundary(case: Case, variants, grid, bisect_steps=2, duration=DURATION
         model = model_of(v, case.with_rtt(100e-6))
         _, _, crit = _linear(model)
         ok = _boundary_agrees(crit, lo, hi, first) if math.isfinite(crit) else not math.isfinite(hi)
-        how = getattr(model, "boundary_method", "linearisation")
+        how = boundary_method(model)
         note = (
             "negative: the equilibrium is unstable at every RTT"
             if how == "linearisation"
