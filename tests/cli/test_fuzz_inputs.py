@@ -114,6 +114,46 @@ def _err(capsys) -> str:
         # a unit taking a finite number beyond the float range: the limit is named
         (["margins", "--rate", "1e300Gbps"], ["rate", "cli.max_rate"]),
         (["margins", "--rtt", "1e308min"], ["rtt", "cli.max_rtt"]),
+        # the first hardening pass (units, ranges, grids, seeds, outputs)
+        (["margins", "--flows", "inf"], ["flows"]),
+        (["margins", "--flows", "nan"], ["flows"]),
+        (["margins", "--w", "2^99999"], ["w", "finite"]),
+        (["margins", "--params", "examples/"], ["params", "directory"]),
+        (["margins", "--rate", "1e300"], ["rate", "unit"]),
+        (["margins", "--rtt", "1e20s"], ["rtt", "cli.max_rtt"]),
+        (
+            ["simulate", "--scenario", "og-hotspot", "--duration", "1e20s"],
+            ["duration", "cli.max_time"],
+        ),  # fmt: skip
+        (["margins", "--rtt", "1e6s"], ["rtt", "cli.max_rtt"]),
+        (["margins", "--rtt", "5"], ["rtt", "give a unit, e.g. 5us"]),
+        (["margins", "--rtt", "2us..1ms"], ["rtt", "one value"]),
+        (["check", "examples/802.1qau.toml", "--rtt", "2..5"], ["rtt", "give a unit"]),
+        (["simulate", "--scenario", "og-hotspot", "--seed", "99999999999999999999"], ["seed"]),
+        (["simulate", "--scenario", "og-hotspot", "--seed", "1.5"], ["seed"]),
+        (["simulate", "--scenario", "og-hotspot", "--decimate", "0"], ["decimate", ">= 1"]),
+        (["simulate", "--scenario", "og-hotspot", "--decimate", "-1"], ["decimate", ">= 1"]),
+        (["simulate", "--scenario", "og-hotspot", "--window", "5ms:1ms"], ["window", "T0 < T1"]),
+        (["simulate", "--scenario", "og-hotspot", "--duration", "1"], ["duration", "unit"]),
+        (["simulate", "--scenario", "og-hotspot", "--out", "x.parquet"], ["out", ".nc, .csv"]),
+        (
+            ["sweep", "--model", "qcn", "--grid", "rtt=1us..1ms:100000000"],
+            ["rtt", "studies.max_sweep_points", "1,000,000"],
+        ),  # fmt: skip
+        (["sweep", "--model", "qcn", "--grid", "n_flows=1..10:3"], ["n_flows", "whole number"]),
+        (
+            ["sweep", "--model", "qcn", "--grid", "rtt=10us", "--duration", "1s"],
+            ["duration", "simulator"],
+        ),  # fmt: skip
+        (
+            ["sweep", "--model", "qcn", "--grid", "rtt=10us", "--protocol", "ecm"],
+            ["protocol", "simulator"],
+        ),  # fmt: skip
+        (["sweep", "--model", "qcn", "--grid", "seed=0,1"], ["seed", "simulator"]),
+        (["sweep", "--model", "qcn", "--grid", "rtt=10us", "--out", "x.parquet"], ["out"]),
+        (["sweep", "--model", "qcn", "--grid", "rtt=10us", "--jobs", "0"], ["jobs"]),
+        (["margins", "--jobs", "many"], ["jobs", "whole number"]),
+        (["sweep", "--model", "qcn", "--rtt", "5..10us:3"], ["rtt", "give a unit"]),
     ],
 )
 def test_bad_input_exits_2_naming_the_field(argv, needles, capsys, tmp_path, monkeypatch):
