@@ -135,7 +135,9 @@ def confirm_points(result, ranges, model, duration: float = DEFAULT_DURATION,
     if not any(n == n_w and np.isclose(r, rtt_w, rtol=1e-9, atol=0) for n, r, _ in points):
         points.append((n_w, rtt_w, "worst point of the ranges"
                        + (f" (fallback: {why})" if why else "")))  # fmt: skip
-    out = [{"n_flows": n, "rtt_s": float(rtt), "role": role, **_predict(model, n, rtt, memo)}
+    crit = result.critical_rtt_s  # the check's, reused where the trajectories judge
+    out = [{"n_flows": n, "rtt_s": float(rtt), "role": role,
+            **_predict(model, n, rtt, memo, crit.get(int(n)))}
            for n, rtt, role in points]  # fmt: skip
     if why is not None and not out[-1]["stable"]:
         best = _largest_margin(model, ranges)
@@ -143,7 +145,7 @@ def confirm_points(result, ranges, model, duration: float = DEFAULT_DURATION,
             n, rtt = best
             out.append({"n_flows": n, "rtt_s": rtt,
                         "role": f"largest phase margin in the ranges (fallback: {why})",
-                        **_predict(model, n, rtt, memo)})  # fmt: skip
+                        **_predict(model, n, rtt, memo, crit.get(int(n)))})  # fmt: skip
     for pt in out:  # a run must hold MIN_RTTS round trips in its analysed half
         need = 2 * MIN_RTTS * pt["rtt_s"]
         too_long = f"RTT too long for a {duration:g} s run (needs at least {need:.3g} s)"
@@ -164,7 +166,10 @@ def _largest_margin(model, ranges) -> tuple[int, float] | None:
     return None if best is None else (best[1], best[2])
 
 
-def _predict(model, n: int, rtt: float, memo: dict | None = None) -> dict:
+def _predict(model, n: int, rtt: float, memo: dict | None = None,
+             critical: float | None = None) -> dict:  # fmt: skip
+    """The model's verdict, phase margin and mode time constant at (N, RTT); ``critical`` is
+    N's critical RTT when already known (a model judged by its trajectories needs it)."""
     key = (int(n), float(rtt))
     if memo is not None and key in memo:
         return memo[key]
@@ -173,7 +178,7 @@ def _predict(model, n: int, rtt: float, memo: dict | None = None) -> dict:
     point = model.replace(n_flows=int(n), rtt=float(rtt))
     loop = point.loop()
     mg = loop.margins()
-    stable = bool(judged_stable(point, [float(rtt)], [mg.stable])[0])
+    stable = bool(judged_stable(point, [float(rtt)], [mg.stable], critical)[0])
     out = {"stable": stable, "phase_margin_deg": float(mg.phase_margin_deg),
            "judged_by": boundary_method(point),
            "time_constant_s": mode_time_constant(loop, mg)}  # fmt: skip
