@@ -15,12 +15,12 @@ timer-synchronised cycle of many flows). This model keeps every flow:
   a sample when the countdown reaches zero; the sampled frame belongs to flow i with
   probability ``A_i / A`` (the flows' frames interleave at the port); Fb on the queue at that
   arrival (the fluid queue plus the arriving frame), the 6-bit quantiser, Qold, the countdown
-  reloaded from the sampling table. By default the queue has no frame noise. In the packet
-  simulator at 10 flows the sampled queue does deviate from its local mean by whole frames,
-  with the standard deviation sqrt(N/12) frames of N independent sawtooth phases and no
-  correlation between successive samples (measured at W = 2 and 32); ``noise=True`` draws
-  it (:func:`frame_noise`). The validation finds it helps where a sampling interval spans
-  few frames and hurts elsewhere, so it is off.
+  reloaded from the sampling table. A packet queue sampled at an arrival deviates from its
+  local mean by whole frames: N paced flows' frames arrive with independent sawtooth phases,
+  standard deviation sqrt(N/12) frames, no correlation between successive samples (a
+  sampling interval spans many frame times; in the packet simulator at 10 flows this is what
+  the sampled queue shows, at W = 2 and 32). ``noise=True`` draws it (:func:`frame_noise`);
+  the packet-fidelity model does by default.
 * **Reaction points**: the RP state machine of the Stanford deck "QCN: Description and
   Benchmark Simulations" (fast recovery, active and hyperactive increase, the 150 KB byte
   counter and 15 ms timer with their +-15 % jitter, the TR/8 rule, release at line rate),

@@ -101,9 +101,9 @@ DOMAIN: dict[tuple[str, str], tuple[Region, ...]] = {
             "single flow",
             "one flow per congestion point",
             "one flow is judged by the model's trajectories (its cuts at the sampling instants "
-            "and the quantiser's dead zone, which no linearisation follows): 338 us against "
-            "367-400 us simulated at 5 Gb/s, but 77 against 92-100 us where a sample comes "
-            "every 10 frames",
+            "and the quantiser's dead zone, which no linearisation follows): 345 us against "
+            "367-400 us simulated at 5 Gb/s, and 181 against 200-218 us for a 40 Gb/s source "
+            "into a 10 Gb/s port, where a sample spans few frames",
             n_max=1,
         ),
         Region(
@@ -111,7 +111,7 @@ DOMAIN: dict[tuple[str, str], tuple[Region, ...]] = {
             "N = 2 to 9 flows per congestion point",
             "the linearisation is too stable (5 Gb/s, N = 2, 3, 5, 7: 747, 868, 757, 622 us "
             "against 436-476, 476-519, 476-519, 476-519 us simulated); the model's "
-            "trajectories (qcnmodel.trajectory_critical_rtt) give 400-436, 436-476, 436-476, "
+            "trajectories (qcnmodel.trajectory_critical_rtt) give 400-436, 436-476, 476-519, "
             "400-436 us",
             n_min=2,
             n_max=9,
@@ -119,16 +119,18 @@ DOMAIN: dict[tuple[str, str], tuple[Region, ...]] = {
         Region(
             "tens of flows",
             "N = 11 to 49 flows per congestion point",
-            "at 5 Gb/s, N = 20, the model oscillates from 183-218 us while the packets stay "
-            "stable up to 566-617 us (too conservative)",
+            "at 5 Gb/s, N = 20, the linearisation oscillates from 218 us while the packets "
+            "and the model's trajectories stay stable up to 566-617 us (too conservative)",
             n_min=11,
             n_max=49,
         ),
         Region(
             "early large cycles",
             "RTT from 0.75 x to 1 x the critical RTT",
-            "the model's trajectories reach large cycles below the critical RTT (N = 10: from "
-            "367-400 us; linearised 503 us, packets 519-566 us)",
+            "noise-driven large cycles can start below the critical RTT: at 10 Gb/s, N = 10, "
+            "the packets cycle from 238-259 us and the model's trajectories from 218-238 us "
+            "(linearised 316 us); at fixed Ps = 1 % the trajectories cycle from 476-519 us "
+            "(linearised 505 us, packets 566-617 us)",
             crit_lo=0.75,
             crit_hi=1.0,
             n_min=3,

@@ -31,8 +31,8 @@ from qcnmodel.validation.traces import (
     VARIANTS,
     Case,
     Trace,
-    model_is_stochastic,
     model_of,
+    model_seeds,
     model_trace,
     sim_trace,
 )
@@ -80,9 +80,10 @@ def check_equilibrium(case: Case, variants, duration=DURATION, settle=SETTLE, se
     par = case.label(f"window {settle:g}-{duration:g} s, seed {seed}")
     rows = []
     for v in variants:
-        mod = model_trace(v, case, duration)
+        mods = [model_trace(v, case, duration, seed=k) for k in model_seeds(v, case)]
+        mod = mods[0]
         mw = _window(mod, settle)
-        qm = float(np.mean(mod.q[mw]))
+        qm = float(np.mean([np.mean(m.q[mw]) for m in mods]))  # the model's expectation
         tol = step + 3 * qse
         try:
             fp = f"model fixed point {mod.extra['model'].fixed_point()['q']:.0f} B"
@@ -93,7 +94,7 @@ def check_equilibrium(case: Case, variants, duration=DURATION, settle=SETTLE, se
                         f"Fb within it) + 3 x batch-means SE of the simulation ({qse:.0f} B)",
                         abs(qm - qs) <= tol, "B", fp,
                         key=_key("equilibrium", "queue", case, v)))  # fmt: skip
-        rm = float(np.mean(mod.flow_thr[0, mw]))
+        rm = float(np.mean([np.mean(m.flow_thr[0, mw]) for m in mods]))
         tol = (3 * ase + res) / rm
         rows.append(Row("equilibrium", "per-flow rate (mean over flows)", par, v, rm, am,
                         (rm - am) / rm, tol, "3 x batch-means SE of the flow-averaged rate + "
@@ -111,16 +112,16 @@ def check_oscillation(case: Case, variants, duration=DURATION, settle=SETTLE, se
     par = case.label(f"window {settle:g}-{duration:g} s")
     rows = []
     for v in variants:
-        mod = model_trace(v, case, duration)
-        om = oscillation(mod.q[_window(mod, settle)], mod.dt, qeq)
-        lin, lin_period, _ = _linear(mod.extra["model"])
+        om = _model_oscillation(v, case, duration, settle)
+        lin, lin_period, _ = _linear(model_of(v, case))
         same = (om["verdict"] == "stable") == (os_["verdict"] == "stable")
         rows.append(Row("oscillation", "stable / sustained oscillation", par, v,
                         om["verdict"], os_["verdict"], "" if same else "differ", "same class",
                         "classes from fixed thresholds (ACF >= 0.5 and std >= Qeq/4, or queue "
-                        "empty >= 1 % of the time); oscillating and underflow count as unstable",
+                        "empty >= 1 % of the time); oscillating and underflow count as "
+                        "unstable; a stochastic model's class is its majority over seeds",
                         same, "", f"linearised: {lin}, sim std {os_['std']:.0f} B, "
-                        f"model std {om['std']:.0f} B",
+                        f"model std {om['std']:.0f} B{om['votes']}",
                         key=_key("oscillation", "class", case, v)))  # fmt: skip
         if om["verdict"] != "stable" and os_["verdict"] != "stable":
             tm, ts = om["period_zc"], os_["period_zc"]
@@ -138,6 +139,33 @@ def check_oscillation(case: Case, variants, duration=DURATION, settle=SETTLE, se
     return rows
 
 
+def _model_oscillation(variant: str, case: Case, duration: float, settle: float) -> dict:
+    """The model's oscillation class at ``case``: over :func:`model_seeds`, the majority class
+    (the most frequent unstable class when most seeds are unstable) with the median std, and
+    the median period and ACF-peak lag of the seeds in that class; ``votes`` says how many
+    seeds were unstable where there are several."""
+    qeq = case.params.qeq
+    seeds = model_seeds(variant, case)
+    res = []
+    for k in seeds:
+        mod = model_trace(variant, case, duration, seed=k)
+        res.append(oscillation(mod.q[_window(mod, settle)], mod.dt, qeq))
+    unstable = [o for o in res if o["verdict"] != "stable"]
+    if 2 * len(unstable) > len(res):
+        kinds = [o["verdict"] for o in unstable]
+        verdict = max(sorted(set(kinds)), key=kinds.count)
+        pool = unstable
+    else:
+        verdict, pool = "stable", [o for o in res if o["verdict"] == "stable"]
+    out = {"verdict": verdict, "std": float(np.median([o["std"] for o in pool])),
+           "votes": "" if len(res) == 1 else f", {len(unstable)} of {len(res)} model seeds "
+           "unstable"}  # fmt: skip
+    for key in ("period_zc", "period_acf"):
+        vals = [o[key] for o in pool if math.isfinite(o[key])]
+        out[key] = float(np.median(vals)) if vals else math.nan
+    return out
+
+
 def sim_unstable(case: Case, duration=DURATION, settle=SETTLE, seeds=(0,)) -> bool:
     """Simulated verdict at one RTT: oscillating or underflow in a majority of ``seeds``."""
     votes = 0
@@ -148,11 +176,11 @@ def sim_unstable(case: Case, duration=DURATION, settle=SETTLE, seeds=(0,)) -> bo
     return 2 * votes > len(seeds)
 
 
-def model_unstable(variant: str, case: Case, duration=DURATION, settle=SETTLE,
-                   seeds=(0,)) -> bool:  # fmt: skip
-    """The model's verdict at one RTT, from its trajectory and the same detector; a majority
-    over ``seeds`` like the simulator's where the model is stochastic, else one trajectory."""
-    seeds = seeds if model_is_stochastic(variant, case) else (0,)
+def model_unstable(variant: str, case: Case, duration=DURATION, settle=SETTLE) -> bool:
+    """The model's verdict at one RTT, from its trajectories and the same detector: the
+    majority over :func:`model_seeds` (its own verdict's seeds where it is stochastic, the
+    one trajectory where it is not)."""
+    seeds = model_seeds(variant, case)
     votes = 0
     for seed in seeds:
         mod = model_trace(variant, case, duration, seed=seed)
@@ -192,7 +220,7 @@ def check_boundary(case: Case, variants, grid, bisect_steps=2, duration=DURATION
     rows = []
     for v in variants:
         mlo, mhi, mpts = scan_boundary(lambda r, v=v: model_unstable(v, case.with_rtt(r),
-                                                                     duration, seeds=seeds),
+                                                                     duration),
                                        grid, bisect_steps)  # fmt: skip
         mid = math.sqrt(mlo * mhi) if mlo > 0 and math.isfinite(mhi) else (
             mhi if mlo <= 0 else math.inf)  # fmt: skip
@@ -228,8 +256,13 @@ def check_recovery(case: Case, hotspot, duration, variants, seed=0):
     pr = case.params
     rows = []
     for v in variants:
-        mod = model_trace(v, case, duration, 1e-3, "constant", hotspot)
-        tm = recovery_time(mod.t, mod.thr, mod.dt, hotspot[1], target)
+        tms = []
+        for k in model_seeds(v, case):
+            mod = model_trace(v, case, duration, 1e-3, "constant", hotspot, seed=k)
+            tms.append(recovery_time(mod.t, mod.thr, mod.dt, hotspot[1], target))
+        ranked = sorted(math.inf if x is None else x for x in tms)  # never = inf
+        tm = ranked[len(ranked) // 2]  # the median seed's time (seeds in odd number)
+        tm = None if math.isinf(tm) else tm
         key = _key("recovery", "time", case, v)
         if ts is None or tm is None:
             rows.append(Row("recovery", "recovery time", par, v,
@@ -242,8 +275,16 @@ def check_recovery(case: Case, hotspot, duration, variants, seed=0):
                         f"cycle jitter J = {pr.jitter:g} of the simulated time (every "
                         "byte-counter and timer cycle is scaled by U(1-J, 1+J)) + the metric's "
                         "10 ms averaging window + one 1 ms bin, at most 15 % of the simulated "
-                        "time", abs(tm - ts) <= tol, "s", key=key))  # fmt: skip
+                        "time", abs(tm - ts) <= tol, "s", _seeds_note(tms), key=key))  # fmt: skip
     return rows
+
+
+def _seeds_note(values) -> str:
+    """What a stochastic model's median was taken over (empty for one trajectory)."""
+    if len(values) == 1:
+        return ""
+    shown = ", ".join("never" if x is None else f"{x * 1e3:.0f}" for x in values)
+    return f"median of {len(values)} model seeds (ms: {shown})"
 
 
 def check_rtt_classes(n_each=5, rtts=(50e-6, 500e-6), seeds=(0, 1, 2), duration=1.0,

@@ -27,7 +27,7 @@ from qcnmodel.params import QCNParams
 from qcnmodel.validation.network import SOURCE_BUFFER, bottleneck_spec, source_rate
 
 __all__ = ["CAPACITY", "Case", "DEFAULT_VARIANT", "LINE", "Trace", "VARIANTS", "model_of",
-           "model_is_stochastic", "model_trace", "sim_trace"]  # fmt: skip
+           "model_is_stochastic", "model_seeds", "model_trace", "sim_trace"]  # fmt: skip
 
 LINE = 10e9
 CAPACITY = 5e9
@@ -105,6 +105,19 @@ def model_is_stochastic(variant: str, case: Case) -> bool:
     """True where the model's trajectory depends on a seed: the packet-fidelity model, whose
     trajectories follow every flow (``method="agents"``) and draw the protocol's jitter."""
     return getattr(model_of(variant, case), "trajectory_method", None) == "agents"
+
+
+def model_seeds(variant: str, case: Case) -> tuple[int, ...]:
+    """The seeds over which the model's prediction is estimated: where the model is
+    stochastic (:func:`model_is_stochastic`) the ``config.defaults["models.verdict_run"]``
+    seeds its own stability verdict takes a majority of, else the one trajectory (seed 0).
+    A stochastic model predicts a distribution; the validation compares its majority verdict
+    and its median quantities (the simulator's side is what one or a few runs measure)."""
+    from qcnmodel import config
+
+    if not model_is_stochastic(variant, case):
+        return (0,)
+    return tuple(range(int(config.defaults["models.verdict_run"]["seeds"])))
 
 
 def model_of(variant: str, case: Case, capacity: float | None = None) -> QCNFluidModel:

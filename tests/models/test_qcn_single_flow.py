@@ -95,3 +95,30 @@ def test_amplitudes_belong_to_the_harmonic_balance():
     assert lc.method == "harmonic-balance"  # given amplitudes choose the describing functions
     with pytest.raises(ValueError, match="amplitudes: only method='harmonic-balance'"):
         qm.limit_cycle(_one(rtt=500e-6), amplitudes=[1e3, 1e4], method="trajectory")
+
+
+def test_the_verdict_is_the_majority_of_its_seeds():
+    # ten flows at 500 us: some seeds oscillate, some do not; the early-stopping vote must give
+    # what all the seeds' majority gives
+    from qcnmodel.analysis.timeseries import oscillation
+
+    m = qm.QCNFluidModel(n_flows=10, rtt=500e-6, capacity=5e9)
+    run = qm.config.defaults["models.verdict_run"]
+    dt = run["record_dt"]
+    votes = []
+    for seed in range(run["seeds"]):
+        q = m.simulate(run["duration"], start="idle", record_dt=dt, seed=seed).q.values
+        qb = 0.5 * (q[1:] + q[:-1])
+        votes.append(oscillation(qb[int(round(run["settle"] / dt)):], dt, m.params.qeq)[
+            "verdict"] != "stable")  # fmt: skip
+    assert 0 < sum(votes) < len(votes)
+    assert m.trajectory_unstable() == (2 * sum(votes) > len(votes))
+
+
+def test_the_sampled_queue_draws_frame_noise_by_default():
+    m = qm.QCNFluidModel(n_flows=10, rtt=200e-6, capacity=5e9)
+    base = m.simulate(0.05, start="idle", seed=2, record_dt=1e-3)
+    on = m.simulate(0.05, start="idle", seed=2, record_dt=1e-3, frame_noise=True)
+    off = m.simulate(0.05, start="idle", seed=2, record_dt=1e-3, frame_noise=False)
+    np.testing.assert_array_equal(base.q.values, on.q.values)
+    assert not np.array_equal(base.q.values, off.q.values)

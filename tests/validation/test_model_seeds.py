@@ -1,0 +1,44 @@
+"""A stochastic model's prediction is estimated over seeds: its majority verdict and its median
+quantities (the packet-fidelity model's trajectories draw the protocol's jitter, the sampled
+flow and the sampled queue's frame phases)."""
+
+from qcnmodel import config
+from qcnmodel.analysis.timeseries import oscillation
+from qcnmodel.validation import pairs as P
+from qcnmodel.validation.measure import recovery_time
+from qcnmodel.validation.traces import model_seeds, model_trace
+
+
+def test_the_stochastic_model_is_estimated_over_its_verdict_seeds():
+    k = config.defaults["models.verdict_run"]["seeds"]
+    assert k % 2 == 1  # a majority always exists
+    assert model_seeds("packet", P.Case(10)) == tuple(range(k))
+    assert model_seeds("paper", P.Case(10)) == (0,)  # deterministic: one trajectory
+
+
+def test_the_oscillation_class_is_the_majority_of_the_seeds():
+    # N = 10 at 500 us lies on the model's boundary: its seeds disagree among themselves
+    case = P.Case(10, 500e-6)
+    got = P._model_oscillation("packet", case, 0.6, 0.3)
+    verdicts = []
+    for seed in model_seeds("packet", case):
+        tr = model_trace("packet", case, 0.6, seed=seed)
+        verdicts.append(oscillation(tr.q[int(0.3 / tr.dt) :], tr.dt, case.params.qeq)["verdict"])
+    unstable = sum(v != "stable" for v in verdicts)
+    assert 0 < unstable < len(verdicts), verdicts  # a case where the rule matters
+    assert (got["verdict"] != "stable") == (2 * unstable > len(verdicts))
+    assert f"{unstable} of {len(verdicts)} model seeds unstable" in got["votes"]
+
+
+def test_the_recovery_time_is_the_median_seed():
+    case = P.Case(8, 20e-6, 1e9, 10e9)
+    hs = (0.1, 0.6)
+    (row,) = [r for r in P.check_recovery(case, hs, 1.0, ["packet"])]
+    times = []
+    for seed in model_seeds("packet", case):
+        tr = model_trace("packet", case, 1.0, 1e-3, "constant", hs, seed=seed)
+        times.append(recovery_time(tr.t, tr.thr, tr.dt, hs[1], case.line))
+    assert all(t is not None for t in times)
+    assert len(set(times)) > 1  # the seeds spread, so the median is a choice
+    assert row.model == sorted(times)[len(times) // 2]
+    assert "median of" in row.note
