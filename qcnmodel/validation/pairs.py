@@ -134,7 +134,8 @@ def check_oscillation(case: Case, variants, duration=DURATION, settle=SETTLE, se
                             f"mean full-cycle length between mean crossings; ACF-peak lags "
                             f"model {om['period_acf'] * 1e3:.2f} ms, sim "
                             f"{os_['period_acf'] * 1e3:.2f} ms (ACF peak {os_['acf_peak']:.2f}); "
-                            f"linearised phase-crossover period {lin_period * 1e3:.2f} ms",
+                            f"linearised phase-crossover period {lin_period * 1e3:.2f} ms"
+                            f"{om['spread']}",
                             key=_key("oscillation", "period", case, v)))  # fmt: skip
     return rows
 
@@ -163,6 +164,9 @@ def _model_oscillation(variant: str, case: Case, duration: float, settle: float)
     for key in ("period_zc", "period_acf"):
         vals = [o[key] for o in pool if math.isfinite(o[key])]
         out[key] = float(np.median(vals)) if vals else math.nan
+    cycles = [o["period_zc"] for o in pool if math.isfinite(o["period_zc"])]
+    out["spread"] = ("" if len(cycles) < 2 else f"; model: median of {len(cycles)} seeds, "
+                     f"{min(cycles) * 1e3:.2f}-{max(cycles) * 1e3:.2f} ms")  # fmt: skip
     return out
 
 

@@ -10,13 +10,19 @@ from qcnmodel.document import Document
 from qcnmodel.validation import pairs as P
 from qcnmodel.validation.findings import FINDINGS
 from qcnmodel.validation.plots import deck_figure, pair_figure, rp_figure, save
-from qcnmodel.validation.traces import Case
+from qcnmodel.validation.traces import Case, model_seeds
 
 __all__ = ["write_report"]
 
 
 def _slug(s: str) -> str:
     return re.sub(r"[^a-z0-9]+", "-", s.lower()).strip("-")
+
+
+def _one_seed(variant: str, case: Case) -> str:
+    """A pair figure's label of ``variant``: which of its seeds a stochastic model shows."""
+    k = len(model_seeds(variant, case))
+    return variant if k == 1 else f"{variant} (seed 0 of {k})"
 
 
 def _cell(v, units=""):
@@ -78,14 +84,17 @@ def write_report(result, out_dir, figures_dir=None) -> tuple[Path, Path]:
     doc.heading("Matched-pair traces")
     for case in (Case(10), Case(1, 500e-6), Case(100)):
         sim = P.sim_trace(case, P.DURATION, 0)
-        mods = {v: P.model_trace(v, case, P.DURATION) for v in P.VARIANTS}
+        mods = {_one_seed(v, case): P.model_trace(v, case, P.DURATION) for v in P.VARIANTS}
         name = f"validate_pair_n{case.n}_rtt{case.rtt * 1e6:g}us.png"
         path = save(pair_figure(sim, mods, case.label()), fig_dir / name)
-        doc.figure(path, f"Hot queue and CP throughput, {case.label()}")
+        doc.figure(path, f"Hot queue and CP throughput, {case.label()}; a stochastic model "
+                         "shows its first seed, its rows take the majority and the median of "
+                         "all of them")  # fmt: skip
     # the recovery pair (same arguments and cache entries as check_recovery)
     case, hot, dur = Case(1, 200e-6, 0.2e9, 1e9, "netfpga-1g"), (0.2, 1.2), 1.6
     sim = P.sim_trace(case, dur, 0, 1e-3, "constant", hot)
-    mods = {v: P.model_trace(v, case, dur, 1e-3, "constant", hot) for v in P.VARIANTS}
+    mods = {_one_seed(v, case): P.model_trace(v, case, dur, 1e-3, "constant", hot)
+            for v in P.VARIANTS}  # fmt: skip
     path = save(pair_figure(sim, mods, "recovery: N=1, 1 Gb/s, hotspot 0.2 Gb/s 0.2-1.2 s"),
                 fig_dir / "validate_recovery_netfpga_n1.png")  # fmt: skip
     doc.figure(path, "Recovery after the hotspot (netfpga-1g parameters, N = 1)")

@@ -2,6 +2,8 @@
 quantities (the packet-fidelity model's trajectories draw the protocol's jitter, the sampled
 flow and the sampled queue's frame phases)."""
 
+import numpy as np
+
 from qcnmodel import config
 from qcnmodel.analysis.timeseries import oscillation
 from qcnmodel.validation import pairs as P
@@ -42,3 +44,16 @@ def test_the_recovery_time_is_the_median_seed():
     assert len(set(times)) > 1  # the seeds spread, so the median is a choice
     assert row.model == sorted(times)[len(times) // 2]
     assert "median of" in row.note
+
+
+def test_the_period_row_states_the_spread_of_the_model_seeds():
+    # one flow past its boundary: every seed cycles, their cycle lengths spread
+    case = P.Case(1, 500e-6)
+    (_, row) = P.check_oscillation(case, ["packet"])
+    periods = []
+    for seed in model_seeds("packet", case):
+        tr = model_trace("packet", case, 0.6, seed=seed)
+        periods.append(oscillation(tr.q[int(0.3 / tr.dt) :], tr.dt, case.params.qeq)["period_zc"])
+    assert row.model == float(np.median(periods))
+    lo, hi = min(periods) * 1e3, max(periods) * 1e3
+    assert f"median of {len(periods)} seeds, {lo:.2f}-{hi:.2f} ms" in row.note
