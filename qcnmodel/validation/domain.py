@@ -112,7 +112,8 @@ DOMAIN: dict[tuple[str, str], tuple[Region, ...]] = {
             "the linearisation is too stable (5 Gb/s, N = 2, 3, 5, 7: 747, 868, 757, 622 us "
             "against 436-476, 476-519, 476-519, 476-519 us simulated); the model's "
             "trajectories (qcnmodel.trajectory_critical_rtt) give 400-436, 436-476, 476-519, "
-            "400-436 us",
+            "400-436 us; with the port at the line rate (10 Gb/s), N = 2 and 4: 420 and 503 us "
+            "against 240-280 and 260-300 us simulated, trajectories 240 and 274 us",
             n_min=2,
             n_max=9,
         ),
@@ -140,7 +141,7 @@ DOMAIN: dict[tuple[str, str], tuple[Region, ...]] = {
             "N >= 50 flows per congestion point",
             "at 5 Gb/s the packets oscillate at every RTT (the timer-synchronised cycle), as "
             "the linearisation says, and the model's trajectories give its level, spread and "
-            "period (N = 100: 17.6 vs 17.7 ms); at 10 Gb/s the packets' queue stays a noisy "
+            "period (N = 100: 17.6 vs 17.3 ms); at 10 Gb/s the packets' queue stays a noisy "
             "quasi-cycle up to 283-308 us while the model cycles from 20 us",
             n_min=50,
         ),

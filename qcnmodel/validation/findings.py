@@ -34,7 +34,7 @@ FINDINGS: dict[str, str] = {
         "linearisation's equilibrium is unstable at every RTT. Before the model's queue held "
         "the colliding frames of an underloaded port (the N*D/D/1 floor, 'tens of flows'), its "
         "fluid queue emptied 33-54 % of the time from 20 us. At N = 30 the model and the "
-        "packets agree (oscillating, std 7.2 vs 9.0 KB, period 7.2 vs 8.2 ms)."
+        "packets agree (oscillating, std 9.2 vs 9.0 KB, period 7.4 vs 7.7 ms)."
     ),
     "early large cycles": (
         "N = 10 at fixed Ps = 1 %: the model's trajectories reach large cycles from a smaller "
@@ -68,7 +68,10 @@ FINDINGS: dict[str, str] = {
         "stays near 0.5 ms from N = 2 to 20, while the linearised one rises from one flow "
         "to three and then falls with N (503 us at N = 10, where it agrees; 218 us at N = "
         "20). The model's trajectories, which follow every flow, give 436-476 us at N = 3 "
-        "(and 400-436, 476-519, 400-436 us at N = 2, 5, 7); only one flow is judged by them."
+        "(and 400-436, 476-519, 400-436 us at N = 2, 5, 7); only one flow is judged by them. "
+        "With the port at the line rate (10 Gb/s, 3 seeds) the linearisation is too stable "
+        "as well: N = 2 and 4, 420 and 503 us against 240-280 and 260-300 us simulated; the "
+        "trajectories give 240 and 274 us."
     ),
     "tens of flows": (
         "N = 20 at 5 Gb/s: the linearisation oscillates from 218 us, the packets stay stable "
@@ -94,7 +97,7 @@ FINDINGS: dict[str, str] = {
         "At large RTT (N = 10: 1 ms at W = 2, ~1.3 ms at W = 8) the simulated queue breaks into "
         "a slow mode: period 46-100 ms, empty most of the time, while the rate limiters' "
         "targets collapse. The model's trajectories have it (N = 10, 1 ms: mean cycle 55.0 vs "
-        "46.0 ms; W = 8: boundary 1234-1345 us, as simulated); the linearisation, a "
+        "51.3 ms; W = 8: boundary 1234-1345 us, as simulated); the linearisation, a "
         "statement about the equilibrium, does not (2.51 ms at W = 8)."
     ),
     "linear vs detector": (

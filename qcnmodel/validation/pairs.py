@@ -104,12 +104,18 @@ def check_equilibrium(case: Case, variants, duration=DURATION, settle=SETTLE, se
     return rows
 
 
-def check_oscillation(case: Case, variants, duration=DURATION, settle=SETTLE, seed=0):
-    """Stable vs sustained oscillation (same detector on both traces) and the period."""
-    qeq = case.params.qeq
-    sim = sim_trace(case, duration, seed)
-    os_ = oscillation(sim.q[_window(sim, settle)], sim.dt, qeq)
-    par = case.label(f"window {settle:g}-{duration:g} s")
+def check_oscillation(case: Case, variants, duration=DURATION, settle=SETTLE, seeds=(0,)):
+    """Stable vs sustained oscillation (same detector on both traces) and the period; each
+    side is the majority class and the median period over its seeds (the simulator's
+    ``seeds``, a stochastic model's :func:`model_seeds`)."""
+    sims = [sim_trace(case, duration, s) for s in seeds]
+    os_ = _pooled(
+        [oscillation(t.q[_window(t, settle)], t.dt, case.params.qeq) for t in sims], "simulated"
+    )
+    par = case.label(
+        f"window {settle:g}-{duration:g} s"
+        + ("" if len(seeds) == 1 else f", {len(seeds)} simulated seeds")
+    )
     rows = []
     for v in variants:
         om = _model_oscillation(v, case, duration, settle)
@@ -119,14 +125,14 @@ def check_oscillation(case: Case, variants, duration=DURATION, settle=SETTLE, se
                         om["verdict"], os_["verdict"], "" if same else "differ", "same class",
                         "classes from fixed thresholds (ACF >= 0.5 and std >= Qeq/4, or queue "
                         "empty >= 1 % of the time); oscillating and underflow count as "
-                        "unstable; a stochastic model's class is its majority over seeds",
-                        same, "", f"linearised: {lin}, sim std {os_['std']:.0f} B, "
-                        f"model std {om['std']:.0f} B{om['votes']}",
+                        "unstable; a stochastic side's class is its majority over seeds",
+                        same, "", f"linearised: {lin}, sim std {os_['std']:.0f} B"
+                        f"{os_['votes']}, model std {om['std']:.0f} B{om['votes']}",
                         key=_key("oscillation", "class", case, v)))  # fmt: skip
         if om["verdict"] != "stable" and os_["verdict"] != "stable":
             tm, ts = om["period_zc"], os_["period_zc"]
             spread = os_["period_spread"] if math.isfinite(os_["period_spread"]) else 0.0
-            tol = min(2 * sim.dt + spread, 0.25 * ts)
+            tol = min(2 * sims[0].dt + spread, 0.25 * ts)
             rows.append(Row("oscillation", "oscillation period (mean cycle)", par, v, tm, ts,
                             tm - ts, tol, "2 trace bins + the simulated cycle-to-cycle spread "
                             "(std of the same full-cycle lengths), at most 25 % of the "
@@ -135,22 +141,26 @@ def check_oscillation(case: Case, variants, duration=DURATION, settle=SETTLE, se
                             f"model {om['period_acf'] * 1e3:.2f} ms, sim "
                             f"{os_['period_acf'] * 1e3:.2f} ms (ACF peak {os_['acf_peak']:.2f}); "
                             f"linearised phase-crossover period {lin_period * 1e3:.2f} ms"
-                            f"{om['spread']}",
+                            f"{os_['spread']}{om['spread']}",
                             key=_key("oscillation", "period", case, v)))  # fmt: skip
     return rows
 
 
 def _model_oscillation(variant: str, case: Case, duration: float, settle: float) -> dict:
-    """The model's oscillation class at ``case``: over :func:`model_seeds`, the majority class
-    (the most frequent unstable class when most seeds are unstable) with the median std, and
-    the median period and ACF-peak lag of the seeds in that class; ``votes`` says how many
-    seeds were unstable where there are several."""
-    qeq = case.params.qeq
-    seeds = model_seeds(variant, case)
+    """The model's oscillation at ``case`` over :func:`model_seeds` (:func:`_pooled`)."""
     res = []
-    for k in seeds:
+    for k in model_seeds(variant, case):
         mod = model_trace(variant, case, duration, seed=k)
-        res.append(oscillation(mod.q[_window(mod, settle)], mod.dt, qeq))
+        res.append(oscillation(mod.q[_window(mod, settle)], mod.dt, case.params.qeq))
+    return _pooled(res, "model")
+
+
+def _pooled(res: list[dict], side: str) -> dict:
+    """One ``side``'s oscillation from the detector's outputs ``res``, one per seed: the majority
+    class (the most frequent unstable class when most seeds are unstable) with the median
+    std, and the median period, cycle-to-cycle spread, ACF-peak lag and peak of the seeds in
+    that class; ``votes`` says how many seeds were unstable and ``spread`` the range of their
+    cycle lengths where there are several."""
     unstable = [o for o in res if o["verdict"] != "stable"]
     if 2 * len(unstable) > len(res):
         kinds = [o["verdict"] for o in unstable]
@@ -159,13 +169,13 @@ def _model_oscillation(variant: str, case: Case, duration: float, settle: float)
     else:
         verdict, pool = "stable", [o for o in res if o["verdict"] == "stable"]
     out = {"verdict": verdict, "std": float(np.median([o["std"] for o in pool])),
-           "votes": "" if len(res) == 1 else f", {len(unstable)} of {len(res)} model seeds "
+           "votes": "" if len(res) == 1 else f", {len(unstable)} of {len(res)} {side} seeds "
            "unstable"}  # fmt: skip
-    for key in ("period_zc", "period_acf"):
+    for key in ("period_zc", "period_acf", "period_spread", "acf_peak"):
         vals = [o[key] for o in pool if math.isfinite(o[key])]
         out[key] = float(np.median(vals)) if vals else math.nan
     cycles = [o["period_zc"] for o in pool if math.isfinite(o["period_zc"])]
-    out["spread"] = ("" if len(cycles) < 2 else f"; model: median of {len(cycles)} seeds, "
+    out["spread"] = ("" if len(cycles) < 2 else f"; {side}: median of {len(cycles)} seeds, "
                      f"{min(cycles) * 1e3:.2f}-{max(cycles) * 1e3:.2f} ms")  # fmt: skip
     return out
 

@@ -64,8 +64,8 @@ def plan(quick: bool) -> list[tuple]:
         ]
     )
     out = [(P.check_equilibrium, (k,), {"variants": v}) for k in eq]
-    out += [(P.check_oscillation, (k,), {"variants": v}) for k in osc]
     steps, seeds = (1, (0,)) if quick else (3, (0, 1, 2))
+    out += [(P.check_oscillation, (k,), {"variants": v, "seeds": seeds}) for k in osc]
     out += [(P.check_boundary, (k,), {"variants": v, "grid": BOUNDARY_GRID,
                                       "bisect_steps": steps, "seeds": seeds})
             for k in _boundary_cases(quick)]  # fmt: skip

@@ -57,3 +57,18 @@ def test_the_period_row_states_the_spread_of_the_model_seeds():
     assert row.model == float(np.median(periods))
     lo, hi = min(periods) * 1e3, max(periods) * 1e3
     assert f"median of {len(periods)} seeds, {lo:.2f}-{hi:.2f} ms" in row.note
+
+
+def test_the_simulated_side_is_pooled_over_its_seeds_the_same_way():
+    from qcnmodel.validation.traces import sim_trace
+
+    case = P.Case(1, 500e-6)
+    cls, period = P.check_oscillation(case, ["packet"], seeds=(0, 1, 2))
+    sims = [sim_trace(case, 0.6, s) for s in (0, 1, 2)]
+    res = [oscillation(t.q[int(0.3 / t.dt) :], t.dt, case.params.qeq) for t in sims]
+    unstable = sum(o["verdict"] != "stable" for o in res)
+    assert f"{unstable} of 3 simulated seeds unstable" in cls.note
+    assert (cls.simulated != "stable") == (2 * unstable > 3)
+    pool = [o for o in res if (o["verdict"] != "stable") == (cls.simulated != "stable")]
+    assert period.simulated == float(np.median([o["period_zc"] for o in pool]))
+    assert "3 simulated seeds" in period.parameters
