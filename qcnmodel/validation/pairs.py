@@ -80,7 +80,7 @@ def check_equilibrium(case: Case, variants, duration=DURATION, settle=SETTLE, se
     par = case.label(f"window {settle:g}-{duration:g} s, seed {seed}")
     rows = []
     for v in variants:
-        mods = [model_trace(v, case, duration, seed=k) for k in model_seeds(v, case)]
+        mods = _model_traces(v, case, duration)
         mod = mods[0]
         mw = _window(mod, settle)
         qm = float(np.mean([np.mean(m.q[mw]) for m in mods]))  # the model's expectation
@@ -92,7 +92,8 @@ def check_equilibrium(case: Case, variants, duration=DURATION, settle=SETTLE, se
         rows.append(Row("equilibrium", "hot queue, time mean", par, v, qm, qs, qm - qs, tol,
                         f"one quantisation step Fbmax/63 = {step:.0f} B (the CP cannot resolve "
                         f"Fb within it) + 3 x batch-means SE of the simulation ({qse:.0f} B)",
-                        abs(qm - qs) <= tol, "B", fp,
+                        abs(qm - qs) <= tol, "B",
+                        fp + ("" if len(mods) == 1 else f"; model: mean of {len(mods)} seeds"),
                         key=_key("equilibrium", "queue", case, v)))  # fmt: skip
         rm = float(np.mean([np.mean(m.flow_thr[0, mw]) for m in mods]))
         tol = (3 * ase + res) / rm
@@ -109,16 +110,14 @@ def check_oscillation(case: Case, variants, duration=DURATION, settle=SETTLE, se
     side is the majority class and the median period over its seeds (the simulator's
     ``seeds``, a stochastic model's :func:`model_seeds`)."""
     sims = [sim_trace(case, duration, s) for s in seeds]
-    os_ = _pooled(
-        [oscillation(t.q[_window(t, settle)], t.dt, case.params.qeq) for t in sims], "simulated"
-    )
+    os_ = _pooled(_detect(sims, case, settle), "simulated")
     par = case.label(
         f"window {settle:g}-{duration:g} s"
         + ("" if len(seeds) == 1 else f", {len(seeds)} simulated seeds")
     )
     rows = []
     for v in variants:
-        om = _model_oscillation(v, case, duration, settle)
+        om = _pooled(_detect(_model_traces(v, case, duration), case, settle), "model")
         lin, lin_period, _ = _linear(model_of(v, case))
         same = (om["verdict"] == "stable") == (os_["verdict"] == "stable")
         rows.append(Row("oscillation", "stable / sustained oscillation", par, v,
@@ -146,13 +145,14 @@ def check_oscillation(case: Case, variants, duration=DURATION, settle=SETTLE, se
     return rows
 
 
-def _model_oscillation(variant: str, case: Case, duration: float, settle: float) -> dict:
-    """The model's oscillation at ``case`` over :func:`model_seeds` (:func:`_pooled`)."""
-    res = []
-    for k in model_seeds(variant, case):
-        mod = model_trace(variant, case, duration, seed=k)
-        res.append(oscillation(mod.q[_window(mod, settle)], mod.dt, case.params.qeq))
-    return _pooled(res, "model")
+def _model_traces(variant: str, case: Case, duration: float) -> list[Trace]:
+    """The model's trajectories at ``case``, one per seed of :func:`model_seeds`."""
+    return [model_trace(variant, case, duration, seed=k) for k in model_seeds(variant, case)]
+
+
+def _detect(traces, case: Case, settle: float) -> list[dict]:
+    """The oscillation detector on each trace's queue after ``settle``."""
+    return [oscillation(t.q[_window(t, settle)], t.dt, case.params.qeq) for t in traces]
 
 
 def _pooled(res: list[dict], side: str) -> dict:
@@ -182,25 +182,16 @@ def _pooled(res: list[dict], side: str) -> dict:
 
 def sim_unstable(case: Case, duration=DURATION, settle=SETTLE, seeds=(0,)) -> bool:
     """Simulated verdict at one RTT: oscillating or underflow in a majority of ``seeds``."""
-    votes = 0
-    for seed in seeds:
-        sim = sim_trace(case, duration, seed)
-        votes += oscillation(sim.q[_window(sim, settle)], sim.dt, case.params.qeq)[
-            "verdict"] != "stable"  # fmt: skip
-    return 2 * votes > len(seeds)
+    sims = [sim_trace(case, duration, seed) for seed in seeds]
+    return _pooled(_detect(sims, case, settle), "simulated")["verdict"] != "stable"
 
 
 def model_unstable(variant: str, case: Case, duration=DURATION, settle=SETTLE) -> bool:
     """The model's verdict at one RTT, from its trajectories and the same detector: the
     majority over :func:`model_seeds` (its own verdict's seeds where it is stochastic, the
     one trajectory where it is not)."""
-    seeds = model_seeds(variant, case)
-    votes = 0
-    for seed in seeds:
-        mod = model_trace(variant, case, duration, seed=seed)
-        votes += oscillation(mod.q[_window(mod, settle)], mod.dt, case.params.qeq)[
-            "verdict"] != "stable"  # fmt: skip
-    return 2 * votes > len(seeds)
+    mods = _model_traces(variant, case, duration)
+    return _pooled(_detect(mods, case, settle), "model")["verdict"] != "stable"
 
 
 def _bracket_text(lo, hi) -> str:

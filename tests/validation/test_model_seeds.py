@@ -21,15 +21,16 @@ def test_the_stochastic_model_is_estimated_over_its_verdict_seeds():
 def test_the_oscillation_class_is_the_majority_of_the_seeds():
     # N = 10 at 500 us lies on the model's boundary: its seeds disagree among themselves
     case = P.Case(10, 500e-6)
-    got = P._model_oscillation("packet", case, 0.6, 0.3)
+    (got, *_) = P.check_oscillation(case, ["packet"])
     verdicts = []
     for seed in model_seeds("packet", case):
         tr = model_trace("packet", case, 0.6, seed=seed)
         verdicts.append(oscillation(tr.q[int(0.3 / tr.dt) :], tr.dt, case.params.qeq)["verdict"])
     unstable = sum(v != "stable" for v in verdicts)
     assert 0 < unstable < len(verdicts), verdicts  # a case where the rule matters
-    assert (got["verdict"] != "stable") == (2 * unstable > len(verdicts))
-    assert f"{unstable} of {len(verdicts)} model seeds unstable" in got["votes"]
+    assert (got.model != "stable") == (2 * unstable > len(verdicts))
+    assert f"{unstable} of {len(verdicts)} model seeds unstable" in got.note
+    assert P.model_unstable("packet", case) == (got.model != "stable")
 
 
 def test_the_recovery_time_is_the_median_seed():
