@@ -275,10 +275,13 @@ def _check(params, ranges, model, variant, base, fallback, recommend, confirm,
         try:
             loop = model_n.loop()
             m = margins_over_delay(loop, taus + extra_delay(model_n))  # the RTTs' loop delays
-        except ValueError as exc:  # e.g. no equilibrium at this N: say where
-            also = "" if ranges.capacity is None else " or check the port's rate (rate)"
+        except ValueError as exc:  # e.g. no equilibrium at this N: say where, and with what
+            also = "" if ranges.capacity is None else ", check the port's rate (rate)"
+            p = model_n.params
+            feedback = f"qeq = {p.qeq:g} B, w = {p.w:g}, gd = {p.gd:g}"
             raise ValueError(f"flows: the model cannot be analysed at N = {int(n)} ({exc}); "
-                             f"narrow the flow range{also}") from None  # fmt: skip
+                             f"narrow the flow range{also} or revise the feedback parameters "
+                             f"({feedback})") from None  # fmt: skip
         crit[int(n)] = float(critical_rtt(model_n, loop=loop))
         stable = judged_stable(model_n, taus, m.stable, crit[int(n)])
         if judged_by_trajectories(model_n):

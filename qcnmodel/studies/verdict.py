@@ -262,15 +262,25 @@ def search_fix(params, build, ranges, base_table: dict, progress=None,
                       "current": float(getattr(params, name)), "value": value,
                       "worst_phase_margin_deg": wrap_phase(pm),
                       "worst_point": point})  # fmt: skip
-    fixes.sort(key=lambda f: abs(np.log(f["value"] / f["current"])))  # smallest change first
+    fixes.sort(key=_relative_change)  # smallest change first
     return {"searched": searched, "fixes": fixes, "fix": fixes[0] if fixes else None}
+
+
+def _relative_change(fix: dict) -> float:
+    """|log(value / current)| of a fix; infinite from a current value of 0 (W = 0: no
+    derivative term), which no relative change reaches."""
+    cur, value = fix["current"], fix["value"]
+    return float(abs(np.log(value / cur))) if cur > 0 and value > 0 else float("inf")
 
 
 def _closest(params, name, build, ranges, value, found, steps: int = 3):
     """The verified value nearest the current one: bisect (log scale) between the current
-    value and ``value``, keeping the nearest whose whole grid is stable."""
+    value and ``value``, keeping the nearest whose whole grid is stable (from a current
+    value of 0 there is no log scale: ``value`` itself)."""
     thr = ranges.pm_threshold
     cur = float(getattr(params, name))
+    if not cur > 0:
+        return float(value), found
     lo, hi = np.log(cur), np.log(value)  # lo fails (the checked set), hi is stable
     for _ in range(steps):
         mid = 0.5 * (lo + hi)

@@ -8,6 +8,7 @@ come before any model or simulation work.
 from __future__ import annotations
 
 import errno
+import json
 import tempfile
 from pathlib import Path
 
@@ -129,6 +130,8 @@ def _err(capsys) -> str:
         (["margins", "--rtt", "5"], ["rtt", "give a unit, e.g. 5us"]),
         (["margins", "--rtt", "2us..1ms"], ["rtt", "one value"]),
         (["check", "examples/802.1qau.toml", "--rtt", "2..5"], ["rtt", "give a unit"]),
+        # no equilibrium for a set point below a frame: the feedback parameters are named
+        (["check", "examples/802.1qau.toml", "--set", "qeq=1.0"], ["flows", "qeq = 1 B"]),
         (["simulate", "--scenario", "og-hotspot", "--seed", "99999999999999999999"], ["seed"]),
         (["simulate", "--scenario", "og-hotspot", "--seed", "1.5"], ["seed"]),
         (["simulate", "--scenario", "og-hotspot", "--decimate", "0"], ["decimate", ">= 1"]),
@@ -242,3 +245,13 @@ def test_a_single_value_flag_given_twice_is_a_usage_error(argv, capsys):
     assert info.value.code == 2
     err = _err(capsys)
     assert "given twice" in err and argv[1] in err
+
+
+def test_a_fix_search_from_zero_weight_answers(capsys):
+    # W = 0 (no derivative term) is a valid setting; the fix search ranks changes by their
+    # relative size, which a current value of 0 does not have
+    argv = ["check", str(ROOT / "examples/802.1qau.toml"), "--set", "w=0.0", "--json"]
+    assert main(argv) == 1  # unstable, with the changes that fix it
+    out = json.loads(capsys.readouterr().out)
+    w_fixes = [f for f in out["recommendations"] if f["field"] == "w"]
+    assert w_fixes and all(f["current"] == 0.0 and f["value"] > 0.0 for f in w_fixes)
