@@ -277,11 +277,9 @@ def _check(params, ranges, model, variant, base, fallback, recommend, confirm,
             m = margins_over_delay(loop, taus + extra_delay(model_n))  # the RTTs' loop delays
         except ValueError as exc:  # e.g. no equilibrium at this N: say where, and with what
             also = "" if ranges.capacity is None else ", check the port's rate (rate)"
-            p = model_n.params
-            feedback = f"qeq = {p.qeq:g} B, w = {p.w:g}, gd = {p.gd:g}"
             raise ValueError(f"flows: the model cannot be analysed at N = {int(n)} ({exc}); "
-                             f"narrow the flow range{also} or revise the feedback parameters "
-                             f"({feedback})") from None  # fmt: skip
+                             f"narrow the flow range{also} or revise "
+                             f"{_suspects(model_n.params)}") from None  # fmt: skip
         crit[int(n)] = float(critical_rtt(model_n, loop=loop))
         stable = judged_stable(model_n, taus, m.stable, crit[int(n)])
         if judged_by_trajectories(model_n):
@@ -326,6 +324,24 @@ def _check(params, ranges, model, variant, base, fallback, recommend, confirm,
         result = dataclasses.replace(result, confirmation=drop_traces(conf),
                                      confirmation_traces=conf)  # fmt: skip
     return result
+
+
+def _suspects(p: QCNParams, limit: int = 4) -> str:
+    """The parameters to revise when the model has no answer: the numeric fields that differ
+    from the IEEE 802.1Qau defaults (the first ``limit``, with their units), else the ones
+    that set the feedback (qeq, w, gd)."""
+    from qcnmodel.params.qcn import _NUMERIC
+
+    ref = QCNParams()
+    changed = [
+        f"{k} = {getattr(p, k):g}{(' ' + unit) if unit else ''}"
+        for k, (*_, unit, _desc) in _NUMERIC.items()
+        if getattr(p, k) != getattr(ref, k)
+    ]
+    if changed:
+        shown = ", ".join(changed[:limit])
+        return f"the parameters set away from the IEEE 802.1Qau defaults ({shown})"
+    return f"the feedback parameters (qeq = {p.qeq:g} B, w = {p.w:g}, gd = {p.gd:g})"
 
 
 def _validity(result, ranges: CheckRanges, params: QCNParams) -> list[dict]:

@@ -130,8 +130,10 @@ def _err(capsys) -> str:
         (["margins", "--rtt", "5"], ["rtt", "give a unit, e.g. 5us"]),
         (["margins", "--rtt", "2us..1ms"], ["rtt", "one value"]),
         (["check", "examples/802.1qau.toml", "--rtt", "2..5"], ["rtt", "give a unit"]),
-        # no equilibrium for a set point below a frame: the feedback parameters are named
+        # no equilibrium (a set point below a frame, a timer that never fires): the check
+        # names the fields set away from the defaults
         (["check", "examples/802.1qau.toml", "--set", "qeq=1.0"], ["flows", "qeq = 1 B"]),
+        (["check", "examples/802.1qau.toml", "--set", "timer=1e308"], ["timer = 1e+308 s"]),
         (["simulate", "--scenario", "og-hotspot", "--seed", "99999999999999999999"], ["seed"]),
         (["simulate", "--scenario", "og-hotspot", "--seed", "1.5"], ["seed"]),
         (["simulate", "--scenario", "og-hotspot", "--decimate", "0"], ["decimate", ">= 1"]),
