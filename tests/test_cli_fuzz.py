@@ -103,7 +103,8 @@ def _flags(argv: list[str]) -> set[str]:
             name = tok[2:].split("=", 1)[0]
             out |= {name, name.replace("-", "_"), tok.split("=", 1)[0]}
             if name in ("set", "grid") and i + 1 < len(argv):
-                out.add(argv[i + 1].split("=", 1)[0].strip())
+                key = argv[i + 1].split("=", 1)[0].strip()
+                out |= {key, key.split(".", 1)[-1]}  # a qcn./proto./scenario. prefix routes
     out |= {"argument", "unrecognized"}  # argparse names the flag on these lines
     return {f for f in out if f.strip()}
 

@@ -129,3 +129,23 @@ def test_example_files_are_the_presets():
     assert {f.stem for f in files} == set(PRESETS)
     for f in files:
         assert load_params(f, extra_tables=("ranges",)) == PRESETS[f.stem], f.name
+
+
+@pytest.mark.parametrize(
+    ("changes", "expected"),
+    [
+        ({"timer": "5 parsecs"}, "timer: unknown time unit"),
+        ({"qeq": "abc"}, "qeq: cannot parse"),
+        ({"frame_size": "nan"}, "frame_size: value 'nan' is not a finite number"),
+    ],
+)
+def test_an_unreadable_value_also_gives_the_allowed_range(changes, expected):
+    from qcnmodel.params._validate import range_text
+    from qcnmodel.params.qcn import _NUMERIC
+
+    ((name, _),) = changes.items()
+    _, lo, hi, lo_open, hi_open, unit, _ = _NUMERIC[name]
+    with pytest.raises(ValueError) as err:
+        QCNParams(**changes)
+    assert expected in str(err.value)
+    assert f"must be in {range_text(lo, hi, lo_open, hi_open, unit)}" in str(err.value)

@@ -118,7 +118,11 @@ def validate(
         raw = getattr(obj, name)
         if raw is None and name in optional:
             continue
-        value = parser(raw, name)
+        try:
+            value = parser(raw, name)
+        except ValueError as exc:  # unreadable: say what the field accepts as well
+            raise ValueError(f"{exc}; {desc} must be in "
+                             f"{range_text(lo, hi, lo_open, hi_open, unit)}") from None  # fmt: skip
         if name in integers:
             if not math.isfinite(value) or value != int(value):
                 raise ValueError(f"{name}: {desc} must be an integer, got {raw!r}")
