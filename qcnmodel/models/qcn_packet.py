@@ -73,6 +73,8 @@ from qcnmodel.units import parse_number, parse_rate, parse_size, parse_time
 __all__ = ["QCNPacketModel"]
 
 _QUANT = {"floor63": cp.Q_FLOOR, "round63": cp.Q_ROUND, "floor64cap": cp.Q_FLOOR64}
+#: most runs a trajectory verdict may take (each is a nonlinear run of ~0.6 s simulated)
+_MAX_VERDICT_SEEDS = 1001
 
 
 @dataclass(frozen=True)
@@ -357,8 +359,10 @@ class QCNPacketModel(LoopModel):
 
         run = config.defaults["models.verdict_run"]
         seeds = run["seeds"] if seeds is None else seeds
-        if not isinstance(seeds, (int, np.integer)) or isinstance(seeds, bool) or seeds < 1:
-            raise ValueError(f"seeds: must be a whole number >= 1, got {seeds!r}")
+        if (not isinstance(seeds, (int, np.integer)) or isinstance(seeds, bool)
+                or not 1 <= seeds <= _MAX_VERDICT_SEEDS):  # fmt: skip
+            raise ValueError(f"seeds: must be a whole number in [1, {_MAX_VERDICT_SEEDS}] (runs "
+                             f"of {run['duration']:g} s each), got {seeds!r}")  # fmt: skip
         dt = run["record_dt"]
         votes, runs = 0, 0
         # seeds in order until the majority is decided: the same answer as all of them

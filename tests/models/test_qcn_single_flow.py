@@ -44,8 +44,9 @@ def test_critical_rtt_is_where_the_trajectories_turn(crit):
 def test_trajectory_verdict_is_reproducible():
     m = _one(rtt=500e-6)
     assert m.trajectory_unstable() == m.trajectory_unstable()
-    with pytest.raises(ValueError, match="seeds"):
-        m.trajectory_unstable(seeds=0)
+    for bad in (0, 10**9, 2.5, True):  # 10**9 runs would never end: refused, with the range
+        with pytest.raises(ValueError, match=r"seeds: must be a whole number in \[1, "):
+            m.trajectory_unstable(seeds=bad)
 
 
 def test_summary_and_map_follow_the_trajectories(crit):
