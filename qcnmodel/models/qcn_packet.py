@@ -73,8 +73,18 @@ from qcnmodel.units import parse_number, parse_rate, parse_size, parse_time
 __all__ = ["QCNPacketModel"]
 
 _QUANT = {"floor63": cp.Q_FLOOR, "round63": cp.Q_ROUND, "floor64cap": cp.Q_FLOOR64}
-#: most runs a trajectory verdict may take (each is a nonlinear run of ~0.6 s simulated)
-_MAX_VERDICT_SEEDS = 1001
+_MAX_VERDICT_SEEDS = 1001  #: most runs a trajectory verdict may take
+
+
+def verdict_seeds(seeds: int | None = None) -> int:
+    """Runs a trajectory verdict takes the majority of: ``seeds``, or the
+    ``config.defaults["models.verdict_run"]`` seeds; a whole number in [1, 1001]."""
+    seeds = config.defaults["models.verdict_run"]["seeds"] if seeds is None else seeds
+    if (not isinstance(seeds, (int, np.integer)) or isinstance(seeds, bool)
+            or not 1 <= seeds <= _MAX_VERDICT_SEEDS):  # fmt: skip
+        raise ValueError(f"seeds: must be a whole number in [1, {_MAX_VERDICT_SEEDS}] (runs "
+                         f"of a trajectory verdict), got {seeds!r}")  # fmt: skip
+    return int(seeds)
 
 
 @dataclass(frozen=True)
@@ -358,11 +368,7 @@ class QCNPacketModel(LoopModel):
         from qcnmodel.analysis.timeseries import oscillation
 
         run = config.defaults["models.verdict_run"]
-        seeds = run["seeds"] if seeds is None else seeds
-        if (not isinstance(seeds, (int, np.integer)) or isinstance(seeds, bool)
-                or not 1 <= seeds <= _MAX_VERDICT_SEEDS):  # fmt: skip
-            raise ValueError(f"seeds: must be a whole number in [1, {_MAX_VERDICT_SEEDS}] (runs "
-                             f"of {run['duration']:g} s each), got {seeds!r}")  # fmt: skip
+        seeds = verdict_seeds(seeds)
         dt = run["record_dt"]
         votes, runs = 0, 0
         # seeds in order until the majority is decided: the same answer as all of them

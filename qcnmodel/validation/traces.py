@@ -113,11 +113,11 @@ def model_seeds(variant: str, case: Case) -> tuple[int, ...]:
     seeds its own stability verdict takes a majority of, else the one trajectory (seed 0).
     A stochastic model predicts a distribution; the validation compares its majority verdict
     and its median quantities (the simulator's side is what one or a few runs measure)."""
-    from qcnmodel import config
+    from qcnmodel.models.qcn_packet import verdict_seeds
 
     if not model_is_stochastic(variant, case):
         return (0,)
-    return tuple(range(int(config.defaults["models.verdict_run"]["seeds"])))
+    return tuple(range(verdict_seeds()))
 
 
 def model_of(variant: str, case: Case, capacity: float | None = None) -> QCNFluidModel:

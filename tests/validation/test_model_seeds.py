@@ -73,3 +73,12 @@ def test_the_simulated_side_is_pooled_over_its_seeds_the_same_way():
     pool = [o for o in res if (o["verdict"] != "stable") == (cls.simulated != "stable")]
     assert period.simulated == float(np.median([o["period_zc"] for o in pool]))
     assert "3 simulated seeds" in period.parameters
+
+
+def test_the_seed_count_is_bounded(monkeypatch):
+    import pytest
+
+    run = {**config.defaults["models.verdict_run"], "seeds": 10**9}
+    monkeypatch.setitem(config.defaults, "models.verdict_run", run)
+    with pytest.raises(ValueError, match=r"seeds: must be a whole number in \[1, "):
+        model_seeds("packet", P.Case(10))  # no billion-entry tuple
