@@ -41,6 +41,7 @@ _LAZY = {
     "stability_map": "qcnmodel.analysis.stability",
     "critical_rtt": "qcnmodel.analysis.margins",
     "trajectory_critical_rtt": "qcnmodel.analysis.boundary",
+    "unstable_fraction": "qcnmodel.analysis.boundary",
     # parameters beyond QCN
     "DCQCNParams": "qcnmodel.params.dcqcn",
     "ECMParams": "qcnmodel.params.protocols",

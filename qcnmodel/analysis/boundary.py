@@ -8,8 +8,14 @@ oscillation detector of :mod:`.timeseries`); :func:`trajectory_critical_rtt` fin
 which that predicate turns, and :func:`qcnmodel.analysis.margins.critical_rtt` answers with it
 for such models.
 
+Where a model's trajectories are stochastic (they draw the protocol's jitter and sampling),
+its verdict at one RTT is the majority of several runs, and the boundary is where the odds of
+a run oscillating pass one half; near it they grow gradually with the RTT.
+:func:`unstable_fraction` gives those odds over an RTT grid (from
+``.trajectory_verdicts()``), which shows how sharp a boundary is.
+
 Like the rest of this layer it knows no protocol: a model is anything with ``rtt``,
-``.replace(rtt=...)`` and ``.trajectory_unstable()``.
+``.replace(rtt=...)`` and ``.trajectory_unstable()`` (and ``.trajectory_verdicts()``).
 """
 
 from __future__ import annotations
@@ -19,7 +25,7 @@ import math
 import numpy as np
 
 __all__ = ["boundary_method", "first_unstable_rtt", "judged_by_trajectories", "judged_stable",
-           "trajectory_critical_rtt"]  # fmt: skip
+           "trajectory_critical_rtt", "unstable_fraction"]  # fmt: skip
 
 
 def boundary_method(model) -> str:
@@ -44,45 +50,89 @@ def judged_stable(model, rtts, linear_stable, critical: float | None = None) -> 
 
 
 def first_unstable_rtt(unstable, rtt_min: float, rtt_max: float, rel_tol: float = 0.005,
-                       ladder: float = 1.5) -> float:  # fmt: skip
+                       ladder: float = 1.5, confirm: int = 1) -> float:  # fmt: skip
     """Smallest RTT at which ``unstable(rtt)`` holds, on a geometric ladder then bisection.
 
     Parameters
     ----------
     unstable : callable
         ``unstable(rtt) -> bool``; assumed to turn once, from False to True, as the RTT grows
-        (the first turn is returned).
+        (the first confirmed turn is returned).
     rtt_min, rtt_max : float
         Search interval (s), ``0 < rtt_min < rtt_max < inf``.
     rel_tol : float
         Relative width of the final bracket; the answer is its geometric midpoint.
     ladder : float
         Ratio of consecutive RTTs of the ladder (> 1).
+    confirm : int
+        Rungs after an unstable rung that must be unstable as well for the ladder to stop
+        there (>= 0). A verdict taken from stochastic trajectories is a coin near a boundary,
+        whose odds of "unstable" grow with the RTT; a rung that comes up unstable alone (its
+        next rung stable) is a throw of that coin, not the turn, and the ladder climbs on
+        from the stable rung. ``0`` stops at the first unstable rung.
 
     Returns
     -------
     float
         The boundary (s); ``inf`` if stable up to ``rtt_max``; ``nan`` if already unstable at
-        ``rtt_min`` (like :func:`~qcnmodel.analysis.margins.critical_rtt`).
+        ``rtt_min`` (and confirmed; like :func:`~qcnmodel.analysis.margins.critical_rtt`).
+
+    Notes
+    -----
+    Each RTT is asked once; the bisection runs inside the bracket [last stable rung, first
+    confirmed unstable rung].
     """
     if not (0 < rtt_min < rtt_max < math.inf):
         raise ValueError(f"rtt_min, rtt_max: need 0 < rtt_min < rtt_max < inf s, got "
                          f"{rtt_min!r}, {rtt_max!r}")  # fmt: skip
     if not (0 < rel_tol < 1) or not (ladder > 1):
         raise ValueError(f"rel_tol in (0, 1) and ladder > 1 needed, got {rel_tol!r}, {ladder!r}")
-    if unstable(rtt_min):
-        return math.nan
+    if isinstance(confirm, bool) or not isinstance(confirm, int) or confirm < 0:
+        raise ValueError(f"confirm: expected a whole number >= 0, got {confirm!r}")
+    seen: dict[float, bool] = {}
+
+    def ask(rtt: float) -> bool:
+        if rtt not in seen:
+            seen[rtt] = bool(unstable(rtt))
+        return seen[rtt]
+
+    def rung(rtt: float) -> float:
+        return min(rtt * ladder, rtt_max)
+
+    def stable_after(rtt: float) -> float | None:
+        """The first stable one of the ``confirm`` rungs after ``rtt``, None if all are
+        unstable (or ``rtt`` is the last rung)."""
+        for _ in range(confirm):
+            nxt = rung(rtt)
+            if nxt <= rtt:
+                return None
+            if not ask(nxt):
+                return nxt
+            rtt = nxt
+        return None
+
     lo = rtt_min
+    if ask(lo):
+        nxt = stable_after(lo)
+        if nxt is None:
+            return math.nan
+        lo = nxt
     while True:
-        hi = min(lo * ladder, rtt_max)
-        if unstable(hi):
-            break
+        hi = rung(lo)
+        if ask(hi):
+            nxt = stable_after(hi)
+            if nxt is None:
+                break
+            lo = nxt  # an unstable rung alone: climb on from the stable one
+            if lo >= rtt_max:
+                return math.inf
+            continue
         if hi >= rtt_max:
             return math.inf
         lo = hi
     while hi / lo > 1.0 + rel_tol:
         mid = math.sqrt(lo * hi)
-        if unstable(mid):
+        if ask(mid):
             hi = mid
         else:
             lo = mid
@@ -92,7 +142,9 @@ def first_unstable_rtt(unstable, rtt_min: float, rtt_max: float, rel_tol: float 
 def trajectory_critical_rtt(model, rtt_min: float | None = None, rtt_max: float | None = None,
                             rel_tol: float = 0.005) -> float:  # fmt: skip
     """Critical RTT (s) of ``model`` from its own trajectories: the smallest RTT at which
-    ``model.replace(rtt=rtt).trajectory_unstable()`` holds (:func:`first_unstable_rtt`).
+    ``model.replace(rtt=rtt).trajectory_unstable()`` holds (:func:`first_unstable_rtt`, a
+    turn confirmed by the next rung of its ladder: near a boundary the verdict of stochastic
+    trajectories is a coin, and a rung unstable by chance alone does not end the ladder).
 
     The search interval defaults to ``config.defaults["analysis.trajectory_rtt_search"]``
     (trajectories cost time per RTT, so the interval is the physically relevant one, not the
@@ -105,3 +157,69 @@ def trajectory_critical_rtt(model, rtt_min: float | None = None, rtt_max: float 
     lo, hi = lo if rtt_min is None else rtt_min, hi if rtt_max is None else rtt_max
     return first_unstable_rtt(lambda r: bool(model.replace(rtt=r).trajectory_unstable()),
                               float(lo), float(hi), rel_tol)  # fmt: skip
+
+
+def unstable_fraction(model, rtts, seeds: int | None = None, progress: bool = False):
+    """Fraction of a stochastic model's runs that oscillate or underflow, at each RTT.
+
+    Parameters
+    ----------
+    model : model with ``trajectory_verdicts``
+        E.g. ``QCNFluidModel(p, n_flows=20)`` (packet fidelity): ``model.replace(rtt=r)
+        .trajectory_verdicts(seeds)`` gives the detector's class of each run.
+    rtts : array_like
+        RTTs (s), each finite and > 0 (unit strings accepted).
+    seeds : int, optional
+        Runs per RTT (seeds 0 .. seeds - 1; default the verdict's,
+        ``config.defaults["models.verdict_run"]["seeds"]``).
+    progress : bool
+        Show a progress bar (one step per RTT).
+
+    Returns
+    -------
+    xarray.DataArray
+        ``unstable_fraction`` over ``rtt``, with ``oscillating`` and ``underflow`` (run
+        counts) as coordinates and ``seeds`` in the attributes. The model's verdict
+        (``trajectory_unstable``) is "unstable" where the fraction exceeds one half.
+
+    Notes
+    -----
+    The runs are those of the verdict (same seeds, length and detector), every one run.
+    Plot with :func:`qcnmodel.analysis.plot.plot_unstable_fraction`.
+    """
+    import xarray as xr
+
+    from qcnmodel.units import parse_time
+
+    if not hasattr(model, "replace") or not hasattr(model, "trajectory_verdicts"):
+        raise TypeError(f"model: {type(model).__name__} has no trajectory_verdicts(); the "
+                        "odds need a model with stochastic trajectories (e.g. QCNFluidModel "
+                        "at packet fidelity)")  # fmt: skip
+    values = [rtts] if isinstance(rtts, str) else list(np.atleast_1d(np.asarray(rtts, object)))
+    grid = np.array([parse_time(r, "rtts") for r in values], float)
+    if grid.size == 0 or not np.all(np.isfinite(grid) & (grid > 0)):
+        raise ValueError(f"rtts: need at least one RTT, each finite and > 0 s, got {rtts!r}")
+    from qcnmodel.models._verdict_run import verdict_seeds
+
+    n = verdict_seeds(seeds)
+    osc, under = np.zeros(grid.size, int), np.zeros(grid.size, int)
+    bar = None
+    if progress:
+        from tqdm.auto import tqdm
+
+        bar = tqdm(total=grid.size, desc="runs per RTT", unit="RTT")
+    try:
+        for i, r in enumerate(grid.tolist()):
+            verdicts = model.replace(rtt=r).trajectory_verdicts(n)
+            under[i] = sum(v == "underflow" for v in verdicts)
+            osc[i] = sum(v not in ("stable", "underflow") for v in verdicts)
+            if bar is not None:
+                bar.update(1)
+    finally:
+        if bar is not None:
+            bar.close()
+    return xr.DataArray((osc + under) / n, dims=("rtt",),
+                        coords={"rtt": ("rtt", grid, {"units": "s"}),
+                                "oscillating": ("rtt", osc), "underflow": ("rtt", under)},
+                        name="unstable_fraction",
+                        attrs={"seeds": n, "long_name": "runs unstable (fraction)"})  # fmt: skip

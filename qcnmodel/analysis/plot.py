@@ -9,7 +9,8 @@ from __future__ import annotations
 
 import numpy as np
 
-__all__ = ["plot_bode", "plot_nyquist", "plot_step", "plot_stability_map"]
+__all__ = ["plot_bode", "plot_nyquist", "plot_stability_map", "plot_step",
+           "plot_unstable_fraction"]  # fmt: skip
 
 #: axis labels in words for the coordinates and variables of a stability map
 _LABELS = {
@@ -247,4 +248,33 @@ def plot_stability_map(ds, var: str = "phase_margin_deg", ax=None, cmap: str = "
     ax.set_xlabel(xlabel)
     ax.set_ylabel(ylabel)
     ax.set_title(str(ds.attrs.get("model", "")), fontsize=9)
+    return fig
+
+
+def plot_unstable_fraction(da, ax=None, label: str | None = None):
+    """The odds of a run oscillating over RTT, from
+    :func:`~qcnmodel.analysis.boundary.unstable_fraction` (one or several curves).
+
+    Parameters
+    ----------
+    da : xarray.DataArray
+        ``unstable_fraction`` over ``rtt``.
+    ax : Axes, optional
+        Draw into these axes (e.g. to compare flow counts, or a packet run's fractions).
+    label : str, optional
+        Legend entry of the curve (default ``"N seeds"``).
+
+    Notes
+    -----
+    Log RTT axis in us; the dashed line at one half is where the majority verdict turns.
+    """
+    fig, ax = _fig_axes(ax, 1, figsize=(6, 3.5))
+    seeds = da.attrs.get("seeds", "?")
+    ax.plot(da["rtt"].values * 1e6, da.values, marker="o", label=label or f"{seeds} seeds")
+    ax.axhline(0.5, color="k", linestyle="--", linewidth=0.8)
+    ax.set_xscale("log")
+    ax.set_ylim(-0.03, 1.03)
+    ax.set_xlabel("round-trip time RTT (us)")
+    ax.set_ylabel("runs unstable (fraction)")
+    ax.legend(fontsize=8)
     return fig

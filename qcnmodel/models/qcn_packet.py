@@ -67,24 +67,13 @@ from qcnmodel.models._qcn_cohort import (
     integrate,
 )
 from qcnmodel.models._renewal import renewal_table
+from qcnmodel.models._verdict_run import majority_unstable, seed_verdicts
 from qcnmodel.params import QCNParams
 from qcnmodel.units import parse_number, parse_rate, parse_size, parse_time
 
 __all__ = ["QCNPacketModel"]
 
 _QUANT = {"floor63": cp.Q_FLOOR, "round63": cp.Q_ROUND, "floor64cap": cp.Q_FLOOR64}
-_MAX_VERDICT_SEEDS = 1001  #: most runs a trajectory verdict may take
-
-
-def verdict_seeds(seeds: int | None = None) -> int:
-    """Runs a trajectory verdict takes the majority of: ``seeds``, or the
-    ``config.defaults["models.verdict_run"]`` seeds; a whole number in [1, 1001]."""
-    seeds = config.defaults["models.verdict_run"]["seeds"] if seeds is None else seeds
-    if (not isinstance(seeds, (int, np.integer)) or isinstance(seeds, bool)
-            or not 1 <= seeds <= _MAX_VERDICT_SEEDS):  # fmt: skip
-        raise ValueError(f"seeds: must be a whole number in [1, {_MAX_VERDICT_SEEDS}] (runs "
-                         f"of a trajectory verdict), got {seeds!r}")  # fmt: skip
-    return int(seeds)
 
 
 @dataclass(frozen=True)
@@ -364,21 +353,14 @@ class QCNPacketModel(LoopModel):
         from idle rate limiters (greedy sources offering the line rate; run length, settling
         and seeds from ``config.defaults["models.verdict_run"]``) oscillate or underflow by
         :func:`qcnmodel.analysis.timeseries.oscillation`, the detector the validation applies
-        to model and packet traces alike."""
-        from qcnmodel.analysis.timeseries import oscillation
+        to model and packet traces alike (:mod:`._verdict_run`)."""
+        return majority_unstable(self, seeds)
 
-        run = config.defaults["models.verdict_run"]
-        seeds = verdict_seeds(seeds)
-        dt = run["record_dt"]
-        votes, runs = 0, 0
-        # seeds in order until the majority is decided: the same answer as all of them
-        while 2 * votes <= seeds and 2 * (runs - votes) < seeds:
-            q = self.simulate(run["duration"], start="idle", record_dt=dt, seed=runs).q.values
-            qb = 0.5 * (q[1:] + q[:-1])  # bin means, as the simulator's trace is binned
-            verdict = oscillation(qb[int(round(run["settle"] / dt)) :], dt, self.params.qeq)
-            votes += verdict["verdict"] != "stable"
-            runs += 1
-        return 2 * votes > seeds
+    def trajectory_verdicts(self, seeds: int | None = None) -> tuple[str, ...]:
+        """The detector's class of each run of :meth:`trajectory_unstable` (seeds 0, 1, ...
+        ``seeds - 1``, every one of them run): their odds, where the verdict takes their
+        majority."""
+        return tuple(seed_verdicts(self, seeds))
 
     def default_dt(self) -> float:
         """Integration step: min(rtt/10, 10 us)."""

@@ -113,7 +113,7 @@ def model_seeds(variant: str, case: Case) -> tuple[int, ...]:
     seeds its own stability verdict takes a majority of, else the one trajectory (seed 0).
     A stochastic model predicts a distribution; the validation compares its majority verdict
     and its median quantities (the simulator's side is what one or a few runs measure)."""
-    from qcnmodel.models.qcn_packet import verdict_seeds
+    from qcnmodel.models._verdict_run import verdict_seeds
 
     if not model_is_stochastic(variant, case):
         return (0,)

@@ -28,6 +28,41 @@ def test_ends_of_the_interval():
     assert first_unstable_rtt(lambda r: r >= 1e-3, 1e-6, 1e-3) == pytest.approx(1e-3, rel=0.006)
 
 
+def test_an_unstable_rung_alone_is_passed_over():
+    # a coin that came up "unstable" at one RTT below the turn (the ladder from 1 us with
+    # ratio 1.5 has a rung at 1.5**13 us = 194.6 us, the next at 291.9 us)
+    def unstable(r):
+        return r >= 500e-6 or abs(r - 1.5**13 * 1e-6) < 1e-12
+
+    assert first_unstable_rtt(unstable, 1e-6, 0.1) == pytest.approx(500e-6, rel=0.006)
+    # without confirmation the ladder stops at the lone rung and bisects below it
+    assert first_unstable_rtt(unstable, 1e-6, 0.1, confirm=0) == pytest.approx(194.6e-6, rel=0.006)
+    # a lone unstable first point is not "unstable throughout"
+    assert first_unstable_rtt(lambda r: r == 1e-6 or r >= 1e-4, 1e-6, 0.1) == pytest.approx(
+        1e-4, rel=0.006
+    )
+
+
+def test_a_confirmed_turn_is_where_the_ladder_stops():
+    calls = []
+
+    def unstable(r):
+        calls.append(r)
+        return r >= 370e-6
+
+    got = first_unstable_rtt(unstable, 1e-6, 0.1)
+    assert 370e-6 / 1.005 <= got <= 370e-6 * 1.005
+    assert len(calls) == len(set(calls))  # every RTT asked once
+    # two confirming rungs need two unstable rungs after the first
+    assert first_unstable_rtt(unstable, 1e-6, 0.1, confirm=2) == pytest.approx(got)
+
+
+@pytest.mark.parametrize("confirm", [-1, 1.5, True, "1"])
+def test_bad_confirm_names_the_field(confirm):
+    with pytest.raises(ValueError, match="confirm"):
+        first_unstable_rtt(lambda r: False, 1e-6, 1e-3, confirm=confirm)
+
+
 @pytest.mark.parametrize("lo,hi", [(0.0, 1e-3), (1e-3, 1e-4), (1e-6, math.inf), (-1.0, 1.0)])
 def test_bad_interval_names_the_fields(lo, hi):
     with pytest.raises(ValueError, match="rtt_min, rtt_max"):
@@ -55,3 +90,73 @@ def test_trajectory_critical_rtt_and_the_one_home():
     got = trajectory_critical_rtt(_Toy())
     assert got == pytest.approx(250e-6, rel=0.006)
     assert critical_rtt(_Toy()) == got  # critical_rtt answers with it for such models
+
+
+class _Coin:
+    """A stochastic toy: at RTT r, the first round(9 r / 1 ms) of its 9 runs oscillate."""
+
+    def __init__(self, rtt=1e-4):
+        self.rtt = rtt
+
+    def replace(self, rtt):
+        return _Coin(rtt)
+
+    def trajectory_verdicts(self, seeds=None):
+        k = min(9, round(9 * self.rtt / 1e-3))
+        return ("oscillating",) * k + ("stable",) * (9 - k - 1) + ("underflow",) * (k < 9)
+
+
+def test_unstable_fraction_counts_the_runs():
+    from qcnmodel.analysis.boundary import unstable_fraction
+
+    da = unstable_fraction(_Coin(), ["100us", 500e-6, 1e-3], seeds=9)
+    assert da.dims == ("rtt",) and da.attrs["seeds"] == 9
+    assert da["rtt"].values.tolist() == pytest.approx([1e-4, 5e-4, 1e-3])
+    assert da["oscillating"].values.tolist() == [1, 4, 9]
+    assert da["underflow"].values.tolist() == [1, 1, 0]
+    assert da.values.tolist() == pytest.approx([2 / 9, 5 / 9, 1.0])
+
+
+@pytest.mark.parametrize("rtts", [[], [-1e-6], [float("nan")], ["5 parsecs"], [math.inf]])
+def test_unstable_fraction_refuses_bad_rtts(rtts):
+    from qcnmodel.analysis.boundary import unstable_fraction
+
+    with pytest.raises(ValueError, match="rtts"):
+        unstable_fraction(_Coin(), rtts, seeds=3)
+
+
+def test_unstable_fraction_needs_stochastic_trajectories():
+    import qcnmodel as qm
+
+    with pytest.raises(TypeError, match="trajectory_verdicts"):
+        qm.unstable_fraction(_Toy(), [1e-4])
+    with pytest.raises(TypeError, match="trajectory_verdicts"):
+        qm.unstable_fraction(qm.QCNFluidModel(fidelity="paper"), [1e-4])
+    with pytest.raises(ValueError, match="seeds"):
+        qm.unstable_fraction(_Coin(), [1e-4], seeds=0)
+
+
+def test_the_verdict_is_the_majority_of_the_fraction():
+    """The model's verdict (runs until the majority is decided) equals the majority of all
+    its runs, at a stable point and at an oscillating one (one flow at 5 Gb/s turns near
+    345 us)."""
+    import qcnmodel as qm
+
+    m = qm.QCNFluidModel(n_flows=1, capacity="5Gbps")
+    da = qm.unstable_fraction(m, [100e-6, 1e-3], seeds=5)
+    assert da.values[0] < 0.5 < da.values[1]
+    for r, frac in zip(da["rtt"].values, da.values):
+        assert m.replace(rtt=float(r)).trajectory_unstable(seeds=5) == (frac > 0.5)
+
+
+def test_plot_unstable_fraction(tmp_path):
+    import matplotlib
+
+    matplotlib.use("Agg")
+    from qcnmodel.analysis.boundary import unstable_fraction
+    from qcnmodel.analysis.plot import plot_unstable_fraction
+
+    fig = plot_unstable_fraction(unstable_fraction(_Coin(), [1e-4, 1e-3], seeds=9), label="toy")
+    ax = fig.axes[0]
+    assert ax.get_xscale() == "log" and ax.get_legend().get_texts()[0].get_text() == "toy"
+    fig.savefig(tmp_path / "odds.png")

@@ -1,0 +1,74 @@
+"""The trajectory verdict of a stochastic fluid model: runs from idle, one per seed, each
+classified by the oscillation detector, and their majority.
+
+A model whose trajectories draw the protocol's randomness (the +-15 % cycle jitter of
+IEEE 802.1Qau, the flow a sample lands on, the sampled queue's frame noise) gives a different
+run per seed, as the packet simulator does. Near a stability boundary a run's verdict is a
+coin whose odds of "unstable" grow with the RTT, so one run decides nothing: the verdict is
+the majority of an odd number of seeds (:func:`verdict_seeds`), and :func:`seed_verdicts`
+gives the runs one by one for a caller that wants their odds.
+
+The run (length, settling time, record step, seeds) is
+``config.defaults["models.verdict_run"]``; the detector is
+:func:`qcnmodel.analysis.timeseries.oscillation`, the one the validation applies to model and
+packet traces alike.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+
+import numpy as np
+
+from qcnmodel import config
+
+__all__ = ["MAX_VERDICT_SEEDS", "majority_unstable", "seed_verdicts", "verdict_seeds"]
+
+MAX_VERDICT_SEEDS = 1001  #: most runs a trajectory verdict may take
+
+
+def verdict_seeds(seeds: int | None = None) -> int:
+    """Runs a trajectory verdict takes the majority of: ``seeds``, or the
+    ``config.defaults["models.verdict_run"]`` seeds; a whole number in [1, 1001]."""
+    seeds = config.defaults["models.verdict_run"]["seeds"] if seeds is None else seeds
+    if (not isinstance(seeds, (int, np.integer)) or isinstance(seeds, bool)
+            or not 1 <= seeds <= MAX_VERDICT_SEEDS):  # fmt: skip
+        raise ValueError(f"seeds: must be a whole number in [1, {MAX_VERDICT_SEEDS}] (runs "
+                         f"of a trajectory verdict), got {seeds!r}")  # fmt: skip
+    return int(seeds)
+
+
+def seed_verdicts(model, seeds: int | None = None) -> Iterator[str]:
+    """The detector's class (``"stable"``, ``"oscillating"``, ``"underflow"`` ...) of the runs
+    of ``model`` with seeds 0, 1, ... ``seeds - 1``, lazily.
+
+    Each run starts from idle rate limiters (greedy sources offering the line rate), lasts
+    ``models.verdict_run["duration"]`` and is judged after ``["settle"]`` on the queue's bin
+    means (the simulator's trace is binned). ``model`` needs ``simulate(duration,
+    start="idle", record_dt=..., seed=...)`` returning a dataset with ``q`` (bytes) and
+    ``params.qeq``.
+    """
+    from qcnmodel.analysis.timeseries import oscillation
+
+    run = config.defaults["models.verdict_run"]
+    n = verdict_seeds(seeds)
+    dt = run["record_dt"]
+    skip = int(round(run["settle"] / dt))
+    for seed in range(n):
+        q = model.simulate(run["duration"], start="idle", record_dt=dt, seed=seed).q.values
+        qb = 0.5 * (q[1:] + q[:-1])  # bin means, as the simulator's trace is binned
+        yield oscillation(qb[skip:], dt, model.params.qeq)["verdict"]
+
+
+def majority_unstable(model, seeds: int | None = None) -> bool:
+    """Whether most of the ``seeds`` runs of :func:`seed_verdicts` oscillate or underflow.
+    The runs are taken in seed order until the majority is decided (the same answer as all
+    of them)."""
+    n = verdict_seeds(seeds)
+    votes, runs = 0, 0
+    for verdict in seed_verdicts(model, n):
+        votes += verdict != "stable"
+        runs += 1
+        if 2 * votes > n or 2 * (runs - votes) >= n:
+            break
+    return 2 * votes > n
