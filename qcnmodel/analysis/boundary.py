@@ -195,8 +195,14 @@ def unstable_fraction(model, rtts, seeds: int | None = None, progress: bool = Fa
         raise TypeError(f"model: {type(model).__name__} has no trajectory_verdicts(); the "
                         "odds need a model with stochastic trajectories (e.g. QCNFluidModel "
                         "at packet fidelity)")  # fmt: skip
-    values = [rtts] if isinstance(rtts, str) else list(np.atleast_1d(np.asarray(rtts, object)))
-    grid = np.array([parse_time(r, "rtts") for r in values], float)
+    from qcnmodel import config
+
+    values = np.atleast_1d(np.asarray([rtts] if isinstance(rtts, str) else rtts, object))
+    cap = int(config.defaults["analysis.map_max_points"])
+    if values.ndim != 1 or values.size > cap:
+        raise ValueError(f"rtts: need a 1-D list of at most {cap} RTTs "
+                         f"(analysis.map_max_points), got shape {values.shape}")  # fmt: skip
+    grid = np.array([parse_time(r, "rtts") for r in values.tolist()], float)
     if grid.size == 0 or not np.all(np.isfinite(grid) & (grid > 0)):
         raise ValueError(f"rtts: need at least one RTT, each finite and > 0 s, got {rtts!r}")
     from qcnmodel.models._verdict_run import verdict_seeds

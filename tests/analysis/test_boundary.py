@@ -117,7 +117,9 @@ def test_unstable_fraction_counts_the_runs():
     assert da.values.tolist() == pytest.approx([2 / 9, 5 / 9, 1.0])
 
 
-@pytest.mark.parametrize("rtts", [[], [-1e-6], [float("nan")], ["5 parsecs"], [math.inf]])
+@pytest.mark.parametrize(
+    "rtts", [[], [-1e-6], [float("nan")], ["5 parsecs"], [math.inf], [[1e-4, 2e-4]], [None]]
+)
 def test_unstable_fraction_refuses_bad_rtts(rtts):
     from qcnmodel.analysis.boundary import unstable_fraction
 
@@ -134,6 +136,15 @@ def test_unstable_fraction_needs_stochastic_trajectories():
         qm.unstable_fraction(qm.QCNFluidModel(fidelity="paper"), [1e-4])
     with pytest.raises(ValueError, match="seeds"):
         qm.unstable_fraction(_Coin(), [1e-4], seeds=0)
+
+
+def test_unstable_fraction_refuses_more_rtts_than_a_map_holds(monkeypatch):
+    import qcnmodel as qm
+
+    monkeypatch.setitem(qm.config.defaults, "analysis.map_max_points", 3)
+    with pytest.raises(ValueError, match=r"rtts: .*at most 3 RTTs"):
+        qm.unstable_fraction(_Coin(), [1e-4] * 4, seeds=9)
+    assert qm.unstable_fraction(_Coin(), [1e-4] * 3, seeds=9).size == 3
 
 
 def test_the_verdict_is_the_majority_of_the_fraction():
