@@ -257,6 +257,38 @@ for r in pk:
           f"hot-port utilisation {r['util']:.3f}")
 
 # %% [markdown]
+# ## 4. How sharp is the boundary?
+# The model's trajectories draw the protocol's randomness (the +-15 % cycle jitter, the flow a
+# sample lands on, the sampled queue's frame noise), so each seed is one run, as each packet
+# simulation is. Near the critical RTT a run oscillates with odds that grow with the RTT, and
+# a verdict is the majority of several runs (the model's `trajectory_unstable()` takes 9).
+# `qm.unstable_fraction` gives the model's odds over RTT; the packets' are counted over as many
+# seeds with the validation's detector and run length
+# (`qcnmodel.validation.pairs.sim_unstable`).
+
+# %%
+import qcnmodel as qm
+from qcnmodel.analysis.plot import plot_unstable_fraction
+from qcnmodel.validation.pairs import Case, sim_unstable
+
+ODDS_FACTORS = [0.6, 0.8, 0.9, 1.0, 1.1, 1.25, 1.5] if FULL else [0.8, 1.25]
+ODDS_SEEDS = 9 if FULL else 3
+odds_rtts = [f * crit for f in ODDS_FACTORS]
+odds = qm.unstable_fraction(model, odds_rtts, seeds=ODDS_SEEDS)
+packet_odds = [np.mean([sim_unstable(Case(N_FLOWS, r, CAPACITY), seeds=(s,))
+                        for s in range(ODDS_SEEDS)]) for r in odds_rtts]
+fig = plot_unstable_fraction(odds, label=f"model, {ODDS_SEEDS} seeds")
+ax = fig.axes[0]
+ax.plot(np.array(odds_rtts) * 1e6, packet_odds, marker="s", label=f"packets, {ODDS_SEEDS} seeds")
+ax.axvline(crit * 1e6, color="grey", lw=0.8)
+ax.legend(fontsize=8)
+ax.set_title(f"N = {N_FLOWS}, C = {CAPACITY / 1e9:g} Gb/s; grey: the linearised critical RTT",
+             fontsize=9)
+plt.show()
+for f, r, m_, p_ in zip(ODDS_FACTORS, odds_rtts, odds.values, packet_odds):
+    print(f"{f:g} x critical ({r * 1e6:.0f} us): model {m_:.2f}, packets {p_:.2f} of the runs unstable")
+
+# %% [markdown]
 # ## What this notebook found
 
 # %%
