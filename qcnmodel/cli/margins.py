@@ -133,9 +133,11 @@ def _validity(name: str, model, out: dict) -> list[dict]:
     """Regions of the model's validity domain (qcnmodel.validation.domain) at the point."""
     from qcnmodel.validation.domain import point_validity
 
-    fixed = getattr(getattr(model, "params", None), "sampling", "table") == "fixed"
+    params = getattr(model, "params", None)
+    fixed = getattr(params, "sampling", "table") == "fixed"
     return point_validity(name, out["model_variant"], out["n_flows"], out["rtt_s"],
-                          out["critical_rtt_s"], fixed)  # fmt: skip
+                          out["critical_rtt_s"], fixed, params,
+                          getattr(model, "capacity", None))  # fmt: skip
 
 
 def _at_point(name: str, model, exc: ValueError) -> str:

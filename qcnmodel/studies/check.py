@@ -350,7 +350,8 @@ def _validity(result, ranges: CheckRanges, params: QCNParams) -> list[dict]:
     from qcnmodel.validation.domain import validity_notes
 
     notes = validity_notes(result.model, result.model_variant, ranges.flows, ranges.rtt,
-                           result.critical_rtt_s, params.sampling == "fixed")  # fmt: skip
+                           result.critical_rtt_s, params.sampling == "fixed", params,
+                           ranges.capacity)  # fmt: skip
     return [v.to_dict() for v in notes if v.applies]
 
 

@@ -189,7 +189,8 @@ DOMAIN: dict[tuple[str, str], tuple[Region, ...]] = {
 
 
 def validity_notes(model: str, variant: str, n_range, rtt_range, critical_rtt=None,
-                   fixed_sampling: bool = False) -> list[ValidityNote]:  # fmt: skip
+                   fixed_sampling: bool = False, params=None,
+                   capacity: float | None = None) -> list[ValidityNote]:  # fmt: skip
     """The validity domain of ``model``/``variant``, each region judged against the ranges.
 
     Parameters
@@ -202,21 +203,31 @@ def validity_notes(model: str, variant: str, n_range, rtt_range, critical_rtt=No
         N -> the model's critical RTT (s), for the regions stated relative to it.
     fixed_sampling : bool
         The parameter set samples with a fixed probability (not the 802.1Qau table).
+    params : parameter set, optional
+        The checked parameters: fields outside the values the matched pairs ran add one
+        note (:func:`~qcnmodel.validation.envelope.untested_note`).
+    capacity : float, optional
+        The congestion point's service rate (bit/s; default the parameters' line rate).
 
     Returns
     -------
     list of ValidityNote
         Every region of the domain (an unknown model or variant gives one note saying that
-        it is not validated), with ``applies`` set for the checked ranges.
+        it is not validated), with ``applies`` set for the checked ranges, and the untested
+        parameters' note where there is one.
     """
+    from qcnmodel.validation.envelope import untested_note
+
     regions = DOMAIN.get((model, variant))
     if regions is None:
         return [ValidityNote("not validated", "every operating point",
                              f"the configuration {model}/{variant} has no matched pairs",
                              "", True)]  # fmt: skip
-    return [ValidityNote(r.finding, r.where, r.effect, FINDINGS.get(r.finding, ""),
-                         r.applies(n_range, rtt_range, critical_rtt, fixed_sampling))
-            for r in regions]  # fmt: skip
+    notes = [ValidityNote(r.finding, r.where, r.effect, FINDINGS.get(r.finding, ""),
+                          r.applies(n_range, rtt_range, critical_rtt, fixed_sampling))
+             for r in regions]  # fmt: skip
+    untested = untested_note(model, params, capacity)
+    return notes + ([untested] if untested is not None else [])
 
 
 def point_validity(
@@ -226,6 +237,8 @@ def point_validity(
     rtt: float,
     critical_rtt: float = math.nan,
     fixed_sampling: bool = False,
+    params=None,
+    capacity: float | None = None,
 ) -> list[dict]:
     """The regions of the validity domain that contain one operating point.
 
@@ -239,6 +252,8 @@ def point_validity(
         The model's critical RTT at ``n_flows`` (s), for the regions stated relative to it.
     fixed_sampling : bool
         The parameter set samples with a fixed probability.
+    params, capacity : optional
+        The parameter set and the port's rate, checked against the pairs' parameters.
 
     Returns
     -------
@@ -247,5 +262,5 @@ def point_validity(
     """
     n, r = float(n_flows), float(rtt)
     notes = validity_notes(name, variant, (n, n), (r, r), {n: float(critical_rtt)},
-                           fixed_sampling)  # fmt: skip
+                           fixed_sampling, params, capacity)  # fmt: skip
     return [v.to_dict() for v in notes if v.applies]

@@ -17,7 +17,7 @@ from qcnmodel.validation import decks
 from qcnmodel.validation import pairs as P
 from qcnmodel.validation.findings import mark_known
 
-__all__ = ["BOUNDARY_GRID", "ValidationResult", "plan", "run_validation"]
+__all__ = ["BOUNDARY_GRID", "ValidationResult", "pair_cases", "plan", "run_validation"]
 
 #: loop RTT scan for the boundary checks (s)
 BOUNDARY_GRID = (20e-6, 50e-6, 100e-6, 200e-6, 400e-6, 800e-6, 1600e-6)
@@ -40,11 +40,10 @@ def _boundary_cases(quick: bool) -> list:
     return cases
 
 
-def plan(quick: bool) -> list[tuple]:
-    """(callable, args, kwargs) of every matched-pair check; each returns a list of rows."""
-    from qcnmodel.validation.spread_check import check_spread
-
-    v = list(COMPARED)
+def pair_cases(quick: bool) -> dict[str, list]:
+    """The operating points of the QCN matched pairs, by check: ``equilibrium``,
+    ``oscillation``, ``boundary`` and ``spread`` (lists of :class:`~.traces.Case`) and
+    ``recovery`` (``(case, hotspot, duration)``)."""
     c = P.Case
     eq = [c(10)] if quick else [c(1), c(10), c(10, 50e-6), c(100), c(10, capacity=10e9)]
     osc = (
@@ -63,20 +62,31 @@ def plan(quick: bool) -> list[tuple]:
             c(100, capacity=10e9),
         ]
     )
-    out = [(P.check_equilibrium, (k,), {"variants": v}) for k in eq]
-    steps, seeds = (1, (0,)) if quick else (3, (0, 1, 2))
-    out += [(P.check_oscillation, (k,), {"variants": v, "seeds": seeds}) for k in osc]
-    out += [(P.check_boundary, (k,), {"variants": v, "grid": BOUNDARY_GRID,
-                                      "bisect_steps": steps, "seeds": seeds})
-            for k in _boundary_cases(quick)]  # fmt: skip
     rec = [(c(1, 200e-6, 0.2e9, 1e9, "netfpga-1g"), (0.2, 1.2), 1.6)]
     if not quick:
         rec += [(c(8, 200e-6, 0.2e9, 1e9, "netfpga-1g"), (0.2, 1.2), 1.6)]
         # 10 Gb/s: the benchmark decks' hotspot (the port drops to 1 Gb/s), N = 1, 8 and 10
         rec += [(c(n, 20e-6, 1e9, 10e9), (0.1, 0.6), 1.0) for n in (1, 8, 10)]
-    out += [(P.check_recovery, r, {"variants": v}) for r in rec]
-    sp = [c(10)] if quick else [c(10), c(100)]
-    out += [(check_spread, (k,), {"seeds": (0,) if quick else (0, 1, 2)}) for k in sp]
+    return {"equilibrium": eq, "oscillation": osc, "boundary": _boundary_cases(quick),
+            "recovery": rec, "spread": [c(10)] if quick else [c(10), c(100)]}  # fmt: skip
+
+
+def plan(quick: bool) -> list[tuple]:
+    """(callable, args, kwargs) of every matched-pair check; each returns a list of rows."""
+    from qcnmodel.validation.spread_check import check_spread
+
+    v = list(COMPARED)
+    cases = pair_cases(quick)
+    out = [(P.check_equilibrium, (k,), {"variants": v}) for k in cases["equilibrium"]]
+    steps, seeds = (1, (0,)) if quick else (3, (0, 1, 2))
+    out += [(P.check_oscillation, (k,), {"variants": v, "seeds": seeds})
+            for k in cases["oscillation"]]  # fmt: skip
+    out += [(P.check_boundary, (k,), {"variants": v, "grid": BOUNDARY_GRID,
+                                      "bisect_steps": steps, "seeds": seeds})
+            for k in cases["boundary"]]  # fmt: skip
+    out += [(P.check_recovery, r, {"variants": v}) for r in cases["recovery"]]
+    out += [(check_spread, (k,), {"seeds": (0,) if quick else (0, 1, 2)})
+            for k in cases["spread"]]  # fmt: skip
     out.append((P.check_rtt_classes, (), {"seeds": (0, 1) if quick else (0, 1, 2, 3)}))
     try:
         from qcnmodel.validation.dcqcn_pairs import dcqcn_plan

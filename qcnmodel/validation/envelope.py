@@ -1,0 +1,154 @@
+"""The parameters the validation's matched pairs ran: a model is confirmed only there.
+
+The validity domain (:mod:`qcnmodel.validation.domain`) says where, in flows and RTT, the
+packets and a model part. This module says which *parameter values* the comparison covered
+at all. It reads them off the validation's own plan (:func:`qcnmodel.validation.suite.pair_cases`
+for QCN, the DCQCN pairs' parameter set for DCQCN), so the envelope follows the plan when the
+plan changes: for each parameter-set field the values the pairs used (a number is covered
+between the smallest and the largest of them, a word or switch only as used), and the port
+rates (the congestion point's capacity) they ran.
+
+A parameter set outside the envelope is not known to be wrong: the model applies the same
+rules there. Its agreement with the packets is simply not measured, and
+:func:`untested_note` says so, naming each field and what the pairs covered.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import functools
+import math
+
+__all__ = ["envelope", "untested_fields", "untested_note"]
+
+#: the note's finding id
+UNTESTED = "untested parameters"
+
+
+@functools.cache
+def envelope(model: str) -> dict[str, tuple]:
+    """``field -> ("range", lo, hi)`` for numbers or ``("set", values)`` otherwise, over the
+    parameter sets of ``model``'s matched pairs (``"qcn"`` or ``"dcqcn"``), with
+    ``"capacity"`` the congestion point's service rates (bit/s). Empty for a model without
+    pairs."""
+    sets, capacities = _pair_params(model)
+    if not sets:
+        return {}
+    out: dict[str, tuple] = {}
+    for f in dataclasses.fields(sets[0]):
+        values = [getattr(p, f.name) for p in sets]
+        out[f.name] = _span(values)
+    out["capacity"] = _span(capacities)
+    return out
+
+
+def _span(values) -> tuple:
+    if all(isinstance(v, (int, float)) and not isinstance(v, bool) for v in values):
+        return ("range", float(min(values)), float(max(values)))
+    return ("set", tuple(sorted(set(values), key=str)))
+
+
+def _pair_params(model: str):
+    """(parameter sets, capacities) of ``model``'s matched pairs."""
+    if model == "qcn":
+        from qcnmodel.validation.suite import pair_cases
+
+        cases = [k[0] if isinstance(k, tuple) else k
+                 for group in pair_cases(False).values() for k in group]  # fmt: skip
+        return [c.params for c in cases], [c.capacity for c in cases]
+    if model == "dcqcn":
+        from qcnmodel.validation.dcqcn_pairs import LINE, PARAMS
+
+        return [PARAMS], [LINE]
+    return [], []
+
+
+def _covers(span: tuple, value) -> bool:
+    if span[0] == "range":
+        try:
+            v = float(value)
+        except (TypeError, ValueError):
+            return False
+        lo, hi = span[1], span[2]
+        return math.isfinite(v) and lo * (1 - 1e-9) <= v <= hi * (1 + 1e-9)
+    return value in span[1]
+
+
+def _unit(params, name: str) -> str:
+    """The unit of field ``name`` of ``params`` (its module's ``_NUMERIC`` table), with a
+    leading space; bit/s for the port's capacity."""
+    if name == "capacity":
+        return " bit/s"
+    import sys
+
+    table = getattr(sys.modules.get(type(params).__module__), "_NUMERIC", {})
+    spec = table.get(name)
+    unit = spec[-2] if spec and len(spec) >= 2 and isinstance(spec[-2], str) else ""
+    return f" {unit}" if unit else ""
+
+
+def _shown(span: tuple, unit: str = "") -> str:
+    if span[0] == "range":
+        lo, hi = span[1], span[2]
+        return (f"{lo:g}" if lo == hi else f"{lo:g} .. {hi:g}") + unit
+    return ", ".join(str(v) for v in span[1])
+
+
+def _inactive(params) -> set[str]:
+    """QCN fields without effect in ``params``' mode (IEEE 802.1Qau-2010 clauses 32.8-32.9:
+    the fixed probability and the sampling table are alternatives; the hyperactive-increase
+    step applies only in HAI; the drift terms only with a drift period)."""
+    out = set()
+    sampling = getattr(params, "sampling", None)
+    if sampling == "table":
+        out.add("ps_fixed")
+    elif sampling == "fixed":
+        out.add("sample_base")
+    if getattr(params, "hai", True) is False:
+        out.add("r_hai")
+    if getattr(params, "drift_period", None) == 0:
+        out |= {"drift_inc", "drift_factor"}
+    return out
+
+
+def untested_fields(model: str, params, capacity: float | None = None) -> list[str]:
+    """``"field = value (pairs: covered)"`` for each field of ``params`` (and the port's
+    ``capacity``, default the line rate) that ``model``'s matched pairs did not cover."""
+    env = envelope(model)
+    if not env or params is None:
+        return []
+    out = []
+    skip = _inactive(params)
+    for name, span in env.items():
+        if name in skip:
+            continue
+        if name == "capacity":
+            value = getattr(params, "line_rate", None) if capacity is None else capacity
+        elif hasattr(params, name):
+            value = getattr(params, name)
+        else:
+            continue
+        if value is not None and not _covers(span, value):
+            unit = _unit(params, name) if span[0] == "range" else ""
+            number = isinstance(value, (int, float)) and not isinstance(value, bool)
+            shown = f"{value:g}{unit}" if number else str(value)
+            out.append(f"{name} = {shown} (pairs: {_shown(span, unit)})")
+    return out
+
+
+def untested_note(model: str, params, capacity: float | None = None):
+    """A :class:`~qcnmodel.validation.domain.ValidityNote` naming the fields of ``params``
+    outside ``model``'s matched pairs, or None when every field is inside them."""
+    from qcnmodel.validation.domain import ValidityNote
+
+    fields = untested_fields(model, params, capacity)
+    if not fields:
+        return None
+    return ValidityNote(
+        UNTESTED,
+        "the parameter set",
+        "the validation's matched pairs never ran " + "; ".join(fields),
+        "the model applies the same rules there, but its agreement with the packet "
+        "simulator is not measured (`qcnmodel validate`; --confirm puts a verdict to packets)",
+        True,
+    )

@@ -1,0 +1,84 @@
+"""The parameters the matched pairs ran (validation.envelope) and the note for a set beyond."""
+
+import math
+
+import pytest
+
+from qcnmodel.params import QCNParams
+from qcnmodel.validation.domain import point_validity, validity_notes
+from qcnmodel.validation.envelope import envelope, untested_fields, untested_note
+from qcnmodel.validation.suite import pair_cases
+
+
+def test_the_envelope_is_read_off_the_plan():
+    env = envelope("qcn")
+    cases = [k[0] if isinstance(k, tuple) else k for g in pair_cases(False).values() for k in g]
+    lines = {c.params.line_rate for c in cases}
+    assert env["line_rate"] == ("range", min(lines), max(lines))
+    assert env["w"] == ("range", min(c.params.w for c in cases), max(c.params.w for c in cases))
+    assert env["capacity"][1:] == (min(c.capacity for c in cases), max(c.capacity for c in cases))
+    assert env["sampling"] == ("set", tuple(sorted({c.params.sampling for c in cases})))
+    # the QCN pairs ran 1500-B frames only
+    assert env["frame_size"] == ("range", 1500.0, 1500.0)
+
+
+def test_the_802_1qau_defaults_and_the_pairs_own_sets_are_inside():
+    assert untested_fields("qcn", QCNParams()) == []
+    for group in pair_cases(False).values():
+        for k in group:
+            case = k[0] if isinstance(k, tuple) else k
+            assert untested_fields("qcn", case.params, case.capacity) == [], case
+
+
+def test_fields_beyond_the_pairs_are_named_with_what_the_pairs_ran():
+    p = QCNParams(line_rate=100e9, frame_size=9000, w=64.0, hai=False)
+    got = untested_fields("qcn", p)
+    assert "line_rate = 1e+11 bit/s (pairs: 1e+09 .. 4e+10 bit/s)" in got
+    assert "frame_size = 9000 B (pairs: 1500 B)" in got
+    assert "w = 64 (pairs: 2 .. 32)" in got
+    assert "hai = False (pairs: True)" in got
+    # the port's rate: the line rate unless given
+    assert any(f.startswith("capacity = 1e+11 bit/s") for f in got)
+    assert not any(f.startswith("capacity") for f in untested_fields("qcn", p, 5e9))
+
+
+def test_fields_without_effect_are_not_named():
+    # with the sampling table the fixed probability is inactive, and r_hai without HAI
+    p = QCNParams(sampling="table", ps_fixed=0.5, hai=False, r_hai=1e9)
+    got = untested_fields("qcn", p)
+    assert not any(f.startswith(("ps_fixed", "r_hai")) for f in got)
+    assert any(f.startswith("ps_fixed") for f in untested_fields("qcn", p.replace(
+        sampling="fixed")))  # fmt: skip
+
+
+def test_the_note_joins_the_validity_of_check_and_margins():
+    p = QCNParams(w=64.0)
+    note = untested_note("qcn", p)
+    assert note.finding == "untested parameters" and note.applies
+    assert "w = 64 (pairs: 2 .. 32)" in note.effect
+    assert untested_note("qcn", QCNParams()) is None
+    notes = validity_notes("qcn", "packet", (10, 10), (10e-6, 100e-6), {10: 5e-4}, params=p)
+    assert [n.finding for n in notes if n.applies] == ["untested parameters"]
+    pts = point_validity("qcn", "packet", 10, 100e-6, 5e-4, params=p, capacity=5e9)
+    assert [v["finding"] for v in pts] == ["untested parameters"]
+    # no parameters given: no note (the regions alone, as before)
+    assert point_validity("qcn", "packet", 10, 100e-6, 5e-4) == []
+
+
+def test_a_model_without_pairs_has_no_envelope():
+    assert envelope("fopdt") == {} and untested_fields("fopdt", QCNParams(w=64.0)) == []
+
+
+def test_dcqcn_envelope_is_its_pairs_parameter_set():
+    from qcnmodel.params.dcqcn import DCQCNParams
+
+    assert untested_fields("dcqcn", DCQCNParams()) == []
+    got = untested_fields("dcqcn", DCQCNParams(line_rate=100e9))
+    assert any(f.startswith("line_rate = 1e+11 bit/s") for f in got)
+
+
+@pytest.mark.parametrize("value", [math.nan, math.inf, "abc"])
+def test_a_value_that_is_no_number_is_outside(value):
+    from qcnmodel.validation.envelope import _covers
+
+    assert not _covers(("range", 1.0, 2.0), value)
