@@ -76,9 +76,14 @@ def test_out_into_a_read_only_directory_is_refused(tmp_path, capsys, monkeypatch
 
 
 def test_margins_ps_1_works(capsys):
-    assert main(["margins", "--ps", "1", "--json"]) == 0
+    # sampling every frame: two flows hold a standing queue in the model (7.5 KB)
+    assert main(["margins", "--ps", "1", "--flows", "2", "--json"]) == 0
     out = json.loads(capsys.readouterr().out)
     assert out["stable"] in (True, False)
+    # ten do not: the mean field balances only below an empty queue, and says so
+    assert main(["margins", "--ps", "1", "--json"]) == 2
+    err = _err(capsys)
+    assert "no equilibrium with a standing queue" in err and "N = 10" in err
 
 
 def test_margins_out_is_written_atomically(tmp_path, capsys):

@@ -52,8 +52,21 @@ def test_write_report(tmp_path):
         assert v["where"] in md and v["finding"] in md
     grid = xr.open_dataset(paths["margins"], engine="h5netcdf")
     # N = 1 at the line rate has no congestion (open loop: infinite critical RTT); N = 100 is
-    # unstable at every RTT (negative); no point is left undefined
-    assert not np.isnan(grid["critical_rtt"].values).any()
+    # unstable at every RTT (negative); a point is undefined (n/a) exactly where the model
+    # has no equilibrium with a standing queue
+    from qcnmodel.models.qcn import QCNFluidModel
+
+    crit = grid["critical_rtt"]
+    for w in crit.w.values:
+        for ps in crit.ps.values:
+            for n in crit.n_flows.values:
+                v = float(crit.sel(w=w, ps=ps, n_flows=n))
+                m = QCNFluidModel(cfg.params.replace(w=float(w)), n_flows=int(n), ps=float(ps))
+                if np.isnan(v):
+                    with pytest.raises(ValueError, match="standing queue"):
+                        m.fixed_point()
+                else:
+                    m.fixed_point()
     assert "packet-fidelity" in grid.attrs["model"]
     grid.close()
 

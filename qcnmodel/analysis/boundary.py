@@ -205,10 +205,8 @@ def unstable_fraction(model, rtts, seeds: int | None = None, progress: bool = Fa
     grid = np.array([parse_time(r, "rtts") for r in values.tolist()], float)
     if grid.size == 0 or not np.all(np.isfinite(grid) & (grid > 0)):
         raise ValueError(f"rtts: need at least one RTT, each finite and > 0 s, got {rtts!r}")
-    from qcnmodel.models._verdict_run import verdict_seeds
-
-    n = verdict_seeds(seeds)
     osc, under = np.zeros(grid.size, int), np.zeros(grid.size, int)
+    n = 0
     bar = None
     if progress:
         from tqdm.auto import tqdm
@@ -216,7 +214,8 @@ def unstable_fraction(model, rtts, seeds: int | None = None, progress: bool = Fa
         bar = tqdm(total=grid.size, desc="runs per RTT", unit="RTT")
     try:
         for i, r in enumerate(grid.tolist()):
-            verdicts = model.replace(rtt=r).trajectory_verdicts(n)
+            verdicts = model.replace(rtt=r).trajectory_verdicts(seeds)  # checks seeds
+            n = len(verdicts)
             under[i] = sum(v == "underflow" for v in verdicts)
             osc[i] = sum(v not in ("stable", "underflow") for v in verdicts)
             if bar is not None:

@@ -513,7 +513,9 @@ def _critical_section(doc, cfg: ReportConfig, grid) -> None:
                      "flow has no linearisation that predicts it)")  # fmt: skip
     if np.isnan([v for r in crit_rows for v in r[1:]]).any():
         notes.append("n/a: the model has no equilibrium there (no feedback level holds the "
-                     "flows at their fair share), so no margin is defined")  # fmt: skip
+                     "flows at their fair share, or only one below an empty queue, where "
+                     "its noisy feedback cuts the flows below C/N): no margin is "
+                     "defined")  # fmt: skip
     if notes:
         doc.paragraph("; ".join(notes) + ".")
 

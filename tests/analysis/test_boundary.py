@@ -135,7 +135,7 @@ def test_unstable_fraction_needs_stochastic_trajectories():
     with pytest.raises(TypeError, match="trajectory_verdicts"):
         qm.unstable_fraction(qm.QCNFluidModel(fidelity="paper"), [1e-4])
     with pytest.raises(ValueError, match="seeds"):
-        qm.unstable_fraction(_Coin(), [1e-4], seeds=0)
+        qm.unstable_fraction(qm.QCNFluidModel(), [1e-4], seeds=0)
 
 
 def test_unstable_fraction_refuses_more_rtts_than_a_map_holds(monkeypatch):

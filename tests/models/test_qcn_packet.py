@@ -141,3 +141,23 @@ def test_timer_synchronised_cycle_at_many_flows():
     assert not m.loop().margins().stable
     lc = limit_cycle(m, method="trajectory", duration=0.4)
     assert lc.exists and P.timer < lc.period_s < 1.5 * P.timer
+
+
+def test_no_standing_queue_is_refused_not_a_negative_queue():
+    """With a large w at a line-rate port the mean field balances only below an empty queue
+    (Fb's frame noise alone cuts the flows below C/N); the packets' queue sits near empty
+    there (N = 10, 10 Gb/s, W = 64: 4.7 KB mean, empty 5 % of the time). The model refuses
+    instead of returning a negative queue, and its trajectories from idle still run."""
+    import pytest
+
+    from qcnmodel.models.qcn import QCNFluidModel
+    from qcnmodel.params import QCNParams
+
+    ok = QCNFluidModel(QCNParams(w=32.0), n_flows=10)
+    assert ok.fixed_point()["q"] > 0
+    m = QCNFluidModel(QCNParams(w=64.0), n_flows=10)
+    for call in (m.fixed_point, lambda: m.loop().margins(), lambda: m.simulate(0.01)):
+        with pytest.raises(ValueError, match="no equilibrium with a standing queue.*w = 64"):
+            call()
+    q = m.simulate(0.05, start="idle", seed=0).q.values
+    assert q.min() >= 0 and q.size > 1
