@@ -29,6 +29,7 @@ from qcnmodel.units import parse_number, parse_rate, parse_time
 
 __all__ = [
     "LoopModel",
+    "NoStandingQueue",
     "OPERATING_POINT",
     "check_operating_point",
     "hotspot_spec",
@@ -40,6 +41,13 @@ __all__ = [
 
 #: the operating-point fields a model may have (the rest are parameters or model options)
 OPERATING_POINT = ("rtt", "n_flows", "capacity", "ps")
+
+
+class NoStandingQueue(ValueError):
+    """A model's mean field balances only below an empty queue: its feedback cuts the flows
+    below their fair share even with the queue empty, so no equilibrium with a standing queue
+    exists (the queue empties, or holds well below its set point, and the port can idle).
+    A check counts such a flow count as unstable at every RTT."""
 
 
 def check_operating_point(model, capacity: bool = False, ps: bool = False) -> None:

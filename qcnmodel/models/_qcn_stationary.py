@@ -20,6 +20,7 @@ import math
 
 import numpy as np
 
+from qcnmodel.models._base import NoStandingQueue
 from qcnmodel.models._qcn_cohort import R_PERIOD, cohort_path
 from qcnmodel.models._qcn_cp import K_C, K_ENQ, K_FBMAX, K_N, K_QEQ, K_SIGMA, cp_signals
 
@@ -82,6 +83,31 @@ def _signals(k, fb, target):
     q = k[K_QEQ] - k[K_ENQ] - fb  # the CP reads the fluid queue plus the arriving frame
     kap, cut, _ = cp_signals(q, target, k[K_C], k, q)  # Qdelta = 0 at equilibrium
     return kap, cut
+
+
+def standing_queue(k, fb: float, params, n_flows: int) -> float:
+    """The mean queue (bytes) of the equilibrium at feedback ``fb`` (frames); raises
+    :class:`~qcnmodel.models._base.NoStandingQueue` when it is below zero.
+
+    The equilibrium holds the flows at C/N with Fb's frame noise about the fluid queue
+    (its variance grows with w, N and the sampling probability). Where that noise, or a set
+    point of few frames, makes the reaction points cut below C/N even at an empty queue, the
+    mean field balances only at a negative queue, a state a fluid queue cannot take: the
+    packets then hold a queue well below qeq, or empty it, and the port can idle.
+    """
+    q = (k[K_QEQ] - k[K_ENQ] - fb) * float(params.frame_size)
+    if q < 0:
+        p = params
+        raise NoStandingQueue(
+            f"no equilibrium with a standing queue: the model's mean field balances only "
+            f"at a queue of {q:.0f} B (qeq = {p.qeq:g} B, frames of {p.frame_size:g} B, "
+            f"Fb's noise std {k[K_SIGMA]:.2g} frames at w = {p.w:g}, N = {n_flows}), "
+            "below empty: its noisy feedback cuts the flows below C/N and it has no answer "
+            "here (packets at such settings hold a queue well below qeq, or empty it); raise "
+            "qeq, or lower w or the sampling probability (the trajectories from idle, "
+            "simulate(start='idle'), still run)"
+        )
+    return q
 
 
 def equilibrium(k, tt, tb, roff, fb_guess=None):

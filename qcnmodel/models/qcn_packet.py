@@ -218,28 +218,14 @@ class QCNPacketModel(LoopModel):
     # ------------------------------------------------------------------ equilibrium
     @functools.cached_property
     def _equilibrium(self):
-        """``(Fb, stationary population)``; ValueError where the mean field balances only
-        at a queue below zero: its noisy feedback (Fb's frame noise grows with w, N and the
-        sampling probability) cuts the flows below C/N even at an empty queue, and a fluid
-        queue about a negative level describes nothing (the packets' queue then sits well
-        below qeq, or empties)."""
-        from qcnmodel.models._qcn_stationary import equilibrium
+        """``(Fb, stationary population)``; :class:`~._base.NoStandingQueue` where the mean
+        field balances only below an empty queue (:func:`._qcn_stationary.standing_queue`)."""
+        from qcnmodel.models._qcn_stationary import equilibrium, standing_queue
 
         tt, tb = self.tables
         k = self.param_vector()
         fb, st = equilibrium(k, tt, tb, math.inf)
-        q = (k[cp.K_QEQ] - k[cp.K_ENQ] - fb) * float(self.params.frame_size)
-        if q < 0:
-            p = self.params
-            raise ValueError(
-                f"no equilibrium with a standing queue: the model's mean field balances only "
-                f"at a queue of {q:.0f} B (qeq = {p.qeq:g} B, frames of {p.frame_size:g} B, "
-                f"Fb's noise std {k[cp.K_SIGMA]:.2g} frames at w = {p.w:g}, N = "
-                f"{self.n_flows}), below empty: its noisy feedback cuts the flows below C/N "
-                "and it has no answer here (packets at such settings hold a queue well below "
-                "qeq, or empty it); raise qeq, or lower w or the sampling probability (the "
-                "trajectories from idle, simulate(start='idle'), still run)"
-            )
+        standing_queue(k, fb, self.params, self.n_flows)
         return fb, st
 
     def fixed_point(self) -> dict:

@@ -150,14 +150,16 @@ def test_no_standing_queue_is_refused_not_a_negative_queue():
     instead of returning a negative queue, and its trajectories from idle still run."""
     import pytest
 
+    from qcnmodel.models._base import NoStandingQueue
     from qcnmodel.models.qcn import QCNFluidModel
     from qcnmodel.params import QCNParams
 
+    assert issubclass(NoStandingQueue, ValueError)  # every caller's "no answer" path
     ok = QCNFluidModel(QCNParams(w=32.0), n_flows=10)
     assert ok.fixed_point()["q"] > 0
     m = QCNFluidModel(QCNParams(w=64.0), n_flows=10)
     for call in (m.fixed_point, lambda: m.loop().margins(), lambda: m.simulate(0.01)):
-        with pytest.raises(ValueError, match="no equilibrium with a standing queue.*w = 64"):
+        with pytest.raises(NoStandingQueue, match="no equilibrium with a standing queue.*w = 64"):
             call()
     q = m.simulate(0.05, start="idle", seed=0).q.values
     assert q.min() >= 0 and q.size > 1
