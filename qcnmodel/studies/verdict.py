@@ -227,7 +227,10 @@ def search_fix(params, build, ranges, base_table: dict, progress=None,
     Notes
     -----
     Each candidate is screened at the three flow counts with the smallest margins of the
-    checked set; the best candidate per field is then recomputed over the whole grid and
+    checked set (where the best falls short of the threshold, the log step about it is
+    halved twice: a stable band can lie between it and a neighbour that has no answer, such
+    as a W with no standing queue); the best candidate per field is then recomputed over the
+    whole grid and
     kept only if that verdict is *stable*; three bisections (log scale) towards the current
     value then give the verified value nearest to it (the smallest change found).
     """
@@ -243,14 +246,15 @@ def search_fix(params, build, ranges, base_table: dict, progress=None,
         for value in np.geomspace(lo, hi, candidates):
             if progress is not None:
                 progress.update(1)
-            try:
-                model = build(params.replace(**{name: float(value)}))
-                v = _verdict_of(scan(model, ranges, screen), thr)
-            except ValueError:
-                continue
-            score = v[1] if v[0] != "unstable" else v[1] - 1e6
-            if best is None or score > best[0]:
-                best = (score, float(value), model)
+            best = _better(best, _screened(params, name, value, build, ranges, screen))
+        # short of the threshold: halve the log step about the best candidate, twice (its
+        # neighbour can lie past a stable band, e.g. where no standing queue forms)
+        step = np.log(hi / lo) / max(candidates - 1, 1)
+        for _ in range(2 if best is not None and best[0] < thr else 0):
+            step /= 2
+            for value in best[1] * np.exp([-step, step]):
+                if lo <= value <= hi:
+                    best = _better(best, _screened(params, name, value, build, ranges, screen))
         if best is None or best[0] < thr:
             continue
         verdict, pm, n, k = _verdict_of(scan(best[2], ranges), thr)
@@ -264,6 +268,22 @@ def search_fix(params, build, ranges, base_table: dict, progress=None,
                       "worst_point": point})  # fmt: skip
     fixes.sort(key=_relative_change)  # smallest change first
     return {"searched": searched, "fixes": fixes, "fix": fixes[0] if fixes else None}
+
+
+def _screened(params, name, value, build, ranges, screen):
+    """``(score, value, model)`` of one candidate at the screened flow counts (its worst
+    phase margin, an unstable one less 1e6), or None where the model has no answer."""
+    try:
+        model = build(params.replace(**{name: float(value)}))
+        v = _verdict_of(scan(model, ranges, screen), ranges.pm_threshold)
+    except ValueError:
+        return None
+    return (v[1] if v[0] != "unstable" else v[1] - 1e6), float(value), model
+
+
+def _better(best, cand):
+    """The higher-scoring of two screened candidates (None loses)."""
+    return cand if best is None or (cand is not None and cand[0] > best[0]) else best
 
 
 def _relative_change(fix: dict) -> float:
