@@ -93,9 +93,19 @@ _SHIPPED: dict = {
     "studies.check_n_rtt": 60,
     "studies.check_n_flows": 12,
     "studies.check_pm_threshold": 30.0,
-    # check recommendations: log-uniform search intervals and candidates per interval
-    "studies.check_search": {"w": (0.25, 64.0), "ps": (0.005, 0.2), "gd": (1 / 2048, 1 / 16)},
-    "studies.check_candidates": 17,
+    # check recommendations: the [qcn] fields searched for a fix, each with its log-uniform
+    # search interval (a number: an absolute bound; "xF": F times the current value), and the
+    # candidates per interval (ends included)
+    "studies.check_search": {
+        "w": (0.25, 64.0),
+        "gd": (1 / 2048, 1 / 16),
+        "qeq": ("x0.25", "x4"),
+        "timer": ("x0.1", "x4"),
+        "bc_limit": ("x0.25", "x4"),
+        "ps_fixed": (0.005, 0.2),
+        "sample_base": ("x0.25", "x4"),
+    },
+    "studies.check_candidates": 6,
     # qcnmodel report: the margins grid and the representative operating points
     "studies.report_rtt": (2e-6, 1e-3),
     "studies.report_n_rtt": 80,

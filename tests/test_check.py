@@ -14,7 +14,6 @@ import pytest
 
 from qcnmodel.cli import main
 from qcnmodel.params import QCNParams
-from qcnmodel.studies import verdict as verdict_mod
 from qcnmodel.studies.check import CheckRanges, check_params
 from qcnmodel.studies.verdict import inactive_fields, wrap_phase
 
@@ -66,7 +65,9 @@ def test_headline_names_the_model_the_worst_point_and_a_verified_fix():
 
 def test_no_fix_is_said_so(monkeypatch):
     # a search interval too narrow to help: the headline must say so, not suggest it
-    monkeypatch.setattr(verdict_mod, "SEARCH_FIELDS", {"w": (2.0, 2.1)})
+    from qcnmodel import config
+
+    monkeypatch.setitem(config.defaults, "studies.check_search", {"w": (2.0, 2.1)})
     res = check_params(QCNParams(), CheckRanges(rtt=(2e-6, 1e-3), flows=(2, 20), **SMALL))
     assert res.verdict == "unstable" and res.recommendations == []
     assert "No single-parameter change within range stabilises it (searched w 2 .. 2.1)" in (
@@ -432,3 +433,19 @@ def test_auto_run_length_holds_three_time_constants():
     assert auto_duration([{"time_constant_s": 0.001}]) == DEFAULT_DURATION
     assert auto_duration([{"time_constant_s": 0.25}, {"time_constant_s": 0.01}]) == 1.5
     assert auto_duration([{"time_constant_s": float("inf")}]) == MAX_DURATION
+
+
+def test_the_fix_search_reads_its_fields_and_candidates_from_the_config(monkeypatch):
+    from qcnmodel import config
+    from qcnmodel.studies.verdict import search_fields, search_steps
+
+    p = QCNParams()  # the sampling table: ps_fixed is not searched
+    assert search_steps(p) == (len(search_fields()) - 1) * 6
+    monkeypatch.setitem(config.defaults, "studies.check_candidates", 3)
+    monkeypatch.setitem(config.defaults, "studies.check_search", {"w": (1.0, 4.0)})
+    assert search_steps(p) == 3
+    res = check_params(p, CheckRanges(rtt=(2e-6, 1e-3), flows=(2, 20), **SMALL))
+    assert res.searched == {"w": [1.0, 4.0]}
+    monkeypatch.setitem(config.defaults, "studies.check_candidates", 1)
+    with pytest.raises(ValueError, match="studies.check_candidates"):
+        search_steps(p)

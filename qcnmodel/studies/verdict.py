@@ -24,11 +24,11 @@ import numpy as np
 from qcnmodel.params import QCNParams
 
 __all__ = [
-    "SEARCH_FIELDS",
     "headline",
     "inactive_fields",
     "model_label",
     "scan",
+    "search_fields",
     "search_fix",
     "wrap_phase",
 ]
@@ -172,22 +172,18 @@ def _verdict_of(table: dict, threshold: float, judged=()) -> tuple[str, float, i
     return ("marginal" if pm < threshold and n not in judged else "stable"), pm, n, k
 
 
-#: ``[qcn]`` fields searched for a fix: field -> (low, high) of the search, as factors of the
-#: current value (``None``: absolute bounds from ``studies.check_search`` where listed)
-SEARCH_FIELDS = {
-    "w": (0.25, 64.0),
-    "gd": (1 / 2048, 1 / 16),
-    "qeq": ("x0.25", "x4"),
-    "timer": ("x0.1", "x4"),
-    "bc_limit": ("x0.25", "x4"),
-    "ps_fixed": (0.005, 0.2),
-    "sample_base": ("x0.25", "x4"),
-}
+def search_fields() -> dict:
+    """The ``[qcn]`` fields a fix is searched in, with the (low, high) of each search:
+    ``config.defaults["studies.check_search"]``, a number an absolute bound and ``"xF"`` a
+    factor F of the current value."""
+    from qcnmodel import config
+
+    return dict(config.defaults["studies.check_search"])
 
 
 def _bounds(params: QCNParams, name: str) -> tuple[float, float]:
     cur = float(getattr(params, name))
-    lo, hi = SEARCH_FIELDS[name]
+    lo, hi = search_fields()[name]
     lo = cur * float(lo[1:]) if isinstance(lo, str) else lo
     hi = cur * float(hi[1:]) if isinstance(hi, str) else hi
     return lo, hi
@@ -195,11 +191,11 @@ def _bounds(params: QCNParams, name: str) -> tuple[float, float]:
 
 def _active_search(params: QCNParams) -> list[str]:
     skip = {"sample_base"} if params.sampling == "fixed" else {"ps_fixed"}
-    return [f for f in SEARCH_FIELDS if f not in skip]
+    return [f for f in search_fields() if f not in skip]
 
 
 def search_fix(params, build, ranges, base_table: dict, progress=None,
-               candidates: int = 6) -> dict:  # fmt: skip
+               candidates: int | None = None) -> dict:  # fmt: skip
     """One ``[qcn]`` field change that makes the verdict *stable* over ``ranges``.
 
     Parameters
@@ -214,8 +210,9 @@ def search_fix(params, build, ranges, base_table: dict, progress=None,
         :func:`scan` of the checked set (its worst flow counts are screened first).
     progress : tqdm, optional
         Advanced once per candidate.
-    candidates : int
-        Log-spaced values per field, ends included.
+    candidates : int, optional
+        Log-spaced values per field, ends included (default
+        ``config.defaults["studies.check_candidates"]``).
 
     Returns
     -------
@@ -235,6 +232,7 @@ def search_fix(params, build, ranges, base_table: dict, progress=None,
     value then give the verified value nearest to it (the smallest change found).
     """
     thr = ranges.pm_threshold
+    candidates = _candidates(candidates)
     order = sorted(base_table, key=lambda n: _verdict_of({n: base_table[n]}, thr)[1]
                    - (0 if np.all(base_table[n][1]) else 1e6))  # fmt: skip
     screen = order[:3]
@@ -317,9 +315,20 @@ def _closest(params, name, build, ranges, value, found, steps: int = 3):
     return float(np.exp(hi)), found
 
 
-def search_steps(params: QCNParams, candidates: int = 6) -> int:
-    """Number of candidates :func:`search_fix` screens (for a progress bar)."""
-    return len(_active_search(params)) * candidates
+def _candidates(candidates: int | None) -> int:
+    from qcnmodel import config
+
+    n = config.defaults["studies.check_candidates"] if candidates is None else candidates
+    if isinstance(n, bool) or not isinstance(n, int) or n < 2:
+        raise ValueError(f"candidates: need a whole number >= 2 (studies.check_candidates), "
+                         f"got {n!r}")  # fmt: skip
+    return n
+
+
+def search_steps(params: QCNParams, candidates: int | None = None) -> int:
+    """Number of candidates :func:`search_fix` screens on its coarse grid (for a progress
+    bar; the refinement about the best adds at most four per field)."""
+    return len(_active_search(params)) * _candidates(candidates)
 
 
 # ------------------------------------------------------------------------- the paragraph
