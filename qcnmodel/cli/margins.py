@@ -147,6 +147,12 @@ def _at_point(name: str, model, exc: ValueError) -> str:
     if msg.startswith("f(a) and f(b) must have different signs"):
         msg = f"no equilibrium: the fixed-point search found no root ({msg})"
     point = f"rtt={float(model.rtt) * 1e6:.4g} us, flows={model.n_flows}"
+    if "equilibrium" in msg:  # no answer here: name what was set away from the defaults
+        from qcnmodel.params._validate import changed_fields
+
+        changed = changed_fields(getattr(model, "params", None), 4)
+        if changed:
+            msg += f"; parameters set away from the defaults: {', '.join(changed)}"
     return f"{point}: the {name} model: {msg}"
 
 

@@ -24,6 +24,7 @@ from qcnmodel._errors import unknown_name
 
 __all__ = [
     "Replaceable",
+    "changed_fields",
     "check_choice",
     "check_field_names",
     "parse_bool",
@@ -44,6 +45,28 @@ def time_fields(obj) -> tuple[str, ...]:
 
 _TRUE = ("true", "on", "yes", "1")
 _FALSE = ("false", "off", "no", "0")
+
+
+def changed_fields(params, limit: int | None = None) -> list[str]:
+    """``"name = value unit"`` for each numeric field of ``params`` that differs from its
+    class's defaults (the class's module ``_NUMERIC`` table gives the fields and units), the
+    first ``limit`` of them: the parameters to name when a model has no answer."""
+    import sys
+
+    table = getattr(sys.modules.get(type(params).__module__), "_NUMERIC", {})
+    try:
+        ref = type(params)()
+    except (TypeError, ValueError):
+        return []
+    out = []
+    for name, spec in table.items():
+        value, default = getattr(params, name, None), getattr(ref, name, None)
+        if value is None or value == default:
+            continue
+        unit = spec[-2] if len(spec) >= 2 and isinstance(spec[-2], str) else ""
+        shown = f"{value:g}" if isinstance(value, (int, float)) else str(value)
+        out.append(f"{name} = {shown}" + (f" {unit}" if unit else ""))
+    return out if limit is None else out[:limit]
 
 
 def parse_bool(value, field: str) -> bool:

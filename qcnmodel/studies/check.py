@@ -330,17 +330,11 @@ def _suspects(p: QCNParams, limit: int = 4) -> str:
     """The parameters to revise when the model has no answer: the numeric fields that differ
     from the IEEE 802.1Qau defaults (the first ``limit``, with their units), else the ones
     that set the feedback (qeq, w, gd)."""
-    from qcnmodel.params.qcn import _NUMERIC
+    from qcnmodel.params._validate import changed_fields
 
-    ref = QCNParams()
-    changed = [
-        f"{k} = {getattr(p, k):g}{(' ' + unit) if unit else ''}"
-        for k, (*_, unit, _desc) in _NUMERIC.items()
-        if getattr(p, k) != getattr(ref, k)
-    ]
+    changed = changed_fields(p, limit)
     if changed:
-        shown = ", ".join(changed[:limit])
-        return f"the parameters set away from the IEEE 802.1Qau defaults ({shown})"
+        return f"the parameters set away from the IEEE 802.1Qau defaults ({', '.join(changed)})"
     return f"the feedback parameters (qeq = {p.qeq:g} B, w = {p.w:g}, gd = {p.gd:g})"
 
 

@@ -105,6 +105,9 @@ def _err(capsys) -> str:
             ["flows=100000", "dcqcn model: no equilibrium"],
         ),
         (["margins", "--flows", "100000"], ["rtt=100 us, flows=100000", "no equilibrium"]),
+        # a set point below a frame: the model has no answer; the field set is named
+        (["margins", "--set", "qeq=1e-320"], ["no equilibrium", "qeq = 9.99989e-321 B"]),
+        (["margins", "--set", "w=64"], ["standing queue", "w = 64"]),
         # endless input files were read without end (MemoryError)
         (["check", "/dev/zero"], ["/dev/zero", "larger than 1048576 bytes"]),
         ([*SIM[:1], "--topology", "/dev/zero"], ["topology", "is a device"]),
