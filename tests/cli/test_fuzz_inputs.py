@@ -108,6 +108,12 @@ def _err(capsys) -> str:
         # a set point below a frame: the model has no answer; the field set is named
         (["margins", "--set", "qeq=1e-320"], ["no equilibrium", "qeq = 9.99989e-321 B"]),
         (["margins", "--set", "w=64"], ["standing queue", "w = 64"]),
+        # a timer of 1e-320 s overflowed the age grid (OverflowError, nothing named)
+        (["margins", "--set", "timer=1e-320"], ["too short to resolve", "timer = 9.99989e-321 s"]),
+        (
+            ["check", "examples/802.1qau.toml", "--set", "timer=1e-320"],
+            ["too short to resolve", "timer = 9.99989e-321 s"],
+        ),
         # endless input files were read without end (MemoryError)
         (["check", "/dev/zero"], ["/dev/zero", "larger than 1048576 bytes"]),
         ([*SIM[:1], "--topology", "/dev/zero"], ["topology", "is a device"]),
