@@ -130,6 +130,9 @@ def renewal_table(length: float, fr_th: int, jitter: float, halving: bool = True
     span = length * (1.0 - jitter) * sum(f_cyc)
     x = np.linspace(0.0, span, n)
     h = x[1] - x[0]
+    if not (h > 0 and np.isfinite(span) and np.isfinite(length / h)):
+        raise ValueError(f"no equilibrium: a counter's cycle ({length:.3g}, byte counter in "
+                         "frames or timer in s) is too short to resolve")  # fmt: skip
     dens = np.zeros((k_max + 1, n))  # dens[k] = density of S_k (k >= 1)
     cur = None
     kernels = {}

@@ -66,7 +66,7 @@ from qcnmodel.models._qcn_cohort import (
     N_C,
     integrate,
 )
-from qcnmodel.models._renewal import renewal_table
+from qcnmodel.models._renewal import K_MAX, renewal_table
 from qcnmodel.models._verdict_run import majority_unstable, seed_verdicts
 from qcnmodel.params import QCNParams
 from qcnmodel.units import parse_number, parse_rate, parse_size, parse_time
@@ -109,8 +109,12 @@ class QCNPacketModel(LoopModel):
         if p.quantiser not in _QUANT:
             raise ValueError(
                 f"quantiser: {p.quantiser!r} is not modelled at packet fidelity (allowed: "
-                f"{', '.join(_QUANT)}); use fidelity='averaged'"
+                f"{', '.join(_QUANT)}); use fidelity='paper'"
             )
+        if p.fr_th > K_MAX:  # the counters' stages are tabulated up to K_MAX
+            raise ValueError(f"fr_th: at most {K_MAX} at packet fidelity, whose counters are "
+                             f"followed through {K_MAX} stages (got {p.fr_th}); use "
+                             "fidelity='paper'")  # fmt: skip
         for name, ok in (("hai_index", "min_stage"), ("timer_mode", "event"),
                          ("bc_reload_on_cnm", "always")):  # fmt: skip
             if getattr(p, name) != ok:

@@ -114,6 +114,9 @@ def _err(capsys) -> str:
             ["check", "examples/802.1qau.toml", "--set", "timer=1e-320"],
             ["too short to resolve", "timer = 9.99989e-321 s"],
         ),
+        (["margins", "--set", "bc_limit=1e-320"], ["too short to resolve", "bc_limit = "]),
+        # fr_th beyond the stages the packet-fidelity model follows (negative dimensions)
+        (["margins", "--set", "fr_th=100"], ["fr_th: at most 48", "got 100"]),
         # endless input files were read without end (MemoryError)
         (["check", "/dev/zero"], ["/dev/zero", "larger than 1048576 bytes"]),
         ([*SIM[:1], "--topology", "/dev/zero"], ["topology", "is a device"]),
