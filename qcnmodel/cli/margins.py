@@ -17,6 +17,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import warnings
 
 from qcnmodel.cli.common import (
     MODEL_CHOICES,
@@ -147,12 +148,13 @@ def _at_point(name: str, model, exc: ValueError) -> str:
     if msg.startswith("f(a) and f(b) must have different signs"):
         msg = f"no equilibrium: the fixed-point search found no root ({msg})"
     point = f"rtt={float(model.rtt) * 1e6:.4g} us, flows={model.n_flows}"
-    if "equilibrium" in msg:  # no answer here: name what was set away from the defaults
-        from qcnmodel.params._validate import changed_fields
+    from qcnmodel.params._validate import changed_fields
 
-        changed = changed_fields(getattr(model, "params", None), 4)
-        if changed:
-            msg += f"; parameters set away from the defaults: {', '.join(changed)}"
+    # no answer here: name what was set away from the defaults (unless the message does)
+    changed = [c for c in changed_fields(getattr(model, "params", None), 4)
+               if c.split(" = ")[0] not in msg]  # fmt: skip
+    if changed:
+        msg += f"; parameters set away from the defaults: {', '.join(changed)}"
     return f"{point}: the {name} model: {msg}"
 
 
@@ -168,7 +170,9 @@ def run(args) -> int:
         check_out(args.out, (".json",))
     model = build_model(args)
     try:
-        out = summary(model)
+        with warnings.catch_warnings():  # a point outside the model's domain is said once,
+            warnings.simplefilter("ignore", RuntimeWarning)  # as the error below
+            out = summary(model)
     except ValueError as exc:  # the analysis at a point where the model does not apply
         raise ValueError(_at_point(args.model, model, exc)) from None
     out["validity"] = _validity(args.model, model, out)

@@ -115,6 +115,9 @@ def _err(capsys) -> str:
             ["too short to resolve", "timer = 9.99989e-321 s"],
         ),
         (["margins", "--set", "bc_limit=1e-320"], ["too short to resolve", "bc_limit = "]),
+        # the DCQCN model's "math domain error" and a RuntimeWarning line named nothing
+        (["margins", "--model", "dcqcn", "--set", "cnp_interval=1e-320"], ["cnp_interval = "]),
+        (["margins", "--model", "dcqcn", "--set", "line_rate=1e300"], ["line_rate = 1e+300"]),
         # fr_th beyond the stages the packet-fidelity model follows (negative dimensions)
         (["margins", "--set", "fr_th=100"], ["fr_th: at most 48", "got 100"]),
         # endless input files were read without end (MemoryError)
