@@ -552,6 +552,11 @@ def parse_grid_spec(
         if n > max_points():
             raise _too_many(f"--grid {name}", n)
         scale = opts[1] if len(opts) > 1 else "lin"
+        try:  # the points are spaced in floats (a whole-number field's own check follows)
+            lo, hi = float(lo), float(hi)
+        except (OverflowError, TypeError, ValueError):
+            raise ValueError(f"--grid {name}: endpoints must be finite numbers, got "
+                             f"{lo_s!r}, {hi_s!r}") from None  # fmt: skip
         if scale == "log":
             if lo <= 0 or hi <= 0:
                 raise ValueError(f"--grid {name}: a log range needs positive endpoints")

@@ -99,6 +99,8 @@ def _err(capsys) -> str:
         # grid values beyond the command line's limits were found after the sweep started
         ([*SWEEP, "--grid", "n_flows=1,10000000"], ["n_flows", "[1, 100000]", "cli.max_flows"]),
         ([*SWEEP, "--grid", "rtt=1us,2s"], ["rtt", "(0, 1] s", "cli.max_rtt"]),
+        # a whole-number range beyond int64 reached numpy's linspace as objects (traceback)
+        ([*SWEEP, "--grid", "n_flows=1e308..1e308:1"], ["n_flows", "cli.max_flows"]),
         # a point outside the model's domain: scipy's bare root-finder message named nothing
         (
             ["margins", "--model", "dcqcn", "--flows", "100000"],
