@@ -122,7 +122,7 @@ DOMAIN: dict[tuple[str, str], tuple[Region, ...]] = {
             "N = 11 to 49 flows per congestion point",
             "at 5 Gb/s, N = 20, the linearisation oscillates from 218 us (too conservative) "
             "while most runs of the packets and of the model's trajectories stay stable up "
-            "to 500-566 and 617-700 us; from 250 us 2-4 of 9 runs cycle on both sides "
+            "to 500-566 us; from 150 us 1-5 of 9 runs cycle on both sides "
             "(qcnmodel.unstable_fraction)",
             n_min=11,
             n_max=49,

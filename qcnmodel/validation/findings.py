@@ -82,9 +82,9 @@ FINDINGS: dict[str, str] = {
         "without feedback), so the queue does not read as empty while the port is nearly "
         "busy. With a fluid queue that empties at any load below one, they oscillated from "
         "183-200 us (at 300 us the model's queue was empty 11 % of the time, the packets' "
-        "never). The onset is gradual on both sides: over 9 runs each, 2-4 cycle at every "
-        "RTT from 250 to 450 us, and most from 500-566 us (packets) and 617-700 us (model; "
-        "qcnmodel.unstable_fraction gives these odds)."
+        "never). The onset is gradual on both sides: over 9 runs each from the same start and "
+        "sources, 1-5 cycle at every RTT from 150 to 500 us, and most from 566 us on both "
+        "(qcnmodel.unstable_fraction gives a model's odds)."
     ),
     "no frames": (
         "Where a sampling interval spans few frames the model's trajectories, whose queue is "
