@@ -151,8 +151,8 @@ def _at_point(name: str, model, exc: ValueError) -> str:
     from qcnmodel.params._validate import changed_fields
 
     # no answer here: name what was set away from the defaults (unless the message does)
-    changed = [c for c in changed_fields(getattr(model, "params", None), 4)
-               if f"{c.split(' = ')[0]} = " not in msg]  # fmt: skip
+    changed = [text for name, text in changed_fields(getattr(model, "params", None), 4).items()
+               if f"{name} = " not in msg]  # fmt: skip
     if changed:
         msg += f"; parameters set away from the defaults: {', '.join(changed)}"
     return f"{point}: the {name} model: {msg}"

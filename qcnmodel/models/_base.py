@@ -47,7 +47,8 @@ class NoStandingQueue(ValueError):
     """A model's mean field balances only below an empty queue: its feedback cuts the flows
     below their fair share even with the queue empty, so no equilibrium with a standing queue
     exists (the queue empties, or holds well below its set point, and the port can idle).
-    A check counts such a flow count as unstable at every RTT."""
+    It is a ValueError, the model's "no answer here": ``check`` names the flow count and
+    the parameters, and its fix search does not recommend such a value."""
 
 
 def check_operating_point(model, capacity: bool = False, ps: bool = False) -> None:

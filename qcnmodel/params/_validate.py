@@ -27,6 +27,7 @@ __all__ = [
     "changed_fields",
     "check_choice",
     "check_field_names",
+    "field_unit",
     "parse_bool",
     "range_text",
     "time_fields",
@@ -47,26 +48,39 @@ _TRUE = ("true", "on", "yes", "1")
 _FALSE = ("false", "off", "no", "0")
 
 
-def changed_fields(params, limit: int | None = None) -> list[str]:
-    """``"name = value unit"`` for each numeric field of ``params`` that differs from its
-    class's defaults (the class's module ``_NUMERIC`` table gives the fields and units), the
-    first ``limit`` of them: the parameters to name when a model has no answer."""
+def _numeric_table(params) -> dict:
+    """The ``_NUMERIC`` table (field -> parser, bounds, unit, description) of the module that
+    defines ``params``' class; empty for a class without one."""
     import sys
 
-    table = getattr(sys.modules.get(type(params).__module__), "_NUMERIC", {})
+    return getattr(sys.modules.get(type(params).__module__), "_NUMERIC", {})
+
+
+def field_unit(params, name: str) -> str:
+    """The unit of numeric field ``name`` of ``params`` ("" when it has none or is unknown)."""
+    spec = _numeric_table(params).get(name)
+    return spec[-2] if spec and len(spec) >= 2 and isinstance(spec[-2], str) else ""
+
+
+def changed_fields(params, limit: int | None = None) -> dict[str, str]:
+    """``name -> "name = value unit"`` for each numeric field of ``params`` that differs
+    from its class's defaults, the first ``limit`` of them: the parameters to name when a
+    model has no answer."""
     try:
         ref = type(params)()
     except (TypeError, ValueError):
-        return []
-    out = []
-    for name, spec in table.items():
+        return {}
+    out = {}
+    for name in _numeric_table(params):
         value, default = getattr(params, name, None), getattr(ref, name, None)
         if value is None or value == default:
             continue
-        unit = spec[-2] if len(spec) >= 2 and isinstance(spec[-2], str) else ""
+        unit = field_unit(params, name)
         shown = f"{value:g}" if isinstance(value, (int, float)) else str(value)
-        out.append(f"{name} = {shown}" + (f" {unit}" if unit else ""))
-    return out if limit is None else out[:limit]
+        out[name] = f"{name} = {shown}" + (f" {unit}" if unit else "")
+        if limit is not None and len(out) >= limit:
+            break
+    return out
 
 
 def parse_bool(value, field: str) -> bool:

@@ -38,7 +38,7 @@ if sys.version_info >= (3, 11):
 else:  # pragma: no cover
     import tomli as tomllib
 
-__all__ = ["PRESETS", "QCNParams", "load_params", "check_field_names"]
+__all__ = ["PRESETS", "QCNParams", "check_field_names", "ineffective_fields", "load_params"]
 
 #: The 802.1Qau sampling table (bytes) for a 150000 B base, indexed by qFb >> 3.
 BASE_SAMPLE_TABLE = (150000.0, 75000.0, 50000.0, 37500.0, 30000.0, 25000.0, 21500.0, 18500.0)
@@ -245,6 +245,18 @@ class QCNParams:
             raise ValueError(f"QCNParams: expected a dict of field names to values, got {data!r}")
         base = base or cls()
         return base.replace(**data)
+
+
+def ineffective_fields(p: QCNParams) -> frozenset[str]:
+    """The fields without effect in ``p``'s mode (IEEE 802.1Qau-2010 clauses 32.8-32.9: the
+    fixed sampling probability and the sampling table are alternatives; the hyperactive
+    increase step applies only in HAI; the drift terms only with a drift period)."""
+    off = {"sample_base"} if p.sampling == "fixed" else {"ps_fixed"}
+    if not p.hai:
+        off.add("r_hai")
+    if p.drift_period == 0:
+        off |= {"drift_inc", "drift_factor"}
+    return frozenset(off)
 
 
 def _line_of(text: str, key: str) -> int | None:

@@ -332,7 +332,7 @@ def _suspects(p: QCNParams, limit: int = 4) -> str:
     that set the feedback (qeq, w, gd)."""
     from qcnmodel.params._validate import changed_fields
 
-    changed = changed_fields(p, limit)
+    changed = changed_fields(p, limit).values()
     if changed:
         return f"the parameters set away from the IEEE 802.1Qau defaults ({', '.join(changed)})"
     return f"the feedback parameters (qeq = {p.qeq:g} B, w = {p.w:g}, gd = {p.gd:g})"

@@ -22,6 +22,7 @@ from __future__ import annotations
 import numpy as np
 
 from qcnmodel.params import QCNParams
+from qcnmodel.params.qcn import ineffective_fields
 
 __all__ = [
     "headline",
@@ -68,8 +69,9 @@ def inactive_fields(params: QCNParams) -> list[str]:
     (IEEE 802.1Qau-2010 clauses 32.8-32.9: the fixed probability and the sampling table are
     alternatives; the hyperactive-increase step applies only in HAI)."""
     p = params
+    off = ineffective_fields(p)
     notes = []
-    if p.sampling == "table":
+    if "ps_fixed" in off:
         notes.append(
             f"ps_fixed = {p.ps_fixed:g} has no effect: it applies only with sampling = "
             f'"fixed"; this file uses the 802.1Qau sampling table (scaled by sample_base = '
@@ -81,9 +83,9 @@ def inactive_fields(params: QCNParams) -> list[str]:
             f'which applies only with sampling = "table"; this file samples at ps_fixed = '
             f"{p.ps_fixed:g}"
         )
-    if not p.hai:
+    if "r_hai" in off:
         notes.append(f"r_hai = {p.r_hai:g} bit/s has no effect: hai = false")
-    if p.drift_period == 0 and (p.drift_inc != 0 or p.drift_factor != 1):
+    if "drift_inc" in off and (p.drift_inc != 0 or p.drift_factor != 1):
         notes.append("drift_inc and drift_factor have no effect: drift_period = 0")
     return notes
 
@@ -190,8 +192,8 @@ def _bounds(params: QCNParams, name: str) -> tuple[float, float]:
 
 
 def _active_search(params: QCNParams) -> list[str]:
-    skip = {"sample_base"} if params.sampling == "fixed" else {"ps_fixed"}
-    return [f for f in search_fields() if f not in skip]
+    off = ineffective_fields(params)
+    return [f for f in search_fields() if f not in off]
 
 
 def search_fix(params, build, ranges, base_table: dict, progress=None,
@@ -316,6 +318,7 @@ def _closest(params, name, build, ranges, value, found, steps: int = 3):
 
 
 def _candidates(candidates: int | None) -> int:
+    """Candidates per searched field: ``candidates`` or ``studies.check_candidates``."""
     from qcnmodel import config
 
     n = config.defaults["studies.check_candidates"] if candidates is None else candidates

@@ -75,15 +75,10 @@ def _covers(span: tuple, value) -> bool:
 
 
 def _unit(params, name: str) -> str:
-    """The unit of field ``name`` of ``params`` (its module's ``_NUMERIC`` table), with a
-    leading space; bit/s for the port's capacity."""
-    if name == "capacity":
-        return " bit/s"
-    import sys
+    """The unit of field ``name`` of ``params`` with a leading space; bit/s for the port."""
+    from qcnmodel.params._validate import field_unit
 
-    table = getattr(sys.modules.get(type(params).__module__), "_NUMERIC", {})
-    spec = table.get(name)
-    unit = spec[-2] if spec and len(spec) >= 2 and isinstance(spec[-2], str) else ""
+    unit = "bit/s" if name == "capacity" else field_unit(params, name)
     return f" {unit}" if unit else ""
 
 
@@ -94,31 +89,16 @@ def _shown(span: tuple, unit: str = "") -> str:
     return ", ".join(str(v) for v in span[1])
 
 
-def _inactive(params) -> set[str]:
-    """QCN fields without effect in ``params``' mode (IEEE 802.1Qau-2010 clauses 32.8-32.9:
-    the fixed probability and the sampling table are alternatives; the hyperactive-increase
-    step applies only in HAI; the drift terms only with a drift period)."""
-    out = set()
-    sampling = getattr(params, "sampling", None)
-    if sampling == "table":
-        out.add("ps_fixed")
-    elif sampling == "fixed":
-        out.add("sample_base")
-    if getattr(params, "hai", True) is False:
-        out.add("r_hai")
-    if getattr(params, "drift_period", None) == 0:
-        out |= {"drift_inc", "drift_factor"}
-    return out
-
-
 def untested_fields(model: str, params, capacity: float | None = None) -> list[str]:
     """``"field = value (pairs: covered)"`` for each field of ``params`` (and the port's
     ``capacity``, default the line rate) that ``model``'s matched pairs did not cover."""
     env = envelope(model)
     if not env or params is None:
         return []
+    from qcnmodel.params.qcn import QCNParams, ineffective_fields
+
     out = []
-    skip = _inactive(params)
+    skip = ineffective_fields(params) if isinstance(params, QCNParams) else frozenset()
     for name, span in env.items():
         if name in skip:
             continue
