@@ -42,6 +42,7 @@ _LAZY = {
     "critical_rtt": "qcnmodel.analysis.margins",
     "trajectory_critical_rtt": "qcnmodel.analysis.boundary",
     "unstable_fraction": "qcnmodel.analysis.boundary",
+    "odds_crossing": "qcnmodel.analysis.boundary",
     # parameters beyond QCN
     "DCQCNParams": "qcnmodel.params.dcqcn",
     "ECMParams": "qcnmodel.params.protocols",

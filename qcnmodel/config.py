@@ -65,6 +65,11 @@ _SHIPPED: dict = {
     # verdict is the majority of an odd number of runs (9: a 1-in-4 coin still reads
     # "stable" 95 % of the time). The validation estimates the model's prediction with it.
     "models.verdict_run": {"duration": 0.6, "settle": 0.3, "record_dt": 50e-6, "seeds": 9},
+    # the validation's boundary scans count a stochastic model's unstable runs in this many
+    # seeds at each RTT and place its boundary where those odds pass one half
+    # (analysis.boundary.odds_crossing): their binomial standard error at one half is
+    # 0.5 / sqrt(27) = 0.096, a third of a 9-seed majority's
+    "validation.boundary_seeds": 27,
     # the packet-fidelity agents draw the sampled queue's whole-frame deviation (N paced
     # flows' independent frame phases, variance N/12 frames^2) at each CP sample
     "models.frame_noise": True,

@@ -131,9 +131,8 @@ DOMAIN: dict[tuple[str, str], tuple[Region, ...]] = {
             "early large cycles",
             "RTT from 0.75 x to 1 x the critical RTT",
             "noise-driven large cycles can start below the critical RTT: at 10 Gb/s, N = 10, "
-            "the packets cycle from 238-259 us and the model's trajectories from 218-238 us "
-            "(linearised 316 us); at fixed Ps = 1 % the trajectories cycle from 476-519 us "
-            "(linearised 505 us, packets 566-617 us)",
+            "the packets cycle from 238-259 us and the model's trajectories' odds of an "
+            "unstable run pass one half at 239 us (linearised 316 us)",
             crit_lo=0.75,
             crit_hi=1.0,
             n_min=3,

@@ -20,7 +20,7 @@ import math
 
 import numpy as np
 
-from qcnmodel.analysis.boundary import boundary_method
+from qcnmodel.analysis.boundary import boundary_method, odds_crossing
 from qcnmodel.analysis.margins import critical_rtt
 from qcnmodel.validation.measure import batch_means, oscillation, recovery_time, scan_boundary
 from qcnmodel.validation.rows import Row
@@ -145,9 +145,10 @@ def check_oscillation(case: Case, variants, duration=DURATION, settle=SETTLE, se
     return rows
 
 
-def _model_traces(variant: str, case: Case, duration: float) -> list[Trace]:
+def _model_traces(variant: str, case: Case, duration: float, runs=None) -> list[Trace]:
     """The model's trajectories at ``case``, one per seed of :func:`model_seeds`."""
-    return [model_trace(variant, case, duration, seed=k) for k in model_seeds(variant, case)]
+    return [model_trace(variant, case, duration, seed=k)
+            for k in model_seeds(variant, case, runs)]  # fmt: skip
 
 
 def _detect(traces, case: Case, settle: float) -> list[dict]:
@@ -194,6 +195,17 @@ def model_unstable(variant: str, case: Case, duration=DURATION, settle=SETTLE) -
     return _pooled(_detect(mods, case, settle), "model")["verdict"] != "stable"
 
 
+def model_odds(variant: str, case: Case, duration=DURATION, settle=SETTLE) -> tuple[int, int]:
+    """(unstable runs, runs) of the model at one RTT, by the same detector: over
+    ``config.defaults["validation.boundary_seeds"]`` seeds where the model is stochastic,
+    the one trajectory where it is not."""
+    from qcnmodel import config
+
+    runs = int(config.defaults["validation.boundary_seeds"])
+    res = _detect(_model_traces(variant, case, duration, runs), case, settle)
+    return sum(o["verdict"] != "stable" for o in res), len(res)
+
+
 def _bracket_text(lo, hi) -> str:
     if not math.isfinite(hi):
         return f"> {lo * 1e6:.0f} us"
@@ -224,17 +236,25 @@ def check_boundary(case: Case, variants, grid, bisect_steps=2, duration=DURATION
     first = float(grid[0])
     rows = []
     for v in variants:
-        mlo, mhi, mpts = scan_boundary(lambda r, v=v: model_unstable(v, case.with_rtt(r),
-                                                                     duration),
-                                       grid, bisect_steps)  # fmt: skip
-        mid = math.sqrt(mlo * mhi) if mlo > 0 and math.isfinite(mhi) else (
-            mhi if mlo <= 0 else math.inf)  # fmt: skip
+        counts: dict[float, tuple[int, int]] = {}
+
+        def model_says(r, v=v, counts=counts):
+            counts[r] = model_odds(v, case.with_rtt(r), duration)
+            return 2 * counts[r][0] > counts[r][1]
+
+        scan_boundary(model_says, grid, bisect_steps)
+        mid, mlo, mhi = odds_crossing([u / n for u, n in counts.values()], list(counts),
+                                      full=True)  # fmt: skip
         ok = _boundary_agrees(mid, lo, hi, first) if math.isfinite(mid) else not math.isfinite(hi)
+        value = _bracket_text(mlo, mhi)
+        if 0 < mid < math.inf:
+            value = f"{mid * 1e6:.0f} us (odds 1/2 in {value})"
         rows.append(Row("boundary", "stability boundary (model trajectories, same scan)", par, v,
-                        _bracket_text(mlo, mhi), _bracket_text(lo, hi),
-                        "" if ok else "differ", "+-10 %", reason, ok, "",
-                        f"sim points: {pts_text}; model points: " + ", ".join(
-                            f"{r * 1e6:.0f}{'U' if u else 'S'}" for r, u in mpts),
+                        value, _bracket_text(lo, hi), "" if ok else "differ", "+-10 %",
+                        reason + "; the model's boundary where its odds of an unstable run "
+                        "pass 1/2 (isotonic fit over the RTTs scanned, log-interpolated)", ok,
+                        "", f"sim points: {pts_text}; model unstable runs: " + ", ".join(
+                            f"{r * 1e6:.0f}: {u}/{n}" for r, (u, n) in sorted(counts.items())),
                         key=_key("boundary", "trajectories", case.with_rtt(0.0), v)))  # fmt: skip
         model = model_of(v, case.with_rtt(100e-6))
         _, _, crit = _linear(model)

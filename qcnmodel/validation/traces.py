@@ -107,17 +107,18 @@ def model_is_stochastic(variant: str, case: Case) -> bool:
     return getattr(model_of(variant, case), "trajectory_method", None) == "agents"
 
 
-def model_seeds(variant: str, case: Case) -> tuple[int, ...]:
+def model_seeds(variant: str, case: Case, runs: int | None = None) -> tuple[int, ...]:
     """The seeds over which the model's prediction is estimated: where the model is
-    stochastic (:func:`model_is_stochastic`) the ``config.defaults["models.verdict_run"]``
-    seeds its own stability verdict takes a majority of, else the one trajectory (seed 0).
-    A stochastic model predicts a distribution; the validation compares its majority verdict
-    and its median quantities (the simulator's side is what one or a few runs measure)."""
+    stochastic (:func:`model_is_stochastic`) ``runs`` seeds, by default the
+    ``config.defaults["models.verdict_run"]`` seeds its own stability verdict takes a majority
+    of, else the one trajectory (seed 0). A stochastic model predicts a distribution; the
+    validation compares its majority verdict and its median quantities (the simulator's side
+    is what one or a few runs measure)."""
     from qcnmodel.models._verdict_run import verdict_seeds
 
     if not model_is_stochastic(variant, case):
         return (0,)
-    return tuple(range(verdict_seeds()))
+    return tuple(range(verdict_seeds(runs)))
 
 
 def model_of(variant: str, case: Case, capacity: float | None = None) -> QCNFluidModel:

@@ -171,3 +171,56 @@ def test_plot_unstable_fraction(tmp_path):
     ax = fig.axes[0]
     assert ax.get_xscale() == "log" and ax.get_legend().get_texts()[0].get_text() == "toy"
     fig.savefig(tmp_path / "odds.png")
+
+
+def test_odds_crossing_interpolates_in_log_rtt():
+    from qcnmodel.analysis.boundary import odds_crossing
+
+    # 0.4 at 200 us, 0.8 at 400 us: one half a quarter of the way in log RTT (hand-computed)
+    got = odds_crossing([0.2, 0.4, 0.8], [100e-6, 200e-6, 400e-6], full=True)
+    assert got == pytest.approx((200e-6 * 2**0.25, 200e-6, 400e-6), rel=1e-12)
+    # the order the RTTs come in does not matter
+    assert odds_crossing([0.8, 0.2, 0.4], [400e-6, 100e-6, 200e-6]) == pytest.approx(got[0])
+
+
+def test_odds_crossing_fits_non_decreasing_odds():
+    from qcnmodel.analysis.boundary import odds_crossing
+
+    # 0.6 at the first RTT is a throw of the coin: pooled with 0.2 and 0.4 into 0.4 (the
+    # isotonic fit by hand), so one half lies between 3 and 4, a fifth of the way
+    assert odds_crossing([0.6, 0.2, 0.4, 0.9], [1.0, 2.0, 3.0, 4.0]) == pytest.approx(
+        3.0 * (4.0 / 3.0) ** 0.2, rel=1e-12
+    )
+    # a majority verdict at each RTT would have called the first RTT unstable
+    assert odds_crossing([0.6, 0.0], [1.0, 2.0], full=True) == (math.inf, 2.0, math.inf)
+
+
+def test_odds_crossing_at_the_ends_and_on_a_dataarray():
+    import numpy as np
+    import xarray as xr
+
+    from qcnmodel.analysis.boundary import odds_crossing
+
+    assert odds_crossing([0.1, 0.5], [1.0, 2.0], full=True) == (math.inf, 2.0, math.inf)
+    assert odds_crossing([0.7, 1.0], [1.0, 2.0], full=True) == (0.0, 0.0, 1.0)
+    assert odds_crossing([0.5, 1.0], [1.0, 2.0]) == 1.0  # exactly one half is not a majority
+    # a deterministic model's odds are 0 or 1: the geometric mid of its bracket
+    assert odds_crossing([0, 0, 1], [1.0, 2.0, 8.0]) == pytest.approx(4.0, rel=1e-12)
+    da = xr.DataArray(np.array([0.0, 1.0]), dims=("rtt",), coords={"rtt": [1e-4, 4e-4]})
+    assert odds_crossing(da) == pytest.approx(2e-4, rel=1e-12)
+
+
+@pytest.mark.parametrize("odds,rtts,msg", [
+    ([0.1, 0.9], [1.0], "as many odds as RTTs"),
+    ([], [], "as many odds as RTTs"),
+    ([0.1, 1.2], [1.0, 2.0], "odds: need fractions in"),
+    ([0.1, float("nan")], [1.0, 2.0], "odds: need fractions in"),
+    ([0.1, 0.9], [1.0, 1.0], "rtts: need distinct"),
+    ([0.1, 0.9], [0.0, 1.0], "rtts: need distinct"),
+    ([0.1, 0.9], None, "rtts: needed"),
+])  # fmt: skip
+def test_odds_crossing_refuses_bad_input(odds, rtts, msg):
+    from qcnmodel.analysis.boundary import odds_crossing
+
+    with pytest.raises(ValueError, match=msg):
+        odds_crossing(odds, rtts)
