@@ -265,7 +265,7 @@ for r in pk:
 # `qm.unstable_fraction` gives the model's odds over RTT, from the runs of its verdict (sources
 # offering the line rate); the packets' are counted over as many seeds with the validation's
 # detector and run length (`qcnmodel.validation.pairs.sim_unstable`, sources offering 2 C / N
-# each with an adapter buffer). docs/validation.md compares both with the same sources.
+# each with an adapter buffer). docs/validation.md compares both with the same sources. `qm.odds_crossing` places each side's boundary where its odds pass one half.
 
 # %%
 import qcnmodel as qm
@@ -288,6 +288,11 @@ ax.set_title(f"N = {N_FLOWS}, C = {CAPACITY / 1e9:g} Gb/s; grey: the linearised 
 plt.show()
 for f, r, m_, p_ in zip(ODDS_FACTORS, odds_rtts, odds.values, packet_odds):
     print(f"{f:g} x critical ({r * 1e6:.0f} us): model {m_:.2f}, packets {p_:.2f} of the runs unstable")
+# where the odds pass one half (an isotonic fit, log-interpolated), on each side
+model_cross = qm.odds_crossing(odds)
+packet_cross = qm.odds_crossing(packet_odds, odds_rtts)
+print(f"odds pass one half: model {model_cross * 1e6:.0f} us, packets {packet_cross * 1e6:.0f} us "
+      f"(inf: not within the RTTs run; linearised {crit * 1e6:.0f} us)")
 
 # %% [markdown]
 # ## What this notebook found
