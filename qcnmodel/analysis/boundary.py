@@ -247,7 +247,8 @@ def odds_crossing(odds, rtts=None, full: bool = False):
         Fraction of unstable runs at each RTT, in [0, 1] (e.g. :func:`unstable_fraction`'s
         result, whose ``rtt`` coordinate is used when ``rtts`` is not given).
     rtts : array_like, optional
-        The RTTs (s), finite, > 0 and distinct; any order.
+        The RTTs (s, or unit strings such as ``"250us"``), finite, > 0 and distinct; any
+        order.
     full : bool
         Also return the bracket: the RTTs on either side of the crossing.
 
@@ -264,8 +265,17 @@ def odds_crossing(odds, rtts=None, full: bool = False):
         if not hasattr(odds, "coords") or "rtt" not in odds.coords:
             raise ValueError("rtts: needed unless odds is a DataArray with an 'rtt' coordinate")
         rtts = odds["rtt"].values
-    r = np.asarray(rtts, float).ravel()
-    f = np.asarray(odds, float).ravel()
+    from qcnmodel.units import parse_time
+
+    values = np.asarray([rtts] if isinstance(rtts, str) else rtts, object)
+    try:
+        f = np.asarray(odds, float)
+    except (TypeError, ValueError):
+        raise ValueError(f"odds: need fractions in [0, 1], got {odds!r}") from None
+    if values.ndim != 1 or f.ndim != 1:
+        raise ValueError(f"odds, rtts: need two 1-D lists, got shapes {f.shape} and "
+                         f"{values.shape}")  # fmt: skip
+    r = np.array([parse_time(v, "rtts") for v in values.tolist()], float)
     if r.size == 0 or r.size != f.size:
         raise ValueError(f"odds, rtts: need as many odds as RTTs (at least one), got "
                          f"{f.size} and {r.size}")  # fmt: skip

@@ -224,3 +224,15 @@ def test_odds_crossing_refuses_bad_input(odds, rtts, msg):
 
     with pytest.raises(ValueError, match=msg):
         odds_crossing(odds, rtts)
+
+
+def test_odds_crossing_takes_unit_strings_and_refuses_other_shapes():
+    from qcnmodel.analysis.boundary import odds_crossing
+
+    assert odds_crossing([0.0, 1.0], ["100us", "400 us"]) == pytest.approx(200e-6, rel=1e-12)
+    with pytest.raises(ValueError, match="1-D"):
+        odds_crossing([[0.0, 1.0]], [[1.0, 2.0]])
+    with pytest.raises(ValueError, match="rtts"):
+        odds_crossing([0.0, 1.0], ["100us", "fast"])
+    with pytest.raises(ValueError, match="odds: need fractions"):
+        odds_crossing(["a", "b"], [1.0, 2.0])
