@@ -190,3 +190,14 @@ def test_validity_names_the_region_the_point_lies_in(capsys):
     assert json.loads(capsys.readouterr().out)["validity"] == []
     main(["margins", "--model", "qcn", "--flows", "1", "--rtt", "100us"])
     assert "outside validity" in capsys.readouterr().out
+
+
+@pytest.mark.parametrize("argv", [["--ps", "1e-10"], ["--set", "ps=1e-320"],
+                                  ["--ps", "1e-10", "--rate", "5Gbps"]])  # fmt: skip
+def test_a_point_without_equilibrium_names_the_point_settings(argv, capsys):
+    # so rare a sample that no CNM balances the sources: no equilibrium, and the error names
+    # the sampling probability given for the point (it is no field of the parameter set)
+    assert main(["margins", *argv]) == 2
+    err = capsys.readouterr().err
+    assert "no equilibrium" in err and "ps = " in err
+    assert ("capacity = 5e+09 bit/s" in err) == ("--rate" in argv)

@@ -153,6 +153,12 @@ def _at_point(name: str, model, exc: ValueError) -> str:
     # no answer here: name what was set away from the defaults (unless the message does)
     changed = [text for name, text in changed_fields(getattr(model, "params", None), 4).items()
                if f"{name} = " not in msg]  # fmt: skip
+    # the point's own settings given on the command line (--ps, --rate), which the
+    # parameter set does not hold
+    for field, unit in (("ps", ""), ("capacity", " bit/s")):
+        value = getattr(model, field, None)
+        if isinstance(value, (int, float)) and f"{field} = " not in msg:
+            changed.append(f"{field} = {value:g}{unit}")
     if changed:
         msg += f"; parameters set away from the defaults: {', '.join(changed)}"
     return f"{point}: the {name} model: {msg}"
