@@ -10,31 +10,28 @@ Event semantics (shared exactly with the pure-Python oracle, :mod:`qcnmodel.sim.
   its next arrival or rate-limiter release. This is exactly equivalent to one event per
   arrival (the VOQs change only at the host's own decisions) and saves one event per frame.
   A frame refused by a full VOQ is counted as ``blocked``; accepted frames are ``sent``.
-* **Adapter** (the 802.1Qau reaction point): VOQs (one per flow) in a round-robin ring of non-empty
-  VOQs; the next VOQ whose rate limiter allows (``next_allowed <= now``) is served. After a
-  frame of flow f starts, ``rp_on_tx`` runs and the RL spacing ``8 L / CR`` (CR after the
-  update; none when the RL is inactive, i.e. line rate) gives f's next allowed start. A CNM
-  or timer does not move an already computed ``next_allowed`` (the new rate applies from the
-  next frame).
+* **Adapter** (the 802.1Qau reaction point): VOQs (one per flow) in a round-robin ring of
+  non-empty VOQs; the next VOQ whose rate limiter allows (``next_allowed <= now``) is served.
+  After a frame of flow f starts, ``rp_on_tx`` runs and the RL spacing ``8 L / CR`` (CR after
+  the update, rounded with a carried remainder: :mod:`.pacing`; none when the RL is
+  inactive, i.e. line rate) gives f's next allowed start. A CNM or timer does not move an
+  already computed ``next_allowed`` (the new rate applies from the next frame).
 * **Ports**: a frame of L bytes occupies a port for ``round(L * 8e9 / rate + carry)`` ns, the
   carry being the port's last rounding remainder (the line rate is exact); it arrives at the
   next node after the propagation delay plus that node's processing latency (switches; seeds
   003/004: 1 us). Events per hop: TXDONE (port free) and ARRIVE.
-* **Switch** (seed 000): input partitions, OQ limit, drops, PAUSE XOFF/XON (see
-  :mod:`qcnmodel.sim.network`).
-  The CP runs on every enqueued frame with Q = output-queue bytes including the frame and
-  excluding the frame in transmission (IEEE 802.1Qau: Q in bytes, including the frame).
-* **CNM** (``cnm_path=fixed``): arrives at the source RP after ``cp_latency`` + the
-  propagation delays and processing latencies of the hops the sampled frame crossed before
-  this switch (the reverse path of a symmetric route).
-* **RP timer**: a real event tagged with the RL's timer generation (it fires for idle flows
-  too; ns-3-dcn's lazy timer is the ``timer_mode=lazy`` variant of the rules).
+* **Switch** (seed 000): input partitions, OQ limit, drops, PAUSE XOFF/XON
+  (:mod:`qcnmodel.sim.network`). The CP runs on every enqueued frame with Q = output-queue
+  bytes including the frame, excluding the one in transmission (IEEE 802.1Qau).
+* **CNM** (``cnm_path=fixed``): reaches the source RP after ``cp_latency`` + the propagation
+  delays and latencies of the hops the sampled frame crossed (a symmetric route's reverse).
+* **RP timer**: an event tagged with the RL's timer generation (it fires for idle flows too;
+  ns-3-dcn's lazy timer is the ``timer_mode=lazy`` variant).
 * **Protocols**: the CP at enqueue (and dequeue), the RP at a frame's start, DCQCN's
   notification point at delivery, every protocol event (CNM / ECM message / CNP, timers, aux
   timers, probes, replies, echoes, drift) and the traced RL state go through the hooks of
   :mod:`.dispatch`, which selects the run's protocol-family adapter (:mod:`.families`).
-* **Hotspot**: the port's rate switches to the service rate at start and back at stop (the
-  frame in transmission keeps its rate).
+* **Hotspot**: the port's rate switches at start and back at stop (not a frame's in flight).
 * **Traces**: at the end of every bin a SAMPLE event records per-port queue (instantaneous,
   time integral, maximum), cumulative counters and the traced RLs' CR/TR/stages; delivered
   bytes of traced flows are binned at delivery; the last bin again after the run (so the
@@ -68,6 +65,7 @@ from qcnmodel.sim.kernel.heap import (
     queue_peek,
     queue_remove,
 )
+from qcnmodel.sim.kernel.pacing import rl_spacing
 from qcnmodel.sim.kernel.route import next_port
 from qcnmodel.sim.kernel.state import (
     C_BIN,
@@ -83,6 +81,7 @@ from qcnmodel.sim.kernel.state import (
     F_DELIV,
     F_LEN,
     F_NA,
+    F_RLCARRY,
     F_RNEXT,
     F_RPREV,
     F_TROW,
@@ -315,8 +314,9 @@ def host_service(
         HI[H_RR, h] = nxt
     FI[F_NA, f] = now
     tag = D.rl_send(fam, H, EP, EFREE, BK, S, C, rp, rpp, f, L, now)
-    if rp[RP_ACTIVE, f] != 0.0:
-        FI[F_NA, f] = now + np.int64(L * 8e9 / rp[RP_CR, f] + 0.5)
+    if rp[RP_ACTIVE, f] != 0.0:  # (an inactive RL keeps its carry, at most half a ns)
+        gap, FI[F_RLCARRY, f] = rl_spacing(L, rp[RP_CR, f], FI[F_RLCARRY, f])
+        FI[F_NA, f] = now + gap
     n = S[S_FREE_N] - 1
     S[S_FREE_N] = n
     k = FREE[n]

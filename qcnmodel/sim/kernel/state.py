@@ -55,7 +55,9 @@ PF_NSPB, PF_NSPB_BASE, PF_CARRY = 0, 1, 2
 (F_SRC, F_DST, F_LEN, F_VN, F_VLIM, F_RNEXT, F_RPREV, F_NA, F_TROW, F_DBYTES) = range(10)
 F_WBYTES, F_DELIV = 10, 11
 F_UP, F_BACK = 12, 13  # switch the destination hangs from; the port into the destination
-F_ROWS = 14
+#: the rate limiter's rounding remainder carried to the next spacing (:mod:`.pacing`)
+F_RLCARRY = 14
+F_ROWS = 15
 # hosts: HI int64 rows
 H_PORT, H_RR, H_WAKE, H_GS, H_GC = range(5)
 H_ROWS = 5

@@ -17,6 +17,7 @@ import math
 
 import numpy as np
 
+from qcnmodel.sim.kernel.pacing import RL_CARRY_UNIT
 from qcnmodel.sim.kernel.state import (
     INF_NS,
     K_ARRIVE,
@@ -51,7 +52,7 @@ class _Port:
 
 class _Flow:
     __slots__ = ("src", "dst", "L", "vn", "vlim", "rnext", "rprev", "na", "trow", "dbytes")
-    __slots__ += ("wbytes", "deliv")
+    __slots__ += ("wbytes", "deliv", "rlcarry")
 
 
 class _Gen:
@@ -112,6 +113,7 @@ class Oracle:
             o = _Flow()
             o.src, o.dst, o.L = int(net.flow_src[f]), int(net.flow_dst[f]), int(net.frame_size)
             o.vn, o.vlim, o.rnext, o.rprev, o.na = 0, int(net.flow_voq_limit[f]), -1, -1, 0
+            o.rlcarry = 0
             o.trow, o.dbytes, o.wbytes, o.deliv = trow.get(f, -1), 0, 0, 0
             self.flows.append(o)
         self.tr_flows = [int(f) for f in traced_flows]
@@ -327,8 +329,11 @@ class Oracle:
         fl.na = now
         tag = self.fam.rl_send(f, L, now)
         rp = self.rps[f]
-        if rp.active:
-            fl.na = now + int(L * 8e9 / rp.cr + 0.5)
+        if rp.active:  # the spacing's rounding remainder carries on (kernel's rl_spacing)
+            exact = L * 8e9 / rp.cr + fl.rlcarry * RL_CARRY_UNIT
+            gap = math.floor(exact + 0.5)
+            fl.rlcarry = math.floor((exact - gap) / RL_CARRY_UNIT + 0.5)
+            fl.na = now + gap
         self.transmit(p, _Frame(f, tag), L, -1, now)
 
     def next_port(self, node: int, f: int) -> int:
