@@ -102,8 +102,9 @@ DOMAIN: dict[tuple[str, str], tuple[Region, ...]] = {
             "one flow per congestion point",
             "one flow is judged by the model's trajectories (its cuts at the sampling instants "
             "and the quantiser's dead zone, which no linearisation follows): 345 us against "
-            "367-400 us simulated at 5 Gb/s, and 181 against 200-218 us for a 40 Gb/s source "
-            "into a 10 Gb/s port, where a sample spans few frames",
+            "336-367 us simulated at 5 Gb/s, and 181 against 183-200 us for a 40 Gb/s source "
+            "into a 10 Gb/s port; past the boundary its cycles are shorter than the packets' "
+            "(500 us: median 5.3 vs 9.3 ms)",
             n_max=1,
         ),
         Region(
@@ -121,9 +122,9 @@ DOMAIN: dict[tuple[str, str], tuple[Region, ...]] = {
             "tens of flows",
             "N = 11 to 49 flows per congestion point",
             "at 5 Gb/s, N = 20, the linearisation oscillates from 218 us (too conservative) "
-            "while most runs of the packets and of the model's trajectories stay stable up "
-            "to 500-566 us; from 150 us 1-5 of 9 runs cycle on both sides "
-            "(qcnmodel.unstable_fraction)",
+            "while the odds of an unstable run pass one half at 436-476 us for the packets and "
+            "515 us for the model's trajectories; from 150 us 1-5 of 9 runs cycle on both "
+            "sides (qcnmodel.unstable_fraction, qcnmodel.odds_crossing)",
             n_min=11,
             n_max=49,
         ),
@@ -142,15 +143,17 @@ DOMAIN: dict[tuple[str, str], tuple[Region, ...]] = {
             "N >= 50 flows per congestion point",
             "at 5 Gb/s the packets oscillate at every RTT (the timer-synchronised cycle), as "
             "the linearisation says, and the model's trajectories give its level, spread and "
-            "period (N = 100: 17.6 vs 17.3 ms); at 10 Gb/s the packets' queue stays a noisy "
-            "quasi-cycle up to 283-308 us while the model cycles from 20 us",
+            "period (N = 100: 17.6 vs 17.7 ms); at 10 Gb/s the packets' queue stays a noisy "
+            "quasi-cycle up to 308-336 us, the model's trajectories to 389 us, and its "
+            "linearisation is unstable at every RTT",
             n_min=50,
         ),
         Region(
             "slow breakdown",
             "RTT >= 1 ms",
-            "the packets can break into a slow mode (period 46-100 ms, queue mostly empty) "
-            "that the model's trajectories reproduce and its linearisation does not",
+            "the packets can break into a slow mode (irregular cycles of tens of ms, queue "
+            "mostly empty) that the model's trajectories reproduce, with longer mean cycles "
+            "(N = 10, 1 ms: 55 vs 35 ms), and its linearisation does not",
             rtt_min_s=1e-3,
         ),
         Region(

@@ -55,5 +55,7 @@ def test_recovery_after_a_hotspot():
 
 
 def test_linearised_boundary_at_ten_flows():
-    rows = P.check_boundary(P.Case(10), [DEFAULT], BOUNDARY_GRID, bisect_steps=1)
+    # three simulated seeds, as the quick plan scans (at 566 us 6 of 9 seeds cycle, seed 0 not)
+    rows = P.check_boundary(P.Case(10), [DEFAULT], BOUNDARY_GRID, bisect_steps=1,
+                            seeds=(0, 1, 2))  # fmt: skip
     assert _row(rows, DEFAULT, "critical RTT").passed
