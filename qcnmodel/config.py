@@ -68,7 +68,7 @@ _SHIPPED: dict = {
     # the validation's boundary scans count a stochastic model's unstable runs in this many
     # seeds at each RTT and place its boundary where those odds pass one half
     # (analysis.boundary.odds_crossing): their binomial standard error at one half is
-    # 0.5 / sqrt(27) = 0.096, a third of a 9-seed majority's
+    # 0.5 / sqrt(27) = 0.096, against 0.167 over 9 seeds
     "validation.boundary_seeds": 27,
     # the packet-fidelity agents draw the sampled queue's whole-frame deviation (N paced
     # flows' independent frame phases, variance N/12 frames^2) at each CP sample
