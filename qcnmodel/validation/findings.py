@@ -54,7 +54,7 @@ FINDINGS: dict[str, str] = {
         "frames within the +-15 % jitter, and most CNMs carry qFb = 0 (the quantiser's dead "
         "zone), which hold its rate; it takes discrete cuts at nearly periodic instants. The "
         "mean field of many independent reaction points (a CNM hazard per frame, a smooth mean "
-        "rate) is too stable there (566 us vs 367-400 us simulated at 5 Gb/s; W = 8: 1.26 ms vs"
+        "rate) is too stable there (566 us vs 336-367 us simulated at 5 Gb/s; W = 8: 1.26 ms vs"
         " 617-673 us; W = 32: 1.89 ms vs 800-872 us), and with the single-flow noise (1/12 "
         "frame^2) its boundary moves the other way (566 -> 981 us). So the packet-fidelity "
         "model judges one flow by its own trajectories, which follow the flow's cuts and "
