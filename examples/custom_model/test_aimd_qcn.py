@@ -17,8 +17,10 @@ def model():
 
 
 def test_stability_boundary(model):
-    # critical RTT within the simulated stable/oscillating bracket +-10 %
-    assert_boundary_matches(model, NET, tolerance=0.1)
+    # critical RTT within the simulated stable/oscillating bracket +-10 %; the simulated
+    # verdict at each RTT is the majority of three seeds: near the boundary one run is a coin
+    # (at N = 10, 5 Gb/s, 6 of 9 seeds oscillate at 566 us, seed 0 does not)
+    assert_boundary_matches(model, NET, tolerance=0.1, seeds=(0, 1, 2))
 
 
 def test_equilibrium_queue(model, qcn_sim):
