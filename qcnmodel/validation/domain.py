@@ -111,10 +111,10 @@ DOMAIN: dict[tuple[str, str], tuple[Region, ...]] = {
             "few flows",
             "N = 2 to 9 flows per congestion point",
             "the linearisation is too stable (5 Gb/s, N = 2, 3, 5, 7: 747, 868, 757, 622 us "
-            "against 436-476, 476-519, 476-519, 476-519 us simulated); the model's "
-            "trajectories (qcnmodel.trajectory_critical_rtt) give 400-436, 436-476, 476-519, "
-            "400-436 us; with the port at the line rate (10 Gb/s), N = 2 and 4: 420 and 503 us "
-            "against 240-280 and 260-300 us simulated, trajectories 240 and 274 us",
+            "against 400-436, 476-519, 476-519, 519-566 us simulated); the model's "
+            "trajectories (qcnmodel.trajectory_critical_rtt, qcnmodel.odds_crossing) give "
+            "425, 469, 494, 464 us; with the port at the line rate (10 Gb/s), N = 2 and 4: 421 "
+            "and 503 us against 238-259 and 259-283 us simulated, trajectories 241 and 274 us",
             n_min=2,
             n_max=9,
         ),

@@ -70,16 +70,16 @@ FINDINGS: dict[str, str] = {
     ),
     "few flows": (
         "N = 2 to 7 at 5 Gb/s: the mean field's linearisation is too stable (N = 3: 868 us "
-        "against 476-519 us simulated; measured with the same scan at N = 2, 5 and 7: 747, "
-        "757 and 622 us against 436-476, 476-519 and 476-519 us). The packets' boundary "
-        "stays near 0.5 ms from N = 2 to 20, while the linearised one rises from one flow "
-        "to three and then falls with N (503 us at N = 10, where it agrees; 218 us at N = "
-        "20). The model's trajectories, which follow every flow, give 469 us at N = 3 (odds "
-        "of an unstable run past one half) "
-        "(and 400-436, 476-519, 400-436 us at N = 2, 5, 7); only one flow is judged by them. "
-        "With the port at the line rate (10 Gb/s, 3 seeds) the linearisation is too stable "
-        "as well: N = 2 and 4, 420 and 503 us against 240-280 and 260-300 us simulated; the "
-        "trajectories give 240 and 274 us."
+        "against 476-519 us simulated; measured with the same scan, 9 packet and 27 model runs "
+        "per RTT, at N = 2, 5 and 7: 747, 757 and 622 us against 400-436, 476-519 and 519-566 "
+        "us, N = 7 on the bracket's 10 % edge). The packets' boundary stays near 0.5 ms from N "
+        "= 2 to 20, while the linearised one rises from one flow to three and then falls with N"
+        " (503 us at N = 10, where it agrees; 218 us at N = 20). The model's trajectories, "
+        "which follow every flow, give 469 us at N = 3 (where their odds of an unstable run "
+        "pass one half), and 425, 494 and 464 us at N = 2, 5 and 7; only one flow is judged by "
+        "them. With the port at the line rate (10 Gb/s) the linearisation is too stable as "
+        "well: N = 2 and 4, 421 and 503 us against 238-259 and 259-283 us simulated; the "
+        "trajectories give 241 and 274 us."
     ),
     "tens of flows": (
         "N = 20 at 5 Gb/s: the linearisation oscillates from 218 us, while the packets' odds of"
