@@ -183,16 +183,16 @@ def _pooled(res: list[dict], side: str) -> dict:
 
 def sim_unstable(case: Case, duration=DURATION, settle=SETTLE, seeds=(0,)) -> bool:
     """Simulated verdict at one RTT: oscillating or underflow in a majority of ``seeds``."""
-    sims = [sim_trace(case, duration, seed) for seed in seeds]
-    return _pooled(_detect(sims, case, settle), "simulated")["verdict"] != "stable"
+    unstable, runs = sim_odds(case, duration, settle, seeds)
+    return 2 * unstable > runs
 
 
 def model_unstable(variant: str, case: Case, duration=DURATION, settle=SETTLE) -> bool:
     """The model's verdict at one RTT, from its trajectories and the same detector: the
     majority over :func:`model_seeds` (its own verdict's seeds where it is stochastic, the
     one trajectory where it is not)."""
-    mods = _model_traces(variant, case, duration)
-    return _pooled(_detect(mods, case, settle), "model")["verdict"] != "stable"
+    unstable, runs = _odds(_model_traces(variant, case, duration), case, settle)
+    return 2 * unstable > runs
 
 
 def model_odds(variant: str, case: Case, duration=DURATION, settle=SETTLE) -> tuple[int, int]:
@@ -202,8 +202,27 @@ def model_odds(variant: str, case: Case, duration=DURATION, settle=SETTLE) -> tu
     from qcnmodel import config
 
     runs = int(config.defaults["validation.boundary_seeds"])
-    res = _detect(_model_traces(variant, case, duration, runs), case, settle)
+    return _odds(_model_traces(variant, case, duration, runs), case, settle)
+
+
+def _odds(traces, case: Case, settle: float) -> tuple[int, int]:
+    """(unstable runs, runs) among ``traces`` by the oscillation detector."""
+    res = _detect(traces, case, settle)
     return sum(o["verdict"] != "stable" for o in res), len(res)
+
+
+def _scan_odds(count, grid, bisect_steps):
+    """Scan ``grid`` then bisect on the majority of ``count(rtt) -> (unstable, runs)``;
+    ``(counts by RTT, (crossing, lo, hi))`` with the crossing of the odds at one half
+    (:func:`~qcnmodel.analysis.boundary.odds_crossing`)."""
+    counts: dict[float, tuple[int, int]] = {}
+
+    def says(r):
+        counts[r] = count(r)
+        return 2 * counts[r][0] > counts[r][1]
+
+    scan_boundary(says, grid, bisect_steps)
+    return counts, odds_crossing([u / n for u, n in counts.values()], list(counts), full=True)
 
 
 def _bracket_text(lo, hi) -> str:
@@ -226,8 +245,7 @@ def _boundary_agrees(value: float, lo: float, hi: float, first: float) -> bool:
 
 def sim_odds(case: Case, duration=DURATION, settle=SETTLE, seeds=(0,)) -> tuple[int, int]:
     """(unstable runs, runs) of the simulator at one RTT over ``seeds``, by the detector."""
-    res = _detect([sim_trace(case, duration, seed) for seed in seeds], case, settle)
-    return sum(o["verdict"] != "stable" for o in res), len(res)
+    return _odds([sim_trace(case, duration, seed) for seed in seeds], case, settle)
 
 
 def _odds_text(counts: dict) -> str:
@@ -242,15 +260,9 @@ def check_boundary(case: Case, variants, grid, bisect_steps=2, duration=DURATION
     stochastic model's ``validation.boundary_seeds``), bisects on their majority, and places
     its boundary where those odds pass one half (:func:`~qcnmodel.analysis.boundary.
     odds_crossing`); the simulated bracket is the two RTTs scanned around that crossing."""
-    sim_counts: dict[float, tuple[int, int]] = {}
-
-    def sim_says(r):
-        sim_counts[r] = sim_odds(case.with_rtt(r), duration, seeds=seeds)
-        return 2 * sim_counts[r][0] > sim_counts[r][1]
-
-    scan_boundary(sim_says, grid, bisect_steps)
-    _, lo, hi = odds_crossing([u / n for u, n in sim_counts.values()], list(sim_counts),
-                              full=True)  # fmt: skip
+    sim_counts, (_, lo, hi) = _scan_odds(
+        lambda r: sim_odds(case.with_rtt(r), duration, seeds=seeds), grid, bisect_steps
+    )
     par = case.label(f"scan {len(sim_counts)} RTTs x {len(seeds)} seed(s), odds of an "
                      "unstable run", rtt=False)  # fmt: skip
     pts_text = _odds_text(sim_counts)
@@ -260,15 +272,9 @@ def check_boundary(case: Case, variants, grid, bisect_steps=2, duration=DURATION
     first = float(grid[0])
     rows = []
     for v in variants:
-        counts: dict[float, tuple[int, int]] = {}
-
-        def model_says(r, v=v, counts=counts):
-            counts[r] = model_odds(v, case.with_rtt(r), duration)
-            return 2 * counts[r][0] > counts[r][1]
-
-        scan_boundary(model_says, grid, bisect_steps)
-        mid, mlo, mhi = odds_crossing([u / n for u, n in counts.values()], list(counts),
-                                      full=True)  # fmt: skip
+        counts, (mid, mlo, mhi) = _scan_odds(
+            lambda r, v=v: model_odds(v, case.with_rtt(r), duration), grid, bisect_steps
+        )
         ok = _boundary_agrees(mid, lo, hi, first) if math.isfinite(mid) else not math.isfinite(hi)
         value = _bracket_text(mlo, mhi)
         if 0 < mid < math.inf:
