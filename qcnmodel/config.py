@@ -41,9 +41,18 @@ _SHIPPED: dict = {
     "analysis.max_delays": 1_000_000,
     # critical_rtt's search interval (s) when the RTT enters the rational part
     "analysis.rtt_search": (1e-9, 1.0),
-    # ... and for models judged by their trajectories (one QCN flow): each RTT tried costs a
-    # few nonlinear runs, so the interval is the one QCN loops live in
-    "analysis.trajectory_rtt_search": (1e-6, 0.1),
+    # ... and for models judged by their trajectories (the congested packet-fidelity QCN
+    # model): each RTT tried costs nonlinear runs (their step shrinks with the RTT below
+    # 100 us), so the interval is the one data-centre loops live in
+    "analysis.trajectory_rtt_search": (20e-6, 0.1),
+    # ... its first RTT where the model has no linearised critical RTT inside that interval,
+    # and the relative spacing of the RTTs across the bracket (one ladder rung, x 1.5) where
+    # the odds are counted: four RTTs, whose odds are interpolated
+    "analysis.trajectory_rtt_start": 100e-6,
+    "analysis.trajectory_rel_tol": 0.15,
+    # runs per RTT of that search: while it looks for the turn, and across its bracket (27:
+    # a binomial standard error of 0.096 at even odds)
+    "analysis.trajectory_seeds": (9, 27),
     # -- models: fluid integration ---------------------------------------------------------
     # largest step of the compiled integrator (s): QCN, QCN classes, ECM; and DCQCN
     "models.max_dt": 10e-6,

@@ -271,7 +271,9 @@ def test_confirm_points_fall_back_without_a_finite_critical_rtt():
     from qcnmodel.studies.confirm import confirm_points
     from qcnmodel.studies.verdict import scan
 
-    model = QCNFluidModel(QCNParams(), n_flows=10)
+    # a model judged by its linearisation (the packet-fidelity model's trajectories judge by
+    # the critical RTT itself, so it has no stable point to fall back on without one)
+    model = QCNFluidModel(QCNParams(), n_flows=10, fidelity="paper")
     ranges = CheckRanges(rtt=(50e-6, 1e-3), flows=(10, 10), n_rtt=4, n_flows=1)
     res = SimpleNamespace(worst_point={"n_flows": 10, "rtt_s": 1e-3},
                           critical_rtt_s={10: np.inf, 100: np.nan})  # fmt: skip
@@ -308,7 +310,8 @@ def test_confirm_refuses_a_run_too_short_for_every_point():
     # the shortest point (200 us) needs 2 x 10 x 200 us = 4 ms
     with pytest.raises(ValueError, match=r"confirm: every point's RTT is too long for a "
                        r"0.002 s run .* give at least 0.004 s"):  # fmt: skip
-        confirm_verdict(p, res, ranges, QCNFluidModel(p, n_flows=10), duration=0.002)
+        confirm_verdict(p, res, ranges, QCNFluidModel(p, n_flows=10, fidelity="paper"),
+                        duration=0.002)  # fmt: skip
 
 
 def test_confirm_jobs():

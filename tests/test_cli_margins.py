@@ -25,9 +25,14 @@ def test_json_has_the_promised_keys(model, capsys):
     out = json.loads(capsys.readouterr().out)  # exactly one JSON object
     assert KEYS <= set(out) and out["model"] == model
     assert isinstance(out["fixed_point"], dict) and out["fixed_point"]
-    # The critical RTT is where the phase margin reaches zero: RTT + delay margin.
-    assert math.isclose(out["critical_rtt_s"], 100e-6 + out["delay_margin_s"], rel_tol=1e-9)
-    assert out["stable"] == (out["phase_margin_deg"] > 0)
+    # The linearised critical RTT is where the phase margin reaches zero: RTT + delay margin.
+    lin = out.get("critical_rtt_linearised_s", out["critical_rtt_s"])
+    assert math.isclose(lin, 100e-6 + out["delay_margin_s"], rel_tol=1e-9)
+    if out["boundary_method"] == "trajectories":  # the congested packet-fidelity QCN model
+        assert model == "qcn" and out["stable"] == (100e-6 < out["critical_rtt_s"])
+    else:
+        assert "critical_rtt_linearised_s" not in out
+        assert out["stable"] == (out["phase_margin_deg"] > 0)
 
 
 def test_rtt_beyond_critical_is_unstable(capsys):

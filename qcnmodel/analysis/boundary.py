@@ -142,24 +142,200 @@ def first_unstable_rtt(unstable, rtt_min: float, rtt_max: float, rel_tol: float 
     return math.sqrt(lo * hi)
 
 
-def trajectory_critical_rtt(model, rtt_min: float | None = None, rtt_max: float | None = None,
-                            rel_tol: float = 0.005) -> float:  # fmt: skip
-    """Critical RTT (s) of ``model`` from its own trajectories: the smallest RTT at which
-    ``model.replace(rtt=rtt).trajectory_unstable()`` holds (:func:`first_unstable_rtt`, a
-    turn confirmed by the next rung of its ladder: near a boundary the verdict of stochastic
-    trajectories is a coin, and a rung unstable by chance alone does not end the ladder).
+def trajectory_critical_rtt(
+    model,
+    rtt_min: float | None = None,
+    rtt_max: float | None = None,
+    rel_tol: float | None = None,
+    start: float | None = None,
+    seeds: int | None = None,
+) -> float:
+    """Critical RTT (s) of ``model`` from its own trajectories: where its odds of an unstable
+    run pass one half.
 
-    The search interval defaults to ``config.defaults["analysis.trajectory_rtt_search"]``
-    (trajectories cost time per RTT, so the interval is the physically relevant one, not the
-    linear search's). Returns ``inf`` when stable up to ``rtt_max`` and ``nan`` when already
-    unstable at ``rtt_min``.
+    Parameters
+    ----------
+    model : model judged by its trajectories
+        Anything with ``rtt``, ``.replace(rtt=...)`` and ``.trajectory_unstable()``; with
+        ``.trajectory_odds()`` (``(unstable, runs)``, e.g. the packet-fidelity QCN model)
+        the runs' counts are fitted, not only their majority.
+    rtt_min, rtt_max : float, optional
+        Search interval (s; default ``config.defaults["analysis.trajectory_rtt_search"]``:
+        trajectories cost time per RTT, so the interval is the physically relevant one).
+    rel_tol : float, optional
+        Relative spacing of the RTTs at which the odds are counted across the turn's bracket
+        (default ``config.defaults["analysis.trajectory_rel_tol"]``).
+    start : float, optional
+        First RTT tried (s). Default: the linearised loop's critical RTT where the model has
+        one in the interval (a boundary is usually within a few ladder rungs of it), else
+        ``config.defaults["analysis.trajectory_rtt_start"]``.
+    seeds : (int, int), optional
+        Runs per RTT tried while the turn is searched (all of them unless the first five
+        agree), and across its bracket (default
+        ``config.defaults["analysis.trajectory_seeds"]``), for a model with
+        ``trajectory_odds``; a model without it gives its own verdict at each RTT.
+
+    Returns
+    -------
+    float
+        The crossing; ``inf`` when stable up to ``rtt_max``; ``nan`` when already unstable
+        at ``rtt_min``.
+
+    Notes
+    -----
+    The interval's start is tried first: a loop whose runs oscillate there and one ladder
+    rung above (many flows can cycle at any RTT, their timers in step) has no critical RTT
+    (``nan``), whatever it does at larger RTTs. A geometric ladder (ratio 1.5) from ``start``
+    climbs while the odds stay at most one half, or descends while they exceed it, until it
+    brackets the turn; an unstable rung is only a turn when the next rung up is unstable too
+    (near a boundary one RTT's verdict is a coin). The odds are then counted over the larger
+    number of runs at RTTs spaced by ``rel_tol`` across that bracket, and the answer is
+    :func:`odds_crossing` of the odds at every RTT tried, weighted by their runs: an isotonic
+    fit that passes over a coin which came up the wrong way (a bisection on majority verdicts
+    would follow it), interpolated where the odds pass one half. Where that crossing falls
+    outside the RTTs counted with the larger number of runs, up to four more are counted
+    beyond them, one step at a time. Near a gradual boundary that is the crossing the
+    validation compares with the packets' (`qcnmodel validate`).
     """
     from qcnmodel import config
 
     lo, hi = config.defaults["analysis.trajectory_rtt_search"]
-    lo, hi = lo if rtt_min is None else rtt_min, hi if rtt_max is None else rtt_max
-    return first_unstable_rtt(lambda r: bool(model.replace(rtt=r).trajectory_unstable()),
-                              float(lo), float(hi), rel_tol)  # fmt: skip
+    lo, hi = float(lo if rtt_min is None else rtt_min), float(hi if rtt_max is None else rtt_max)
+    if not (0 < lo < hi < math.inf):
+        raise ValueError(f"rtt_min, rtt_max: need 0 < rtt_min < rtt_max < inf s, got "
+                         f"{lo!r}, {hi!r}")  # fmt: skip
+    tol = config.defaults["analysis.trajectory_rel_tol"] if rel_tol is None else rel_tol
+    if not (0 < tol < 1):
+        raise ValueError(f"rel_tol: need a value in (0, 1), got {tol!r}")
+    n_seeds = config.defaults["analysis.trajectory_seeds"] if seeds is None else seeds
+    key = _memo_key(model, lo, hi, tol, start, n_seeds)
+    if key is not None and key in _MEMO:
+        return _MEMO[key]
+    out = _search(model, lo, hi, tol, start, n_seeds)
+    if key is not None:
+        if len(_MEMO) >= 256:
+            _MEMO.pop(next(iter(_MEMO)))
+        _MEMO[key] = out
+    return out
+
+
+#: trajectory critical RTTs found in this process, by model (at a fixed RTT) and search
+_MEMO: dict = {}
+
+
+def _memo_key(model, *search):
+    """The key of a search in :data:`_MEMO`: the model with its RTT set aside (the search
+    replaces it), the search's settings and the verdict runs' settings; None when the model
+    cannot be hashed (then nothing is kept)."""
+    from qcnmodel import config
+
+    try:
+        key = (model.replace(rtt=1.0), *search, repr(config.defaults["models.verdict_run"]))
+        hash(key)
+    except (TypeError, ValueError, AttributeError):
+        return None
+    return key
+
+
+def _search(model, lo: float, hi: float, tol: float, start, n_seeds) -> float:
+    """:func:`trajectory_critical_rtt` once its settings are checked (no memo)."""
+    odds: dict[float, tuple[int, int]] = {}  # rtt -> (unstable runs, runs)
+
+    def ask(rtt: float, runs: int, every: bool = False) -> None:
+        at = model.replace(rtt=rtt)
+        if hasattr(at, "trajectory_odds"):
+            odds[rtt] = at.trajectory_odds(runs, None if every else 5)
+        else:
+            odds[rtt] = (int(bool(at.trajectory_unstable())), 1)
+
+    def unstable(rtt: float) -> bool:
+        rtt = min(max(rtt, lo), hi)
+        if rtt not in odds:
+            ask(rtt, n_seeds[0])
+        k, n = odds[rtt]
+        return 2 * k > n
+
+    first = _start(model, lo, hi) if start is None else min(max(float(start), lo), hi)
+    if first > lo and unstable(lo) and unstable(lo * 1.5):
+        return math.nan  # unstable from the interval's start (e.g. a cycle at any RTT)
+    turn = _bracket(unstable, first, lo, hi, 1.5)
+    if turn is None or not np.isfinite(turn[0]):
+        return math.inf if turn is None else math.nan
+    a, b = turn
+    step = 1.0 + tol
+    points = int(math.ceil(math.log(b / a) / math.log(step) - 1e-9)) + 1
+    grid = np.geomspace(a, b, max(points, 2)).tolist()  # the bracket, every run counted
+    for _ in range(_EXTEND + 1):
+        for rtt in grid:
+            if rtt not in odds or odds[rtt][1] < n_seeds[1]:
+                ask(rtt, n_seeds[1], every=True)
+        cross = _crossing(odds)
+        # the crossing outside the counted RTTs (the ladder's 9-run rungs placed the bracket
+        # on a gradual rise): count one step further on that side
+        if cross < grid[0] and grid[0] / step >= lo:
+            grid = [grid[0] / step]
+        elif cross > grid[-1] and grid[-1] * step <= hi:
+            grid = [grid[-1] * step]
+        else:
+            break
+    return cross if 0.0 < cross < math.inf else math.sqrt(a * b)
+
+
+#: how many steps beyond its bracket a trajectory search counts the odds, at most
+_EXTEND = 4
+
+
+def _crossing(odds: dict) -> float:
+    """:func:`odds_crossing` of the counts ``rtt -> (unstable, runs)``, weighted by runs."""
+    r = np.array(sorted(odds))
+    k, n = np.array([odds[x] for x in r], float).T
+    return odds_crossing(k / n, r, weights=n)
+
+
+def _start(model, lo: float, hi: float) -> float:
+    """The first RTT a trajectory search tries: the linearised critical RTT, if the model has
+    a loop whose critical RTT lies in ``(lo, hi)``, else the configured start."""
+    from qcnmodel import config
+
+    guess = math.nan
+    if hasattr(model, "loop"):
+        from qcnmodel.analysis.margins import critical_delay, extra_delay
+
+        try:
+            offset = extra_delay(model)
+            if offset is not None:
+                guess = float(critical_delay(model.loop())) - offset
+        except (ValueError, ArithmeticError):
+            guess = math.nan
+    if not lo < guess < hi:
+        guess = float(config.defaults["analysis.trajectory_rtt_start"])
+    return min(max(guess, lo), hi)
+
+
+def _bracket(unstable, start: float, lo: float, hi: float, ladder: float):
+    """``(stable RTT, confirmed unstable RTT)`` one ladder rung apart around the turn;
+    None when stable up to ``hi``; ``(nan, nan)`` when unstable (and confirmed) at ``lo``."""
+
+    def confirmed(r: float) -> bool:  # unstable here and on the next rung up
+        return unstable(r) and (r >= hi or unstable(min(r * ladder, hi)))
+
+    r = start
+    if confirmed(r):
+        while r > lo:
+            below = max(r / ladder, lo)
+            if not unstable(below):
+                return below, r
+            r = below
+        return math.nan, math.nan
+    while r < hi:  # r is stable, or unstable alone (a coin): climb from the rung above it
+        up = min(r * ladder, hi)
+        if unstable(r):
+            r = up
+            continue
+        if confirmed(up):
+            return r, up
+        r = up
+    return None
 
 
 def unstable_fraction(model, rtts, seeds: int | None = None, progress: bool = False):
@@ -233,7 +409,7 @@ def unstable_fraction(model, rtts, seeds: int | None = None, progress: bool = Fa
                         attrs={"seeds": n, "long_name": "runs unstable (fraction)"})  # fmt: skip
 
 
-def odds_crossing(odds, rtts=None, full: bool = False):
+def odds_crossing(odds, rtts=None, full: bool = False, weights=None):
     """The RTT at which a model's odds of an unstable run pass one half.
 
     The odds counted at each RTT are noisy (binomial); they are fitted by the closest
@@ -251,6 +427,9 @@ def odds_crossing(odds, rtts=None, full: bool = False):
         order.
     full : bool
         Also return the bracket: the RTTs on either side of the crossing.
+    weights : array_like, optional
+        The isotonic fit's weight of each RTT's odds, e.g. the runs counted there (default
+        equal), each finite and > 0.
 
     Returns
     -------
@@ -283,8 +462,14 @@ def odds_crossing(odds, rtts=None, full: bool = False):
         raise ValueError(f"rtts: need distinct RTTs, each finite and > 0 s, got {r.tolist()!r}")
     if not np.all((f >= 0) & (f <= 1)):
         raise ValueError(f"odds: need fractions in [0, 1], got {f.tolist()!r}")
+    if weights is None:
+        wts = np.ones(r.size)
+    else:
+        wts = np.asarray(weights, float)
+        if wts.shape != r.shape or not np.all(np.isfinite(wts) & (wts > 0)):
+            raise ValueError(f"weights: need one finite weight > 0 per RTT, got {weights!r}")
     order = np.argsort(r)
-    r, f = r[order], isotonic_regression(f[order]).x
+    r, f = r[order], isotonic_regression(f[order], weights=wts[order]).x
     above = np.flatnonzero(f > 0.5)
     if above.size == 0:
         out = (math.inf, float(r[-1]), math.inf)

@@ -33,14 +33,12 @@ Conventions
   closed-loop roots cross the imaginary axis only at ``tau_ik = (PM0_i mod 360 + 360 k)/w_i``,
   two at a time, moving into the right half plane iff ``|G|`` decreases through 1 at
   ``w_i``; starting from the delay-free closed loop this gives the number of unstable roots
-  at every ``tau``. The tests check the two against each other.
-
+  at every ``tau`` (the tests check the two against each other).
 ``G`` must be strictly proper when the delay is positive (otherwise the closed loop is of
 neutral type and the tail of the contour is not bounded). :func:`critical_delay` is the loop
 delay at which PM reaches 0; :func:`critical_rtt` is the one home of a loop model's critical
 RTT: that delay minus the model's extra loop delay (:func:`extra_delay`), a search when the
-RTT enters ``G``, or the model's trajectories where it declares no linearisation applies.
-"""
+RTT enters ``G``, or the model's trajectories where it declares them its boundary method."""
 
 from __future__ import annotations
 
@@ -54,13 +52,21 @@ from scipy.optimize import brentq
 from qcnmodel import config
 from qcnmodel.analysis._rational import Rational
 
-__all__ = ["Margins", "NyquistCount", "margins", "margins_over_delay", "nyquist_count",
-           "nyquist_contour", "critical_delay", "critical_rtt", "extra_delay",
-           "rtt_offset"]  # fmt: skip
+__all__ = [
+    "Margins",
+    "NyquistCount",
+    "margins",
+    "margins_over_delay",
+    "nyquist_count",
+    "nyquist_contour",
+    "critical_delay",
+    "critical_rtt",
+    "extra_delay",
+    "rtt_offset",
+]
 
 _TWO_PI = 2.0 * np.pi
-# Newton steps (bisection when a step leaves the bracket); quadratic convergence from
-# a 5 % bracket reaches machine precision in ~5 steps
+# Newton steps (bisection outside the bracket): from a 5 % bracket ~5 reach machine precision
 _NEWTON_ITER = 10
 
 
@@ -478,8 +484,7 @@ def rtt_offset(model, rtt_a: float = 1e-6, rtt_b: float = 1e-3) -> float | None:
     Returns
     -------
     float or None
-        The offset, or ``None`` when the rational part or the delay law
-        depends on the RTT in another way (then no fast path).
+        The offset, or ``None`` when the RTT enters the rational part (no fast path).
     """
     la = model.replace(rtt=rtt_a).loop()
     lb = model.replace(rtt=rtt_b).loop()
@@ -520,6 +525,7 @@ def critical_rtt(
     rtol: float = 1e-10,
     *,
     loop=None,
+    method: str = "model",
 ) -> float:
     """Largest RTT (s) with a positive phase margin.
 
@@ -535,6 +541,8 @@ def critical_rtt(
         Tolerances passed to :func:`scipy.optimize.brentq` on that path.
     loop : DelayedLoop, optional
         ``model.loop()`` if the caller already has it.
+    method : {"model", "linearisation"}
+        The model's own ``boundary_method``, or its phase margin even where it has another.
 
     Returns
     -------
@@ -545,8 +553,8 @@ def critical_rtt(
 
     Notes
     -----
-    A model with ``boundary_method = "trajectories"`` (one QCN flow) is judged by its own
-    trajectories (:func:`~qcnmodel.analysis.boundary.trajectory_critical_rtt`).
+    A model with ``boundary_method = "trajectories"`` (the congested packet-fidelity QCN
+    model) is judged by its trajectories (:func:`~.boundary.trajectory_critical_rtt`).
     When the model's rational part does not depend on the RTT (:func:`extra_delay` is not
     None), the phase margin falls linearly with the delay and the answer is exact:
     :func:`~qcnmodel.analysis.margins.critical_delay` minus the extra loop delay. Otherwise
@@ -558,7 +566,9 @@ def critical_rtt(
         return critical_delay(model)
     from qcnmodel.analysis.boundary import judged_by_trajectories, trajectory_critical_rtt
 
-    if judged_by_trajectories(model):
+    if method not in ("model", "linearisation"):
+        raise ValueError(f"method: 'model' or 'linearisation', got {method!r}")
+    if method == "model" and judged_by_trajectories(model):
         return trajectory_critical_rtt(model, rtt_min, rtt_max)
     if hasattr(model, "replace") and hasattr(model, "loop"):
         offset = extra_delay(model)

@@ -141,6 +141,7 @@ def stability_map(
     y: str = "n_flows",
     y_values=None,
     progress: bool = False,
+    method: str = "model",
 ) -> xr.Dataset:
     """Margins over a grid of two model parameters.
 
@@ -156,6 +157,10 @@ def stability_map(
         RTT 1 us .. 1 ms (100 log-spaced), and ``analysis.map_max_flows``, N = 1 .. 100.
     progress : bool
         Print one line per row to stderr.
+    method : {"model", "linearisation"}
+        How ``stable`` and ``critical_rtt`` are judged: the model's own boundary method
+        (default; for the congested packet-fidelity QCN model its trajectories, one critical
+        RTT per row of an RTT axis, seconds each), or the linearised loop throughout.
 
     Returns
     -------
@@ -207,35 +212,42 @@ def stability_map(
         crit = ds["delay_margin_s"] + ds[x]  # PM is linear in the delay on the fast path
         ds["critical_rtt"] = (y, crit.isel({x: 0}).values, {"units": "s"})
         if offset is None:  # generic: solve per row
-            ds["critical_rtt"] = critical_rtt_curve(model, y, ys)
-    _judge_by_trajectories(model, ds, x, y)
+            ds["critical_rtt"] = critical_rtt_curve(model, y, ys, method="linearisation")
+    if method not in ("model", "linearisation"):
+        raise ValueError(f"method: 'model' or 'linearisation', got {method!r}")
+    if method == "model":
+        _judge_by_trajectories(model, ds, x, y)
     return ds
 
 
 def _judge_by_trajectories(model, ds: xr.Dataset, x: str, y: str) -> None:
-    """Where a grid point's model declares ``boundary_method = "trajectories"`` (one QCN flow,
-    which no linearisation predicts), ``stable`` is ``rtt < critical_rtt`` of its trajectories
-    (:func:`~qcnmodel.analysis.margins.critical_rtt`), in place; the margins stay the
-    linearised loop's. Only one-flow points are looked at."""
+    """Where a grid point's model declares ``boundary_method = "trajectories"`` (the
+    congested packet-fidelity QCN model), ``stable`` is ``rtt < critical_rtt`` of its
+    trajectories (:func:`~qcnmodel.analysis.margins.critical_rtt`, one per row or column of
+    an RTT axis; off an RTT axis, the majority verdict of its runs at the point itself), in
+    place; the margins stay the linearised loop's."""
     xs, ys = ds[x].values.tolist(), ds[y].values.tolist()
-    ii = range(len(ys)) if y != "n_flows" else [i for i, v in enumerate(ys) if v == 1]
-    jj = range(len(xs)) if x != "n_flows" else [j for j, v in enumerate(xs) if v == 1]
-    if "n_flows" not in (x, y) and getattr(model, "n_flows", None) != 1:
-        return
-    for i in ii:
-        for j in jj if x != "rtt" else [0]:
+    if y == "rtt":  # one critical RTT per column
+        x, y, xs, ys, transpose = y, x, ys, xs, True
+    else:
+        transpose = False
+    for i in range(len(ys)):
+        for j in range(len(xs)) if x != "rtt" else [0]:
             try:
                 pt = model.replace(**{y: ys[i], x: xs[j]})
             except ValueError:
                 continue
-            if not judged_by_trajectories(pt):
-                continue
-            crit = critical_rtt(pt)
+            at = (slice(None), i) if transpose else (i, slice(None))
+            valid = ds["valid"].values[at] if x == "rtt" else ds["valid"].values[i, j]
+            if not judged_by_trajectories(pt) or not np.any(valid):
+                continue  # no equilibrium there: no loop, no trajectories judged
             if x == "rtt":
-                ds["stable"].values[i, :] = judged_stable(pt, xs, None, crit)
-                ds["critical_rtt"].values[i] = crit
+                crit = critical_rtt(pt)
+                ds["stable"].values[at] = judged_stable(pt, xs, None, crit)
+                if "critical_rtt" in ds:
+                    ds["critical_rtt"].values[i] = crit
             else:
-                ds["stable"].values[i, j] = judged_stable(pt, [pt.rtt], None, crit)[0]
+                ds["stable"].values[i, j] = not pt.trajectory_unstable()
 
 
 def critical_rtt_curve(model, y: str, y_values, **kw) -> xr.DataArray:

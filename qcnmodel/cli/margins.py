@@ -202,9 +202,13 @@ def run(args) -> int:
         ("closed loop", "stable" if out["stable"] else "UNSTABLE"),
     ]
     if out.get("boundary_method") == "trajectories":
-        rows.insert(-2, ("judged by", "the model's trajectories (one flow: no linearisation "
-                                      "predicts it); critical RTT and verdict are theirs, the "
-                                      "margins above the linearised loop's"))  # fmt: skip
+        rows.insert(-2, ("judged by", "the model's trajectories (the critical RTT is where the "
+                                      "odds of an unstable run pass one half); critical RTT "
+                                      "and verdict are theirs, the margins above the "
+                                      "linearised loop's"))  # fmt: skip
+        rows.insert(
+            -1, ("linearised critical RTT", f"{out['critical_rtt_linearised_s'] * 1e6:.4g} us")
+        )
     if out["validity"]:
         for note in out["validity"]:
             rows.append(("outside validity", f"{note['finding']}: {note['where']}; "

@@ -22,7 +22,13 @@ import numpy as np
 
 from qcnmodel import config
 
-__all__ = ["MAX_VERDICT_SEEDS", "majority_unstable", "seed_verdicts", "verdict_seeds"]
+__all__ = [
+    "MAX_VERDICT_SEEDS",
+    "majority_unstable",
+    "odds_unstable",
+    "seed_verdicts",
+    "verdict_seeds",
+]
 
 MAX_VERDICT_SEEDS = 1001  #: most runs a trajectory verdict may take
 
@@ -72,3 +78,21 @@ def majority_unstable(model, seeds: int | None = None) -> bool:
         if 2 * votes > n or 2 * (runs - votes) >= n:
             break
     return 2 * votes > n
+
+
+def odds_unstable(model, seeds: int | None = None, unanimous: int | None = 5) -> tuple[int, int]:
+    """``(unstable, runs)``: how many of the runs of :func:`seed_verdicts` oscillate or
+    underflow, and how many were run.
+
+    All ``seeds`` runs are taken unless the first ``unanimous`` agree: far from a boundary
+    the odds are near 0 or 1, and five like runs in a row happen by chance one time in 16 at
+    even odds (``unanimous=None`` runs them all). Near a boundary every run counts, so the
+    odds are those of all ``seeds`` runs."""
+    n = verdict_seeds(seeds)
+    votes, runs = 0, 0
+    for verdict in seed_verdicts(model, n):
+        votes += verdict != "stable"
+        runs += 1
+        if unanimous is not None and runs == unanimous and votes in (0, runs):
+            break
+    return votes, runs

@@ -135,8 +135,9 @@ def limit_cycle(model, amplitudes=None, method: str | None = None,
     method : {"harmonic-balance", "trajectory"}, optional
         The describing-function prediction, or the model's own nonlinear trajectory.
         Default: the trajectory where the model judges its stability by its trajectories
-        (one congested flow, whose mean field the describing functions would linearise)
-        and no ``amplitudes`` are given, else the harmonic balance.
+        (a congested port: the describing functions would linearise the mean field, which
+        misses the packets' boundary at few and at tens of flows) and no ``amplitudes`` are
+        given, else the harmonic balance.
     duration : float
         Simulated time of ``method="trajectory"`` (s); the second half is measured.
 

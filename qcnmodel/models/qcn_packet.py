@@ -67,7 +67,7 @@ from qcnmodel.models._qcn_cohort import (
     integrate,
 )
 from qcnmodel.models._renewal import K_MAX, renewal_table
-from qcnmodel.models._verdict_run import majority_unstable, seed_verdicts
+from qcnmodel.models._verdict_run import majority_unstable, odds_unstable, seed_verdicts
 from qcnmodel.params import QCNParams
 from qcnmodel.units import parse_number, parse_rate, parse_size, parse_time
 
@@ -350,12 +350,12 @@ class QCNPacketModel(LoopModel):
 
     @property
     def boundary_method(self) -> str:
-        """How this model's stability boundary is found: ``"linearisation"`` (the mean field's
-        phase margin) or, for one flow, ``"trajectories"``: one flow is no population (module
-        docstring), so :func:`~qcnmodel.analysis.margins.critical_rtt` answers with the RTT
-        at which :meth:`trajectory_unstable` turns. Without congestion (:attr:`congested`)
-        the loop is open and its linearisation (zero gain) is exact."""
-        return "trajectories" if self.n_flows == 1 and self.congested else "linearisation"
+        """How this model's stability boundary is found: ``"trajectories"`` when congested
+        (module docstring, "Validity"): :func:`~qcnmodel.analysis.margins.critical_rtt`
+        answers with the RTT at which the odds of :meth:`trajectory_unstable`'s runs pass one
+        half. Without congestion (:attr:`congested`) the loop is open and its linearisation
+        (zero gain) is exact: ``"linearisation"``."""
+        return "trajectories" if self.congested else "linearisation"
 
     def trajectory_unstable(self, seeds: int | None = None) -> bool:
         """The trajectories' verdict at this operating point: a majority of ``seeds`` runs
@@ -364,6 +364,14 @@ class QCNPacketModel(LoopModel):
         :func:`qcnmodel.analysis.timeseries.oscillation`, the detector the validation applies
         to model and packet traces alike (:mod:`._verdict_run`)."""
         return majority_unstable(self, seeds)
+
+    def trajectory_odds(self, seeds: int | None = None, unanimous: int | None = 5
+                        ) -> tuple[int, int]:  # fmt: skip
+        """``(unstable, runs)`` of the runs of :meth:`trajectory_unstable`, every one run
+        unless the first ``unanimous`` agree (:func:`._verdict_run.odds_unstable`; None runs
+        them all): the odds that a boundary search
+        (:func:`~qcnmodel.analysis.boundary.trajectory_critical_rtt`) fits."""
+        return odds_unstable(self, seeds, unanimous)
 
     def trajectory_verdicts(self, seeds: int | None = None) -> tuple[str, ...]:
         """The detector's class of each run of :meth:`trajectory_unstable` (seeds 0, 1, ...

@@ -19,7 +19,7 @@ from qcnmodel.models import identify
 __all__ = ["critical_rtt", "summary"]
 
 
-def summary(model, loop=None, fixed_point: bool = True) -> dict:
+def summary(model, loop=None, fixed_point: bool = True, method: str = "model") -> dict:
     """Margins, critical RTT and (optionally) fixed point of ``model`` as a plain dict.
 
     Parameters
@@ -32,6 +32,9 @@ def summary(model, loop=None, fixed_point: bool = True) -> dict:
         ``model.loop()`` if the caller already has it.
     fixed_point : bool
         Include ``model.fixed_point()`` (numbers as floats).
+    method : {"model", "linearisation"}
+        How ``critical_rtt_s`` and ``stable`` are found: the model's own boundary method, or
+        the linearised loop's phase margin throughout.
 
     Returns
     -------
@@ -40,9 +43,9 @@ def summary(model, loop=None, fixed_point: bool = True) -> dict:
         ``n_flows``, ``phase_margin_deg``, ``gain_margin_db``, ``delay_margin_s``,
         ``crossover_rad_s``, ``phase_crossover_rad_s``, ``critical_rtt_s``, ``stable``,
         ``boundary_method`` and ``fixed_point``. With ``boundary_method = "trajectories"``
-        (one QCN flow, which no linearisation predicts) ``critical_rtt_s`` comes from the
-        model's trajectories and ``stable`` means ``rtt_s < critical_rtt_s``; the margins
-        remain those of the linearised loop.
+        (the congested packet-fidelity QCN model) ``critical_rtt_s`` comes from the model's
+        trajectories and ``stable`` means ``rtt_s < critical_rtt_s``; the margins remain
+        those of the linearised loop, whose critical RTT is ``critical_rtt_linearised_s``.
     """
     if not (hasattr(model, "loop") and hasattr(model, "replace")):
         raise ValueError(f"model: must be a loop model (with loop() and replace()), got "
@@ -62,11 +65,16 @@ def summary(model, loop=None, fixed_point: bool = True) -> dict:
         "delay_margin_s": float(m.delay_margin_s),
         "crossover_rad_s": float(m.crossover_rad_s),
         "phase_crossover_rad_s": float(m.phase_crossover_rad_s),
-        "critical_rtt_s": float(critical_rtt(model, loop=loop)),
+        "critical_rtt_s": float(critical_rtt(model, loop=loop, method=method)),
         "stable": bool(m.stable),
-        "boundary_method": boundary_method(model),
+        "boundary_method": boundary_method(model) if method == "model" else method,
     }
-    out["stable"] = bool(judged_stable(model, [model.rtt], [m.stable], out["critical_rtt_s"])[0])
+    if method == "model" and out["boundary_method"] != "linearisation":
+        out["stable"] = bool(judged_stable(model, [model.rtt], [m.stable],
+                                           out["critical_rtt_s"])[0])  # fmt: skip
+        out["critical_rtt_linearised_s"] = float(
+            critical_rtt(model, loop=loop, method="linearisation")
+        )
     if fixed_point:
         out["fixed_point"] = {k: _num(v) for k, v in model.fixed_point().items()}
     return out

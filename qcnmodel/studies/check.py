@@ -189,6 +189,8 @@ def check_params(
     confirm: bool = False,
     confirm_duration: float | None = None,
     confirm_jobs: int | None = None,
+    boundary: str = "model",
+    jobs: int | None = None,
 ) -> CheckResult:
     """Worst-case margins, critical RTT per N, verdict, the fix and the headline.
 
@@ -219,12 +221,23 @@ def check_params(
     confirm_jobs : int, optional
         Processes for the packet runs (default the cores actually free, -1 the same; at
         most the number of points); the results do not depend on it.
+    boundary : {"model", "linearisation"}
+        How each N's critical RTT and stability are found: the model's own boundary method
+        (the packet-fidelity model's trajectories wherever the port is congested, whose odds
+        of an unstable run pass one half at the critical RTT), or the linearised phase
+        margin throughout.
+    jobs : int, optional
+        Processes for the critical RTTs found from trajectories
+        (:func:`qcnmodel.studies.boundaries.critical_rtts`; default the cores this process
+        may use); the results do not depend on it.
 
     Returns
     -------
     CheckResult
     """
     ranges = ranges or CheckRanges()
+    if boundary not in ("model", "linearisation"):
+        raise ValueError(f"boundary: 'model' or 'linearisation', got {boundary!r}")
     fallback = ""
     try:
         base = _model(params, model, variant)
@@ -248,14 +261,15 @@ def check_params(
         bg = compile_in_background(sim_family(params))
     try:
         return _check(params, ranges, model, variant, base, fallback, recommend, confirm,
-                      confirm_duration, confirm_jobs, progress, shown, bg)  # fmt: skip
+                      confirm_duration, confirm_jobs, progress, shown, bg,
+                      boundary == "model", jobs)  # fmt: skip
     finally:
         if bg is not None:
             bg.close()
 
 
 def _check(params, ranges, model, variant, base, fallback, recommend, confirm,
-           confirm_duration, confirm_jobs, progress, shown, bg):  # fmt: skip
+           confirm_duration, confirm_jobs, progress, shown, bg, by_trajectories, jobs):  # fmt: skip
     """:func:`check_params` after the model is chosen; ``bg`` compiles the simulator."""
     from qcnmodel.analysis.boundary import judged_by_trajectories, judged_stable
     from qcnmodel.analysis.margins import critical_rtt, extra_delay, margins_over_delay
@@ -267,33 +281,41 @@ def _check(params, ranges, model, variant, base, fallback, recommend, confirm,
     name, var, label = model_label(base)
     taus = ranges.rtt_grid()
     worst_gm, worst_dm = np.inf, np.inf
-    table: dict[int, tuple] = {}
+    lin: dict[int, tuple] = {}
     crit: dict[int, float] = {}
-    judged: list[int] = []  # flow counts judged by the model's trajectories
-    for n in ranges.flow_grid():
-        model_n = base.replace(n_flows=int(n))
+    models = {int(n): base.replace(n_flows=int(n)) for n in ranges.flow_grid()}
+    for n, model_n in models.items():
         try:
             loop = model_n.loop()
             m = margins_over_delay(loop, taus + extra_delay(model_n))  # the RTTs' loop delays
         except ValueError as exc:  # e.g. no equilibrium at this N: say where, and with what
             also = "" if ranges.capacity is None else ", check the port's rate (rate)"
-            raise ValueError(f"flows: the model cannot be analysed at N = {int(n)} ({exc}); "
+            raise ValueError(f"flows: the model cannot be analysed at N = {n} ({exc}); "
                              f"narrow the flow range{also} or revise "
                              f"{_suspects(model_n.params)}") from None  # fmt: skip
-        crit[int(n)] = float(critical_rtt(model_n, loop=loop))
-        stable = judged_stable(model_n, taus, m.stable, crit[int(n)])
-        if judged_by_trajectories(model_n):
-            judged.append(int(n))
-        table[int(n)] = (np.asarray(m.phase_margin_deg, float), stable)
+        lin[n] = (np.asarray(m.phase_margin_deg, float), m.stable)
+        if not (by_trajectories and judged_by_trajectories(model_n)):
+            crit[n] = float(critical_rtt(model_n, loop=loop, method="linearisation"))
         worst_gm = min(worst_gm, float(np.min(m.gain_margin_db)))
         worst_dm = min(worst_dm, float(np.min(m.delay_margin_s)))
         if progress is not None:
             progress.update(1)
-    verdict, worst_pm, n_w, k_w = _verdict_of(table, ranges.pm_threshold, judged)
+    judged = [n for n in models if n not in crit]  # flow counts judged by the trajectories
+    if judged:
+        from qcnmodel.studies.boundaries import critical_rtts
+
+        crit.update(zip(judged, critical_rtts([models[n] for n in judged], jobs=jobs)))
+        crit = {n: crit[n] for n in models}
+    table = {n: (pm, judged_stable(models[n], taus, st, crit[n]) if n in judged
+                 else np.asarray(st, bool)) for n, (pm, st) in lin.items()}  # fmt: skip
+    verdict, worst_pm, n_w, k_w = _verdict_of(table, ranges.pm_threshold, judged, crit, taus)
     search = {"searched": {}, "fixes": []}
     if recommend and verdict != "stable":
-        search = search_fix(params, lambda p: base.replace(params=p), ranges, table,
+        search = search_fix(params, lambda p: base.replace(params=p), ranges,
+                            {n: lin[n][0:1] + (np.asarray(lin[n][1], bool),) for n in lin},
                             progress=progress)  # fmt: skip
+        if judged and search["fixes"]:  # the headline's fix, put to the trajectories
+            search["fixes"][0] = _put_to_trajectories(search["fixes"][0], base, judged, ranges)
     result = CheckResult(
         verdict=verdict,
         pm_threshold_deg=float(ranges.pm_threshold),
@@ -306,7 +328,7 @@ def _check(params, ranges, model, variant, base, fallback, recommend, confirm,
         model=name,
         model_variant=var,
         model_label=label,
-        notes=inactive_fields(params) + [trajectory_note(n, crit[n]) for n in judged],
+        notes=inactive_fields(params) + ([trajectory_note(judged)] if judged else []),
         judged_flows=tuple(judged),
         searched=search["searched"],
         fallback=fallback,
@@ -324,6 +346,20 @@ def _check(params, ranges, model, variant, base, fallback, recommend, confirm,
         result = dataclasses.replace(result, confirmation=drop_traces(conf),
                                      confirmation_traces=conf)  # fmt: skip
     return result
+
+
+def _put_to_trajectories(fix: dict, base, judged, ranges: CheckRanges) -> dict:
+    """``fix`` with ``trajectories_unstable_n``: the flow counts judged by the model's
+    trajectories at which most of their runs at the largest RTT checked still oscillate
+    with the fix applied (empty: none; stability below a boundary that is crossed once, as
+    the RTT grows, needs only the largest RTT)."""
+    fixed = base.replace(params=base.params.replace(**{fix["field"]: fix["value"]}))
+    bad = []
+    for n in judged:
+        k, runs = fixed.replace(n_flows=int(n), rtt=float(ranges.rtt[1])).trajectory_odds()
+        if 2 * k > runs:
+            bad.append(int(n))
+    return {**fix, "trajectories_unstable_n": bad}
 
 
 def _suspects(p: QCNParams, limit: int = 4) -> str:

@@ -33,18 +33,22 @@ def render(result, ranges, file: str, figure=None) -> str:
         "(-180, 180], stability from the Nyquist count)",
         f"worst gain margin   {r.worst_gain_margin_db:9.2f} dB",
         f"worst delay margin  {r.worst_delay_margin_s * 1e6:9.4g} us",
-        "critical RTT per N (largest RTT with a positive phase margin; negative: unstable "
-        "at any RTT):",
+        "critical RTT per N (largest RTT with a positive phase margin, or [t] where the odds "
+        "of an unstable run of the model's trajectories pass one half; negative or nan: "
+        "unstable at any RTT):",
     ]
+    judged = set(r.judged_flows)
     for n, c in r.critical_rtt_s.items():
-        lines.append(f"  N={n:<5d} {c * 1e6:10.4g} us")
-    lines.append(
-        f"verdict: {r.verdict.upper()} "
-        f"(stable needs every point stable with PM >= {r.pm_threshold_deg:g} deg)"
-    )
+        lines.append(f"  N={n:<5d} {c * 1e6:10.4g} us" + (" [t]" if n in judged else ""))
+    need = f"stable with PM >= {r.pm_threshold_deg:g} deg"
+    if judged:
+        need = ("below its critical RTT" if len(judged) == len(r.critical_rtt_s)
+                else f"{need}, or at [t] below its critical RTT")  # fmt: skip
+    lines.append(f"verdict: {r.verdict.upper()} (stable needs every point {need})")
     lines += validity_lines(r.validity)
     if r.recommendations:
-        lines.append("changes that make it stable (one [qcn] field each, grid recomputed):")
+        lines.append("changes that make the linearised loop stable (one [qcn] field each, "
+                     "grid recomputed):")  # fmt: skip
         for f in r.recommendations:
             lines.append(
                 f"  {f['field']} = {f['value']:.4g} (now {f['current']:.4g}): worst phase margin "

@@ -133,9 +133,9 @@ def _compile_sim(family: str) -> None:  # in the forked process
     import signal
 
     signal.signal(signal.SIGINT, signal.SIG_IGN)  # the parent stops it (Background.close)
-    from qcnmodel.sim.kernel import loop
+    from qcnmodel.sim.engines import warm_kernel
 
-    loop.warm_up(family)
+    warm_kernel(family)
 
 
 class Background:
@@ -153,10 +153,10 @@ class Background:
     def wait(self) -> None:
         """Wait for the compilation, then load the kernel here from the cache (if the process
         failed, this process compiles it)."""
-        from qcnmodel.sim.kernel import loop
+        from qcnmodel.sim.engines import warm_kernel
 
         self.proc.join()
-        loop.warm_up(self.family)
+        warm_kernel(self.family)
 
     def close(self) -> None:
         """Stop the process if it still runs (an error or Ctrl-C in the parent)."""

@@ -140,7 +140,7 @@ def confirm_points(result, ranges, model, duration: float = DEFAULT_DURATION,
             **_predict(model, n, rtt, memo, crit.get(int(n)))}
            for n, rtt, role in points]  # fmt: skip
     if why is not None and not out[-1]["stable"]:
-        best = _largest_margin(model, ranges)
+        best = _largest_margin(model, ranges, crit)
         if best is not None:
             n, rtt = best
             out.append({"n_flows": n, "rtt_s": rtt,
@@ -153,12 +153,14 @@ def confirm_points(result, ranges, model, duration: float = DEFAULT_DURATION,
     return out
 
 
-def _largest_margin(model, ranges) -> tuple[int, float] | None:
-    """The grid point with the largest phase margin among the stable ones, or None."""
+def _largest_margin(model, ranges, critical=None) -> tuple[int, float] | None:
+    """The grid point with the largest phase margin among the stable ones, or None
+    (``critical``: N -> the check's critical RTT, for the flow counts judged by the model's
+    trajectories)."""
     from qcnmodel.studies.verdict import scan
 
     best = None
-    for n, (pm, st) in scan(model, ranges).items():
+    for n, (pm, st) in scan(model, ranges, critical=critical).items():
         key = np.where(st & np.isfinite(pm), pm, -np.inf)
         k = int(np.argmax(key))
         if np.isfinite(key[k]) and (best is None or key[k] > best[0]):
@@ -275,9 +277,9 @@ def classify(q, dt: float, qeq: float) -> dict:
 
 
 def _warm_simulator(**_) -> None:
-    from qcnmodel.sim.kernel import loop
+    from qcnmodel.sim.engines import warm_kernel
 
-    loop.warm_up()
+    warm_kernel("qcn")
 
 
 simulate_point.warm_up = _warm_simulator
@@ -401,11 +403,11 @@ def check_duration(duration) -> float:
 
 def _announce_compile(progress: bool) -> None:
     """Compile the simulator up front, saying so on stderr (tens of seconds, once)."""
-    from qcnmodel.sim.kernel import loop
+    from qcnmodel.sim.engines import warm_kernel
     from qcnmodel.studies.compiling import announce_compile
 
     announce_compile("sim", progress)
-    loop.warm_up()
+    warm_kernel("qcn")
 
 
 def plot_confirmation(confirmation: dict, qeq: float, path):

@@ -139,7 +139,8 @@ def _grid_block(cfg: ReportConfig, w: float, ps: float, base=None) -> xr.Dataset
 
     base = _grid_base(cfg) if base is None else base
     ds = stability_map(base.replace(w=float(w), ps=float(ps)), x="rtt", x_values=cfg.rtts,
-                       y="n_flows", y_values=np.asarray(cfg.flows))  # fmt: skip
+                       y="n_flows", y_values=np.asarray(cfg.flows),
+                       method="linearisation")  # fmt: skip
     return ds[_GRID_VARS].expand_dims(ps=[float(ps)])
 
 
@@ -193,7 +194,8 @@ def _point_rows(cfg: ReportConfig) -> list:
             for name, key in ((_qcn_name(cfg), "qcn"), ("FOPDT", "fopdt")):
                 var = cfg.variant if key == "qcn" else None
                 s = summary(build_model(key, cfg.params, var, rtt=rtt, n_flows=N,
-                                        capacity=cfg.capacity), fixed_point=False)  # fmt: skip
+                                        capacity=cfg.capacity), fixed_point=False,
+                            method=_method(cfg))  # fmt: skip
                 rows.append(
                     [name, N, f"{rtt * 1e6:g}", s["phase_margin_deg"], s["gain_margin_db"],
                      s["delay_margin_s"] * 1e6, s["critical_rtt_s"] * 1e6,
@@ -202,15 +204,19 @@ def _point_rows(cfg: ReportConfig) -> list:
     return rows
 
 
+def _method(cfg: ReportConfig) -> str:
+    """How the verdict and the points judge the model: its own boundary method when its
+    trajectories run, else the linearisation (not compiled yet, ``trajectories="auto"``)."""
+    return "model" if cfg.trajectories else "linearisation"
+
+
 def _qcn_name(cfg: ReportConfig) -> str:
     return "published-equations" if cfg.variant == "paper" else "QCN packet-fidelity"
 
 
 def _sampling_lag(params: QCNParams, ps: float, capacity: float) -> float:
-    """The IBM Zurich deck's lag T = 1/(Ps n lambda): the mean time between samples at the CP (s).
-
-    At equilibrium the aggregate arrival rate n*lambda equals the CP capacity in frames/s.
-    """
+    """The IBM Zurich deck's lag T = 1/(Ps n lambda): the mean time between samples at the CP
+    (s); at equilibrium the arrival rate n*lambda is the CP capacity in frames/s."""
     return 1.0 / (ps * capacity / (8.0 * params.frame_size))
 
 
@@ -292,7 +298,7 @@ def _write(out: Path, cfg: ReportConfig, tasks, bg, progress: bool, t0: float,
     from tqdm.auto import tqdm
 
     from qcnmodel.document import Document
-    from qcnmodel.studies import report_figures
+    from qcnmodel.studies import report_figures, report_packet, report_tasks
     from qcnmodel.studies.check import check_params, check_steps
 
     figdir = out / "figures"
@@ -303,11 +309,13 @@ def _write(out: Path, cfg: ReportConfig, tasks, bg, progress: bool, t0: float,
 
     doc = Document(f"QCN stability report: {cfg.preset} parameters")
     verdict = check_params(cfg.params, ranges, recommend=cfg.recommend, progress=bar,
-                           variant=cfg.variant)  # fmt: skip
+                           variant=cfg.variant, boundary=_method(cfg), jobs=cfg.jobs)  # fmt: skip
     if verdict.fallback:  # outside the packet-fidelity model's domain: the paper's, as said
         cfg = dataclasses.replace(cfg, variant=verdict.model_variant)
     done = tasks.collect(cfg)  # what the workers computed meanwhile (or this process now)
-    _headline(doc, verdict)  # 0. the verdict, first
+    _headline(doc, verdict)  # 0. the verdict, first (the linearised loop's, say so)
+    if "trajectories" in deferred and report_tasks._packet_fidelity(cfg):
+        report_packet.add_linearised_verdict(doc, command)
     _validity_section(doc, verdict, cfg.packet)
     _intro(doc, cfg, verdict)
     _points_section(doc, cfg, done.get(("points", None)))  # 1. representative points
@@ -316,7 +324,7 @@ def _write(out: Path, cfg: ReportConfig, tasks, bg, progress: bool, t0: float,
     grid = compute_margins_grid(cfg, progress=bar, blocks=blocks)  # 2. the full grid
     grid_path = out / "margins.nc"
     grid.to_netcdf(grid_path, engine="h5netcdf")
-    _critical_section(doc, cfg, grid)
+    _critical_section(doc, cfg, grid, verdict)
     _worst_case_section(doc, cfg, grid)  # 3. worst case and the IBM deck's claim
     _claim_section(doc, cfg, grid)
     bar.update(1)
@@ -332,8 +340,6 @@ def _write(out: Path, cfg: ReportConfig, tasks, bg, progress: bool, t0: float,
         report_figures.add_not_drawn(doc, command)
     bar.update(1)
     if cfg.packet:
-        from qcnmodel.studies import report_packet
-
         if bg is not None:
             bg.wait()  # the simulator compiled meanwhile: load it from the cache
         doc.heading("Packet-level confirmation")
@@ -341,8 +347,6 @@ def _write(out: Path, cfg: ReportConfig, tasks, bg, progress: bool, t0: float,
         figs += _confirm_section(doc, cfg, verdict, ranges, figdir)
         figs += report_packet.add_section(doc, cfg, figdir, bar)
     elif "sim" in deferred:
-        from qcnmodel.studies import report_packet
-
         report_packet.add_deferred(doc, command)
     doc.paragraph(f"Computed in {time.perf_counter() - t0:.1f} s.")
     md, page = doc.write(out, "report")
@@ -490,15 +494,28 @@ def _points_section(doc, cfg: ReportConfig, rows=None) -> None:
     )  # fmt: skip
 
 
-def _critical_section(doc, cfg: ReportConfig, grid) -> None:
+def _critical_section(doc, cfg: ReportConfig, grid, verdict=None) -> None:
+    judged = getattr(verdict, "judged_flows", ())
+    if judged:
+        doc.heading(f"Critical RTT of the QCN loop ({_qcn_name(cfg)} model, trajectories)")
+        doc.paragraph(
+            "The verdict's critical RTT per N at the file's settings: where the odds "
+            "that a run of the model's trajectories from idle oscillates or underflows "
+            "pass one half (the linearised phase margin does not decide there)."
+        )
+        doc.table(["N", "critical RTT (us)"],
+                  [[n, c * 1e6] for n, c in verdict.critical_rtt_s.items()])  # fmt: skip
     crit = grid["critical_rtt"]
-    doc.heading(f"Critical RTT of the QCN loop ({_qcn_name(cfg)} model)")
+    doc.heading(f"Critical RTT of the linearised loop ({_qcn_name(cfg)} model)")
     doc.paragraph(
         f"Largest RTT with a positive phase margin, in microseconds, over N (rows) and the "
         f"feedback weight W at Ps = {cfg.ps_values[0]:.0%} (left) and over Ps at "
         f"W = {cfg.weights[0]:g} (right). The full grid (RTT {cfg.rtt_min * 1e6:g} us .. "
         f"{cfg.rtt_max * 1e3:g} ms x N x W x Ps) is in `margins.nc`."
-    )
+        + (" These are the mean field's linearisation, the sensitivity to W and Ps at a cost "
+           "that a grid allows; the verdict's critical RTT is the trajectories' (above), and "
+           "the validity domain says where the two part." if judged else "")
+    )  # fmt: skip
     header = ["N"] + [f"W={w:g}" for w in cfg.weights] + [f"Ps={ps:.0%}" for ps in cfg.ps_values]
     crit_rows = []
     for n in cfg.flows:
@@ -507,21 +524,16 @@ def _critical_section(doc, cfg: ReportConfig, grid) -> None:
         r += [float(crit.sel(w=cfg.weights[0], ps=ps, n_flows=n)) * 1e6 for ps in cfg.ps_values]
         crit_rows.append(r)
     doc.table(header, crit_rows)
-    notes = []
-    if 1 in cfg.flows and cfg.params.line_rate > _capacity(cfg):  # one flow loads the port
-        notes.append("N = 1: the RTT at which the model's trajectories start to oscillate (one "
-                     "flow has no linearisation that predicts it)")  # fmt: skip
     if np.isnan([v for r in crit_rows for v in r[1:]]).any():
-        notes.append("n/a: the model has no equilibrium there (no feedback level holds the "
-                     "flows at their fair share, or only one below an empty queue, where "
-                     "its noisy feedback cuts the flows below C/N): no margin is "
-                     "defined")  # fmt: skip
-    if notes:
-        doc.paragraph("; ".join(notes) + ".")
+        doc.paragraph(
+            "n/a: the model has no equilibrium there (no feedback level holds the "
+            "flows at their fair share, or only one below an empty queue, where its "
+            "noisy feedback cuts the flows below C/N): no margin is defined."
+        )
 
 
 def _worst_case_section(doc, cfg: ReportConfig, grid) -> None:
-    doc.heading("Worst case over the ranges")
+    doc.heading("Worst case over the ranges (linearised loop)")
     worst_rows = []
     for w in cfg.weights:
         for ps in cfg.ps_values:

@@ -63,11 +63,12 @@ def draw_models(cfg, figdir: Path, progress: bool = False) -> list[tuple[Path, s
     fop = build_model("fopdt", cfg.params, rtt=ref["rtt"], n_flows=ref["n"],
                       capacity=cfg.capacity)  # fmt: skip
     loop = fluid.loop()  # one tabulation of the loop at the reference point, shared
-    crit = float(critical_rtt(fluid, loop=loop))
-    out = [_bode(loop, ref, figdir), _nyquist(fluid, loop, ref, crit, figdir),
+    lin = float(critical_rtt(fluid, loop=loop, method="linearisation"))  # where PM = 0
+    out = [_bode(loop, ref, figdir), _nyquist(fluid, loop, ref, lin, figdir),
            _step(loop, fop, figdir)]  # fmt: skip
     if getattr(cfg, "trajectories", True):
         announce_compile("fluid", progress)
+        crit = float(critical_rtt(fluid, loop=loop))  # the model's own boundary
         out.append(_nonlinear(fluid, ref, crit, cfg.params.qeq, figdir))
     return out
 
@@ -124,7 +125,7 @@ def _nyquist(fluid, loop, ref, crit, figdir):
                      color=ax.title.get_color())  # fmt: skip
     return (
         save(fig, figdir / "nyquist.png"),
-        f"Nyquist plots of the {_NAME['loop']} below and above the critical RTT "
+        f"Nyquist plots of the {_NAME['loop']} below and above the linearised critical RTT "
         f"({crit * 1e6:.0f} us at N = {ref['n']}); arrows show increasing frequency, the "
         "verdict and the encirclement count of -1 are in each title; the contour indents "
         "around the integrator at s = 0.",
@@ -188,8 +189,9 @@ def _nonlinear(fluid, ref, crit, qeq, figdir):
         f"Nonlinear trajectories of the {_NAME['model']} (N = {ref['n']}). "
         f"Left: after the queue is displaced by 5% of Qeq the largest deviation is {e1:.3g} B "
         f"in the first 20 ms and {l1:.3g} B after 80 ms at 0.5 x the critical RTT, against "
-        f"{e2:.3g} B and {l2:.3g} B at 1.5 x (the linear verdict, carried into the nonlinear "
-        "model, for the packet fidelity its population of cohorts). Right: the start of a "
+        f"{e2:.3g} B and {l2:.3g} B at 1.5 x (the critical RTT the verdict uses; the "
+        "displaced queue of the packet fidelity is its population of cohorts). Right: the "
+        "start of a "
         "packet run (empty queue; idle rate limiters, every flow followed, or every source at "
         "the line rate for the published equations).",
     )

@@ -177,12 +177,26 @@ def deferred_notice(left, command: str | None = None) -> str:
     what = {"sim": (f"the packet simulator (once, about {COMPILE_ESTIMATE} on 2 cores)",
                     "its packet-level confirmation"),
             "trajectories": ("the fluid model's trajectory kernels (once, about 20 s of CPU)",
-                             "the figure of the model's nonlinear trajectories")}  # fmt: skip
+                             "the model's trajectories (its verdict is the linearised loop's "
+                             "instead) and their figure")}  # fmt: skip
     parts = [what[k] for k in ("sim", "trajectories") if k in left]
     return (f"qcnmodel: not compiled yet: {' and '.join(p[0] for p in parts)}; this report "
             f"leaves out {' and '.join(p[1] for p in parts)} and says so; "
             f"`{command or CONFIRM_COMMAND}` compiles {'them' if len(parts) > 1 else 'it'} "
             "and runs everything")  # fmt: skip
+
+
+def add_linearised_verdict(doc, command: str | None = None) -> None:
+    """The note under the verdict when the model's trajectories are left out because their
+    kernels are not compiled yet: the verdict is then the linearised loop's."""
+    doc.paragraph(
+        "Note: this verdict is the linearised loop's (phase margin, exact delay). The model's "
+        "own boundary at a congested port is where the odds that a run of its trajectories "
+        "oscillates pass one half, which the validation found closer to the packets (the "
+        "validity domain below lists where the two part); their kernels are not compiled on "
+        f"this machine yet (once, about 20 s of CPU). `{command or CONFIRM_COMMAND}` compiles "
+        "them; once compiled, every report judges by them."
+    )
 
 
 def add_deferred(doc, command: str | None = None) -> None:

@@ -90,16 +90,16 @@ def inactive_fields(params: QCNParams) -> list[str]:
     return notes
 
 
-def trajectory_note(n: int, critical: float) -> str:
-    """The sentence saying that flow count ``n`` was judged by the model's trajectories."""
-    if np.isfinite(critical):
-        crit = f"{critical * 1e6:.0f} us"
-    else:
-        crit = "none up to the search's end" if critical == np.inf else "none: unstable throughout"
-    return (f"N = {n} is judged by the model's trajectories (critical RTT {crit}): one flow "
-            "sits in the quantiser's dead zone and takes discrete cuts at the sampling "
-            "instants, which no linearisation predicts; its phase margins are the "
-            "linearised loop's and do not decide its verdict")  # fmt: skip
+def trajectory_note(flows) -> str:
+    """The sentence saying which flow counts were judged by the model's trajectories."""
+    ns = ", ".join(str(n) for n in flows)
+    return (
+        f"N = {ns}: judged by the model's trajectories (the critical RTT is where the odds "
+        "that a run from idle oscillates or underflows pass one half): the mean field's "
+        "linearisation misses the packets' boundary here, where few flows take discrete "
+        "cuts at the sampling instants and the sampled queue's frame noise keeps cutting "
+        "flows; the phase margins are the linearised loop's and do not decide the verdict"
+    )
 
 
 # ------------------------------------------------------------------------- grid scans
@@ -127,9 +127,13 @@ def _pm_stable(loop, taus):
     return pm, z == 0
 
 
-def scan(model, ranges, flows=None) -> dict:
+def scan(model, ranges, flows=None, method: str = "model", critical=None) -> dict:
     """Phase margin and stability of ``model`` over the RTT grid, for each N of ``flows``
     (default the ranges' flow grid).
+
+    ``method="linearisation"`` judges every N by its linearised loop; ``"model"`` (default)
+    judges an N whose model is judged by its trajectories below its critical RTT, taken from
+    ``critical`` (N -> s) when given, else computed.
 
     Returns
     -------
@@ -137,32 +141,46 @@ def scan(model, ranges, flows=None) -> dict:
         N -> ``(pm_deg, stable)`` arrays over ``ranges.rtt_grid()``; an N whose model has
         no operating point gives ``(-inf, False)`` everywhere.
     """
-    from qcnmodel.analysis.boundary import judged_stable
+    from qcnmodel.analysis.boundary import judged_by_trajectories, judged_stable
     from qcnmodel.analysis.margins import extra_delay
 
     taus = ranges.rtt_grid()
+    critical = critical or {}
     out = {}
     for n in ranges.flow_grid() if flows is None else flows:
         try:
             m = model.replace(n_flows=int(n))
             pm, st = _pm_stable(m.loop(), taus + extra_delay(m))
-            out[int(n)] = (pm, judged_stable(m, taus, st))
+            if method == "model" and judged_by_trajectories(m):
+                st = judged_stable(m, taus, st, critical.get(int(n)))
+            out[int(n)] = (pm, np.asarray(st, bool))
         except ValueError:
             out[int(n)] = (np.full(taus.shape, -np.inf), np.zeros(taus.shape, bool))
     return out
 
 
-def _verdict_of(table: dict, threshold: float, judged=()) -> tuple[str, float, int, int]:
+def _verdict_of(table: dict, threshold: float, judged=(), critical=None,
+                taus=None) -> tuple[str, float, int, int]:  # fmt: skip
     """(verdict, worst unwrapped PM, its N, its RTT index) of a :func:`scan` table.
 
     The flow counts in ``judged`` take their stability from the model's trajectories (their
     PM is the linearised loop's, which does not decide): their points rank after the others
-    of the same stability, and the phase-margin threshold does not apply to them."""
+    of the same stability, among themselves by RTT / critical RTT when ``critical`` (N -> s)
+    and ``taus`` (the RTT grid) are given, and the phase-margin threshold does not apply to
+    them."""
     worst, where = np.inf, None
     all_stable = True
     for n, (pm, st) in table.items():
         # an unstable point is worse than any stable one
-        key = np.where(st, pm, pm - 1e6) + (5e5 if n in judged else 0.0)
+        if n in judged and critical is not None and taus is not None:
+            c = critical[n]
+            if 0 < c < np.inf:
+                ratio = np.log(c / np.asarray(taus))
+            else:  # stable throughout (inf), or unstable at every RTT (nan, <= 0)
+                ratio = np.full(len(st), 50.0 if c == np.inf else -50.0)
+            key = np.where(st, 5e5, -5e5) + np.clip(ratio, -50, 50)
+        else:
+            key = np.where(st, pm, pm - 1e6) + (5e5 if n in judged else 0.0)
         k = int(np.argmin(key))
         if where is None or key[k] < worst:
             worst, where = float(key[k]), (n, k)
@@ -196,9 +214,18 @@ def _active_search(params: QCNParams) -> list[str]:
     return [f for f in search_fields() if f not in off]
 
 
+#: the fix search judges candidates by their linearised loop (a phase margin to spare)
+_LIN = "linearisation"
+
+
 def search_fix(params, build, ranges, base_table: dict, progress=None,
                candidates: int | None = None) -> dict:  # fmt: skip
-    """One ``[qcn]`` field change that makes the verdict *stable* over ``ranges``.
+    """One ``[qcn]`` field change that makes the linearised loop *stable* over ``ranges``.
+
+    Every candidate is judged by its linearised loop (every point closed-loop stable with the
+    phase-margin threshold to spare), also at the flow counts whose verdict the model's
+    trajectories give: a trajectory critical RTT costs seconds, and a search judges dozens of
+    candidates.
 
     Parameters
     ----------
@@ -229,9 +256,9 @@ def search_fix(params, build, ranges, base_table: dict, progress=None,
     checked set (where the best falls short of the threshold, the log step about it is
     halved twice: a stable band can lie between it and a neighbour that has no answer, such
     as a W with no standing queue); the best candidate per field is then recomputed over the
-    whole grid and
-    kept only if that verdict is *stable*; three bisections (log scale) towards the current
-    value then give the verified value nearest to it (the smallest change found).
+    whole grid and kept only if that verdict is *stable*; three bisections (log scale)
+    towards the current value then give the verified value nearest to it (the smallest
+    change found).
     """
     thr = ranges.pm_threshold
     candidates = _candidates(candidates)
@@ -257,7 +284,7 @@ def search_fix(params, build, ranges, base_table: dict, progress=None,
                     best = _better(best, _screened(params, name, value, build, ranges, screen))
         if best is None or best[0] < thr:
             continue
-        verdict, pm, n, k = _verdict_of(scan(best[2], ranges), thr)
+        verdict, pm, n, k = _verdict_of(scan(best[2], ranges, method=_LIN), thr)
         if verdict != "stable":
             continue
         value, (pm, n, k) = _closest(params, name, build, ranges, best[1], (pm, n, k))
@@ -275,7 +302,7 @@ def _screened(params, name, value, build, ranges, screen):
     phase margin, an unstable one less 1e6), or None where the model has no answer."""
     try:
         model = build(params.replace(**{name: float(value)}))
-        v = _verdict_of(scan(model, ranges, screen), ranges.pm_threshold)
+        v = _verdict_of(scan(model, ranges, screen, _LIN), ranges.pm_threshold)
     except ValueError:
         return None
     return (v[1] if v[0] != "unstable" else v[1] - 1e6), float(value), model
@@ -306,7 +333,7 @@ def _closest(params, name, build, ranges, value, found, steps: int = 3):
         mid = 0.5 * (lo + hi)
         try:
             verdict, pm, n, k = _verdict_of(
-                scan(build(params.replace(**{name: float(np.exp(mid))})), ranges), thr
+                scan(build(params.replace(**{name: float(np.exp(mid))})), ranges, method=_LIN), thr
             )
         except ValueError:
             verdict = "unstable"
@@ -350,12 +377,20 @@ def headline(result, ranges) -> str:
     wp = r.worst_point
     pm = wrap_phase(r.worst_phase_margin_deg)
     where = f"N = {wp['n_flows']}, RTT = {_us(wp['rtt_s'])}"
-    text = [f"{r.verdict.upper()} over {span} ({r.model_label}, exact delay; stable means "
-            f"every point closed-loop stable with a phase margin of at least "
-            f"{r.pm_threshold_deg:g} deg)."]  # fmt: skip
+    judged = getattr(r, "judged_flows", ())
+    traj = ("below the critical RTT of the model's trajectories, where the odds that a run "
+            "oscillates pass one half")  # fmt: skip
+    lin = (f"closed-loop stable with a phase margin of at least {r.pm_threshold_deg:g} deg "
+           "(exact delay)")  # fmt: skip
+    if judged and len(judged) == len(r.critical_rtt_s):
+        means = f"every point {traj}"
+    elif judged:
+        means = f"every point {lin}; at N = {', '.join(map(str, judged))}, {traj}"
+    else:
+        means = f"every point {lin}"
+    text = [f"{r.verdict.upper()} over {span} ({r.model_label}; stable means {means})."]
     if getattr(r, "fallback", ""):
         text.append(r.fallback)
-    judged = getattr(r, "judged_flows", ())
     if wp["n_flows"] in judged:  # its verdict is the trajectories', not the phase margin's
         crit = r.critical_rtt_s.get(wp["n_flows"], float("nan"))
         text.append(f"Worst point: {where}, judged by the model's trajectories (critical RTT "
@@ -378,11 +413,23 @@ def headline(result, ranges) -> str:
     fix = r.fix
     if r.verdict != "stable" and fix is not None:
         fp = fix["worst_point"]
+        bad = fix.get("trajectories_unstable_n")
+        what = "Fix" if not bad else "A change that stabilises the linearised loop only"
         text.append(
-            f"Fix: set {fix['field']} = {fix['value']:.4g} in [qcn] (now {fix['current']:.4g}); "
-            f"recomputed over the same ranges this is stable, worst phase margin "
-            f"{fix['worst_phase_margin_deg']:.1f} deg at N = {fp['n_flows']}, RTT = "
-            f"{_us(fp['rtt_s'])}."
+            f"{what}: set {fix['field']} = {fix['value']:.4g} in [qcn] (now "
+            f"{fix['current']:.4g}); recomputed over the same ranges, the linearised loop is "
+            f"stable, worst phase margin {fix['worst_phase_margin_deg']:.1f} deg at N = "
+            f"{fp['n_flows']}, RTT = {_us(fp['rtt_s'])}"
+            + (
+                "."
+                if bad is None
+                else "; the model's trajectories at the largest RTT checked "
+                + (
+                    "are stable at every N."
+                    if not bad
+                    else "still oscillate at N = " + ", ".join(map(str, bad)) + "."
+                )
+            )
         )
     elif r.verdict != "stable" and r.searched:
         names = ", ".join(f"{k} {lo:.3g} .. {hi:.3g}{_UNITS.get(k, '')}"
@@ -401,6 +448,12 @@ def _binding(r, ranges) -> str:
     n_bad = [n for n, c in crit.items() if not (c > ranges.rtt[0])]
     if n_bad:
         ns = ", ".join(map(str, n_bad))
+        if set(n_bad) <= set(getattr(r, "judged_flows", ())):
+            from qcnmodel import config
+
+            low = max(ranges.rtt[0], config.defaults["analysis.trajectory_rtt_search"][0])
+            return (f"Binding constraint: at N = {ns} the model's trajectories oscillate "
+                    f"already at {_us(low)}, the smallest RTT they are run at.")  # fmt: skip
         return (f"Binding constraint: at N = {ns} the loop has no positive phase margin even "
                 f"at the smallest RTT checked ({_us(ranges.rtt[0])}).")  # fmt: skip
     n, c = min(crit.items(), key=lambda kv: kv[1])

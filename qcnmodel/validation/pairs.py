@@ -288,13 +288,18 @@ def check_boundary(case: Case, variants, grid, bisect_steps=2, duration=DURATION
                         key=_key("boundary", "trajectories", case.with_rtt(0.0), v)))  # fmt: skip
         model = model_of(v, case.with_rtt(100e-6))
         _, _, crit = _linear(model)
-        ok = _boundary_agrees(crit, lo, hi, first) if math.isfinite(crit) else not math.isfinite(hi)
+        if math.isnan(crit):  # the trajectories cycle from their search's first RTT
+            ok = lo <= 0  # as the packets do at the first RTT scanned
+        else:
+            ok = _boundary_agrees(crit, lo, hi, first) if math.isfinite(crit) else not (
+                math.isfinite(hi))  # fmt: skip
         how = boundary_method(model)
         if how != "linearisation":
-            note = (
-                "one flow: the critical RTT that margins, check and the report give is "
-                "the model's trajectories' (no linearisation applies), bisected to 0.5 %"
-            )
+            note = ("the critical RTT that margins, check and the report give: where the "
+                    "odds of an unstable run of the model's trajectories pass one half "
+                    "(qcnmodel.trajectory_critical_rtt)"
+                    + ("; none: unstable from the search's first RTT" if math.isnan(crit)
+                       else ""))  # fmt: skip
         else:
             note = "negative: the equilibrium is unstable at every RTT" if crit < 0 else ""
         rows.append(Row("boundary", f"critical RTT ({how})", par, v, crit,

@@ -87,9 +87,12 @@ class _Toy:
 def test_trajectory_critical_rtt_and_the_one_home():
     from qcnmodel.analysis.margins import critical_rtt
 
-    got = trajectory_critical_rtt(_Toy())
+    # the odds are counted at RTTs spaced by rel_tol across the ladder's bracket, and their
+    # crossing of one half lies between the last stable and the first unstable of them
+    got = trajectory_critical_rtt(_Toy(), rel_tol=0.005)
     assert got == pytest.approx(250e-6, rel=0.006)
-    assert critical_rtt(_Toy()) == got  # critical_rtt answers with it for such models
+    assert 250e-6 / 1.15 <= trajectory_critical_rtt(_Toy()) <= 250e-6 * 1.15  # default 15 %
+    assert critical_rtt(_Toy()) == trajectory_critical_rtt(_Toy())  # the one home
 
 
 class _Coin:
@@ -236,3 +239,61 @@ def test_odds_crossing_takes_unit_strings_and_refuses_other_shapes():
         odds_crossing([0.0, 1.0], ["100us", "fast"])
     with pytest.raises(ValueError, match="odds: need fractions"):
         odds_crossing(["a", "b"], [1.0, 2.0])
+
+
+class _Odds:
+    """A stochastic toy with a gradual boundary: of ``runs`` runs at RTT r, round(runs p)
+    are unstable, p = 1 / (1 + (300 us / r)^4) (one half at 300 us); ``outlier`` RTTs read
+    every run unstable (a coin that came up the wrong way)."""
+
+    boundary_method = "trajectories"
+    asked: list = []
+
+    def __init__(self, rtt=1e-4, outlier=(), low=False):
+        self.rtt, self.outlier, self.low = rtt, outlier, low
+
+    def replace(self, rtt):
+        return _Odds(rtt, self.outlier, self.low)
+
+    def trajectory_odds(self, runs, unanimous=5):
+        _Odds.asked.append((self.rtt, runs))
+        if self.low and self.rtt < 60e-6 or any(abs(self.rtt - o) < 1e-12 for o in self.outlier):
+            return runs, runs
+        p = 1.0 / (1.0 + (300e-6 / self.rtt) ** 4)
+        return round(runs * p), runs
+
+
+def test_the_search_finds_where_gradual_odds_pass_one_half():
+    _Odds.asked = []
+    got = trajectory_critical_rtt(_Odds(), start=100e-6)
+    # the odds counted over 27 runs across the bracket, interpolated in log RTT: within the
+    # rounding of the counts (one run in 27 moves p by 0.037, about 4 % in RTT here)
+    assert got == pytest.approx(300e-6, rel=0.05)
+    assert {n for _, n in _Odds.asked} == {9, 27}  # the ladder's runs, then the bracket's
+    assert len(_Odds.asked) < 20
+
+
+def test_a_coin_below_the_turn_does_not_end_the_search():
+    # the ladder from 100 us has a rung at 150 us; all its runs read unstable there, the next
+    # rung (225 us) does not: a coin, passed over, and the isotonic fit pools it
+    got = trajectory_critical_rtt(_Odds(outlier=(150e-6,)), start=100e-6)
+    assert got == pytest.approx(300e-6, rel=0.1)
+
+
+def test_unstable_at_the_interval_start_has_no_critical_rtt():
+    # many flows can cycle at any RTT (timers in step): unstable from the start -> nan
+    assert math.isnan(trajectory_critical_rtt(_Odds(low=True), 20e-6, 0.1, start=300e-6))
+    assert math.isinf(trajectory_critical_rtt(_Odds(), 20e-6, 100e-6))
+
+
+def test_odds_crossing_weights_the_counts():
+    from qcnmodel.analysis.boundary import odds_crossing
+
+    # a single run's verdict (weight 1) against 27 runs' odds: the fit pools towards the 27
+    rtts, odds = [100e-6, 200e-6, 300e-6], [0.2, 1.0, 0.4]
+    assert odds_crossing(odds, rtts) == pytest.approx(
+        odds_crossing(odds, rtts, weights=[1, 1, 1]))  # fmt: skip
+    heavy = odds_crossing(odds, rtts, weights=[27, 1, 27])
+    assert math.isinf(heavy)  # pooled 200-300 us: (1 + 0.4 x 27) / 28 = 0.42 < 1/2
+    with pytest.raises(ValueError, match="weights"):
+        odds_crossing(odds, rtts, weights=[1, 0, 1])

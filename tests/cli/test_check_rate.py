@@ -106,7 +106,9 @@ def test_confirm_says_which_points_the_trajectories_judge(tmp_path, capsys):
     assert "AGREES" in out and code == 1  # unstable over the ranges, and the packets agree
 
 
-def test_the_report_table_says_what_one_flow_and_a_missing_equilibrium_mean():
+def test_the_report_tables_say_which_boundary_and_what_a_missing_equilibrium_means():
+    from types import SimpleNamespace
+
     import numpy as np
     import xarray as xr
 
@@ -115,12 +117,16 @@ def test_the_report_table_says_what_one_flow_and_a_missing_equilibrium_mean():
 
     crit = xr.DataArray([[[3.4e-4, np.nan]]], dims=("w", "ps", "n_flows"),
                         coords={"w": [2.0], "ps": [0.01], "n_flows": [1, 100]})  # fmt: skip
+    verdicts = (SimpleNamespace(judged_flows=(1, 100), critical_rtt_s={1: 3.1e-4, 100: 2e-4}),
+                None)  # fmt: skip
     texts = []
-    for cap in (5e9, None):
-        cfg = ReportConfig(flows=(1, 100), weights=(2.0,), ps_values=(0.01,), capacity=cap)
+    for verdict in verdicts:
+        cfg = ReportConfig(flows=(1, 100), weights=(2.0,), ps_values=(0.01,), capacity=5e9)
         doc = Document("t")
-        _critical_section(doc, cfg, xr.Dataset({"critical_rtt": crit}))
+        _critical_section(doc, cfg, xr.Dataset({"critical_rtt": crit}), verdict)
         texts.append(doc.to_markdown())
-    assert "N = 1: the RTT at which the model's trajectories" in texts[0]
-    assert "N = 1: the RTT" not in texts[1]  # at the line rate one flow cannot load the port
+    # the verdict's boundary (the trajectories') first, then the linearisation's grid
+    assert "model, trajectories)" in texts[0] and "| 100 | 200 |" in texts[0]
+    assert texts[0].index("trajectories)") < texts[0].index("of the linearised loop")
+    assert "trajectories)" not in texts[1] and "of the linearised loop" in texts[1]
     assert all("n/a: the model has no equilibrium there" in t for t in texts)

@@ -20,7 +20,9 @@ def test_the_default_check_ranges_touch_the_single_flow_and_large_rtt_regions():
     notes = validity_notes("qcn", "packet", (1, 100), (2e-6, 1e-3), {1: 5.7e-4, 100: 1e-2})
     got = _applying(notes)
     assert ("single flow", "one flow per congestion point") in got
-    assert ("few flows", "N = 2 to 9 flows per congestion point") in got
+    # a few flows: the model's trajectories agree with the packets there (N = 3: 474 vs
+    # 476-519 us), so no region (the linearisation's disagreement is not the model's)
+    assert not any(f == "few flows" for f, _ in got)
     assert ("tens of flows", "N = 11 to 49 flows per congestion point") in got
     assert ("slow breakdown", "RTT >= 1 ms") in got
     assert ("10 Gb/s many flows", "N >= 50 flows per congestion point") in got
@@ -52,8 +54,8 @@ def test_critical_rtt_band_is_judged_per_flow_count():
 def test_fixed_sampling_region_only_with_fixed_sampling():
     table = validity_notes("qcn", "packet", (10, 10), (10e-6, 1e-4), fixed_sampling=False)
     fixed = validity_notes("qcn", "packet", (10, 10), (10e-6, 1e-4), fixed_sampling=True)
-    assert not any(n.finding == "linear vs detector" and n.applies for n in table)
-    assert any(n.finding == "linear vs detector" and n.applies for n in fixed)
+    assert not any(n.finding == "relay loop" and n.applies for n in table)
+    assert any(n.finding == "relay loop" and n.applies for n in fixed)
 
 
 def test_unvalidated_configuration_says_so():

@@ -1,0 +1,93 @@
+"""The critical RTTs of several operating points at once, on forked workers.
+
+A model judged by its trajectories (:func:`qcnmodel.analysis.boundary.trajectory_critical_rtt`)
+costs seconds per critical RTT, growing with the number of flows (each run follows every
+flow). A check or a report needs one per flow count: :func:`critical_rtts` computes them on
+the cores this process may use, the largest flow counts first so that the workers finish
+together. A worker runs the same code on the same model as this process would, so the
+answers are those of a sequential run, bit for bit.
+"""
+
+from __future__ import annotations
+
+__all__ = ["critical_rtts", "workers"]
+
+
+def workers(jobs: int | None, tasks: int) -> int:
+    """Processes for ``tasks`` independent critical RTTs: ``jobs`` (None or -1: the cores
+    this process may use), at most ``tasks``; 1 where ``fork`` is not available."""
+    import multiprocessing as mp
+    import os
+
+    if "fork" not in mp.get_all_start_methods():  # pragma: no cover - not POSIX
+        return 1
+    if jobs in (None, -1):
+        try:
+            jobs = len(os.sched_getaffinity(0))
+        except (AttributeError, OSError):  # pragma: no cover - not Linux
+            jobs = os.cpu_count() or 1
+    return max(1, min(int(jobs), tasks))
+
+
+def _one(model) -> float:
+    from qcnmodel.analysis.margins import critical_rtt
+
+    return float(critical_rtt(model))
+
+
+def critical_rtts(models, jobs: int | None = None, progress=None) -> list[float]:
+    """:func:`~qcnmodel.analysis.margins.critical_rtt` of each of ``models``, in order.
+
+    Parameters
+    ----------
+    models : sequence of models
+        Picklable models (frozen dataclasses), e.g. one per flow count.
+    jobs : int, optional
+        Processes (default the cores this process may use; 1 runs here).
+    progress : tqdm, optional
+        Advanced once per answer.
+    """
+    models = list(models)
+    n = workers(jobs, len(models))
+    if n <= 1:
+        out = []
+        for m in models:
+            out.append(_one(m))
+            if progress is not None:
+                progress.update(1)
+        return out
+    import multiprocessing as mp
+    from concurrent.futures import ProcessPoolExecutor
+
+    from qcnmodel.studies.sweep import _ignore_sigint
+
+    _warm(models)
+    order = sorted(range(len(models)), key=lambda i: -getattr(models[i], "n_flows", 0))
+    out: list[float] = [float("nan")] * len(models)
+    pool = ProcessPoolExecutor(n, mp_context=mp.get_context("fork"), initializer=_ignore_sigint)
+    try:
+        futs = {pool.submit(_one, models[i]): i for i in order}
+        from concurrent.futures import as_completed
+
+        for fut in as_completed(futs):
+            out[futs[fut]] = fut.result()
+            if progress is not None:
+                progress.update(1)
+    except BaseException:
+        pool.shutdown(wait=False, cancel_futures=True)
+        for proc in list((getattr(pool, "_processes", None) or {}).values()):
+            proc.terminate()
+        raise
+    pool.shutdown()
+    return out
+
+
+def _warm(models) -> None:
+    """Compile (or load) the trajectory kernels here, once, before the workers are forked: each
+    would otherwise compile them itself, at the same time."""
+    from qcnmodel.analysis.boundary import judged_by_trajectories
+
+    for m in models:
+        if judged_by_trajectories(m) and hasattr(m, "trajectory_odds"):
+            m.trajectory_odds(1)
+            return
