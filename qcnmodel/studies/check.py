@@ -304,7 +304,11 @@ def _check(params, ranges, model, variant, base, fallback, recommend, confirm,
     if judged:
         from qcnmodel.studies.boundaries import critical_rtts
 
-        crit.update(zip(judged, critical_rtts([models[n] for n in judged], jobs=jobs)))
+        if progress is not None:  # one step more per flow count judged by trajectories
+            progress.total = (progress.total or 0) + len(judged)
+            progress.refresh()
+        crit.update(zip(judged, critical_rtts([models[n] for n in judged], jobs=jobs,
+                                              progress=progress)))  # fmt: skip
         crit = {n: crit[n] for n in models}
     table = {n: (pm, judged_stable(models[n], taus, st, crit[n]) if n in judged
                  else np.asarray(st, bool)) for n, (pm, st) in lin.items()}  # fmt: skip

@@ -1,12 +1,15 @@
 """``assert_stable`` and ``assert_boundary_matches``: stability of a loop model, confirmed
 or measured with the packet simulator.
 
-Stability of a model is its linearised closed loop with the exact delay
-(:meth:`qcnmodel.analysis.loop.DelayedLoop.margins`, Nyquist count) and its critical RTT
-(:func:`qcnmodel.analysis.margins.critical_rtt`). Stability of a packet run is the verdict of
-the sustained-oscillation detector :func:`qcnmodel.analysis.timeseries.oscillation` on the
-congestion point's queue (bin means) after a settling time: "stable", or "oscillating" /
-"underflow" (both unstable), with the detector's fixed thresholds.
+Stability of a model is the verdict ``margins`` and ``check`` give: below its critical RTT
+(:func:`qcnmodel.analysis.margins.critical_rtt`; for the congested packet-fidelity QCN model
+where the odds that a run of its trajectories oscillates pass one half), or, for a model
+judged by its linearisation, its linearised closed loop with the exact delay
+(:meth:`qcnmodel.analysis.loop.DelayedLoop.margins`, Nyquist count). Stability of a packet
+run is the verdict of the sustained-oscillation detector
+:func:`qcnmodel.analysis.timeseries.oscillation` on the congestion point's queue (bin means)
+after a settling time: "stable", or "oscillating" / "underflow" (both unstable), with the
+detector's fixed thresholds.
 
 Defaults (from the project's own model-vs-simulator pairs, :mod:`qcnmodel.validation`): a
 single bottleneck (:func:`qcnmodel.validation.network.bottleneck_spec`, greedy sources, no
@@ -113,6 +116,8 @@ def assert_stable(params, rtt, n_flows, confirm=None, *, model="qcn", capacity=N
     ValueError
         A bad argument (naming it).
     """
+    from qcnmodel.analysis.boundary import judged_stable
+
     if confirm not in (None, "packets"):
         raise ValueError(f"confirm: must be None or 'packets', got {confirm!r}")
     p = _resolve.as_params(params)
@@ -127,7 +132,9 @@ def assert_stable(params, rtt, n_flows, confirm=None, *, model="qcn", capacity=N
             m = _resolve.as_model(model, p, rtt=r, n_flows=n, capacity=cap)
             mg, crit, err = _linear(m)
             pm = float(mg.phase_margin_deg) if mg is not None else math.nan
-            ok_model = mg is not None and bool(mg.stable)
+            # the verdict margins and check give: below the trajectories' critical RTT for a
+            # model judged by them, else the linearised loop's Nyquist count
+            ok_model = mg is not None and bool(judged_stable(m, [r], [mg.stable], crit)[0])
             pt = dict(rtt=r, n=n, pm=pm, crit=crit, model=ok_model, packets=None)
             text = f"RTT {_us(r)}, N={n}: "
             text += (
