@@ -2,11 +2,13 @@
 
 Some operating points have no linearisation that predicts the loop: one QCN flow sits in the
 quantiser's dead zone (most CNMs carry qFb = 0 and hold its rate) and takes discrete cuts at
-the sampling instants. A model can then declare ``boundary_method = "trajectories"`` and a
-predicate ``trajectory_unstable()`` (its own nonlinear trajectories classified by the
-oscillation detector of :mod:`.timeseries`); :func:`trajectory_critical_rtt` finds the RTT at
-which that predicate turns, and :func:`qcnmodel.analysis.margins.critical_rtt` answers with it
-for such models.
+the sampling instants, and at a few or tens of flows the sampled queue's frame noise drives
+large cycles that a mean field without noise does not have. A model can then declare
+``boundary_method = "trajectories"`` and a predicate ``trajectory_unstable()`` (its own
+nonlinear trajectories classified by the oscillation detector of :mod:`.timeseries`; with
+``trajectory_odds()``, the counts behind it); :func:`trajectory_critical_rtt` finds the RTT
+at which their odds pass one half, and :func:`qcnmodel.analysis.margins.critical_rtt`
+answers with it for such models.
 
 Where a model's trajectories are stochastic (they draw the protocol's jitter and sampling),
 its verdict at one RTT is the majority of several runs, and the boundary is where the odds of
@@ -148,7 +150,7 @@ def trajectory_critical_rtt(
     rtt_max: float | None = None,
     rel_tol: float | None = None,
     start: float | None = None,
-    seeds: int | None = None,
+    seeds: tuple[int, int] | int | None = None,
 ) -> float:
     """Critical RTT (s) of ``model`` from its own trajectories: where its odds of an unstable
     run pass one half.
@@ -169,9 +171,9 @@ def trajectory_critical_rtt(
         First RTT tried (s). Default: the linearised loop's critical RTT where the model has
         one in the interval (a boundary is usually within a few ladder rungs of it), else
         ``config.defaults["analysis.trajectory_rtt_start"]``.
-    seeds : (int, int), optional
+    seeds : (int, int) or int, optional
         Runs per RTT tried while the turn is searched (all of them unless the first five
-        agree), and across its bracket (default
+        agree), and across its bracket (one number: both; default
         ``config.defaults["analysis.trajectory_seeds"]``), for a model with
         ``trajectory_odds``; a model without it gives its own verdict at each RTT.
 
@@ -208,6 +210,18 @@ def trajectory_critical_rtt(
     if not (0 < tol < 1):
         raise ValueError(f"rel_tol: need a value in (0, 1), got {tol!r}")
     n_seeds = config.defaults["analysis.trajectory_seeds"] if seeds is None else seeds
+    if isinstance(n_seeds, (int, np.integer)) and not isinstance(n_seeds, bool):
+        n_seeds = (int(n_seeds), int(n_seeds))
+    if (not isinstance(n_seeds, (tuple, list)) or len(n_seeds) != 2
+            or not all(isinstance(k, (int, np.integer)) and not isinstance(k, bool) and k >= 1
+                       for k in n_seeds)):  # fmt: skip
+        raise ValueError(f"seeds: need a whole number >= 1 or two of them (the search's runs "
+                         f"per RTT, then across its bracket), got {seeds!r}")  # fmt: skip
+    n_seeds = (int(n_seeds[0]), int(n_seeds[1]))
+    if start is not None:
+        start = float(start)
+        if not (0 < start < math.inf):
+            raise ValueError(f"start: need an RTT in (0, inf) s, got {start!r}")
     key = _memo_key(model, lo, hi, tol, start, n_seeds)
     if key is not None and key in _MEMO:
         return _MEMO[key]
@@ -230,7 +244,8 @@ def _memo_key(model, *search):
     from qcnmodel import config
 
     try:
-        key = (model.replace(rtt=1.0), *search, repr(config.defaults["models.verdict_run"]))
+        key = (model.replace(rtt=1.0), *search, repr(config.defaults["models.verdict_run"]),
+               config.defaults["analysis.trajectory_rtt_start"])  # fmt: skip
         hash(key)
     except (TypeError, ValueError, AttributeError):
         return None

@@ -65,8 +65,10 @@ def register(subparsers) -> None:
     p.add_argument("--no-recommend", action="store_true", help="skip the W/Ps/Gd search")
     add_progress_options(p)
     p.add_argument("--jobs", default=None, metavar="N",
-                   help="processes for the --confirm runs (default: the cores actually free, "
-                   "at most the number of points; -1 = the cores actually free)")  # fmt: skip
+                   help="processes for the critical RTTs of the model's trajectories (default: "
+                   "the cores this process may use) and for the --confirm runs (default: the "
+                   "cores actually free, at most the number of points); -1 = the "
+                   "default")  # fmt: skip
     add_out_option(p, None, "also write the JSON result to this file (.json)")
     p.add_argument("--json", action="store_true", help="print one JSON object")
     p.add_argument("--confirm", nargs="?", const="auto", default=None, metavar="DURATION",
@@ -203,7 +205,7 @@ def run(args) -> int:
     bar = _bar(params, ranges, args)
     result = check_params(params, ranges, model=args.model, recommend=not args.no_recommend,
                           variant=args.variant, progress=bar, confirm=confirm is not None,
-                          confirm_duration=duration, confirm_jobs=jobs)  # fmt: skip
+                          confirm_duration=duration, confirm_jobs=jobs, jobs=jobs)  # fmt: skip
     if bar is not None:
         bar.close()
     if figure is not None:

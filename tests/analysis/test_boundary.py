@@ -297,3 +297,17 @@ def test_odds_crossing_weights_the_counts():
     assert math.isinf(heavy)  # pooled 200-300 us: (1 + 0.4 x 27) / 28 = 0.42 < 1/2
     with pytest.raises(ValueError, match="weights"):
         odds_crossing(odds, rtts, weights=[1, 0, 1])
+
+
+@pytest.mark.parametrize("seeds", [0, (9,), (9, 0), "9", 1.5, True, (9, 27, 3)])
+def test_bad_seeds_name_the_field(seeds):
+    with pytest.raises(ValueError, match="seeds"):
+        trajectory_critical_rtt(_Odds(), seeds=seeds)
+
+
+def test_one_seed_count_serves_both_stages():
+    _Odds.asked = []
+    trajectory_critical_rtt(_Odds(), start=100e-6, seeds=15)
+    assert {n for _, n in _Odds.asked} == {15}
+    with pytest.raises(ValueError, match="start"):
+        trajectory_critical_rtt(_Odds(), start=-1.0)
