@@ -258,10 +258,15 @@ def _search(model, lo: float, hi: float, tol: float, start, n_seeds) -> float:
 
     def ask(rtt: float, runs: int, every: bool = False) -> None:
         at = model.replace(rtt=rtt)
-        if hasattr(at, "trajectory_odds"):
-            odds[rtt] = at.trajectory_odds(runs, None if every else 5)
-        else:
-            odds[rtt] = (int(bool(at.trajectory_unstable())), 1)
+        try:
+            if hasattr(at, "trajectory_odds"):
+                odds[rtt] = at.trajectory_odds(runs, None if every else 5)
+            else:
+                odds[rtt] = (int(bool(at.trajectory_unstable())), 1)
+        except RuntimeError as exc:  # e.g. an integrator that stalls: an answer, not a crash
+            raise ValueError(f"the model's trajectories failed at RTT {rtt * 1e6:.4g} us "
+                             f"({exc}); its critical RTT cannot be found from them (the "
+                             "linearisation's: method='linearisation')") from None  # fmt: skip
 
     def unstable(rtt: float) -> bool:
         rtt = min(max(rtt, lo), hi)

@@ -241,13 +241,19 @@ def _judge_by_trajectories(model, ds: xr.Dataset, x: str, y: str) -> None:
             valid = ds["valid"].values[at] if x == "rtt" else ds["valid"].values[i, j]
             if not judged_by_trajectories(pt) or not np.any(valid):
                 continue  # no equilibrium there: no loop, no trajectories judged
-            if x == "rtt":
-                crit = critical_rtt(pt)
-                ds["stable"].values[at] = judged_stable(pt, xs, None, crit)
-                if "critical_rtt" in ds:
-                    ds["critical_rtt"].values[i] = crit
-            else:
-                ds["stable"].values[i, j] = not pt.trajectory_unstable()
+            try:
+                if x == "rtt":
+                    crit = critical_rtt(pt)
+                    ds["stable"].values[at] = judged_stable(pt, xs, None, crit)
+                else:
+                    crit = None
+                    ds["stable"].values[i, j] = not pt.trajectory_unstable()
+            except (ValueError, RuntimeError):  # the trajectories failed here: no verdict
+                crit = np.nan
+                ds["valid"].values[at if x == "rtt" else (i, j)] = False
+                ds["stable"].values[at if x == "rtt" else (i, j)] = False
+            if crit is not None and "critical_rtt" in ds:
+                ds["critical_rtt"].values[i] = crit
 
 
 def critical_rtt_curve(model, y: str, y_values, **kw) -> xr.DataArray:

@@ -311,3 +311,18 @@ def test_one_seed_count_serves_both_stages():
     assert {n for _, n in _Odds.asked} == {15}
     with pytest.raises(ValueError, match="start"):
         trajectory_critical_rtt(_Odds(), start=-1.0)
+
+
+class _Stalls(_Odds):
+    def replace(self, rtt):
+        return _Stalls(rtt)
+
+    def trajectory_odds(self, runs, unanimous=5):
+        if self.rtt > 200e-6:
+            raise RuntimeError("hybrid QCN model stalled")
+        return super().trajectory_odds(runs, unanimous)
+
+
+def test_a_failing_trajectory_is_an_answer_naming_the_rtt():
+    with pytest.raises(ValueError, match=r"trajectories failed at RTT 225 us .*stalled"):
+        trajectory_critical_rtt(_Stalls(), start=100e-6)

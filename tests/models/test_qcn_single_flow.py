@@ -138,3 +138,19 @@ def test_the_sampled_queue_draws_frame_noise_by_default():
     off = m.simulate(0.05, start="idle", seed=2, record_dt=1e-3, frame_noise=False)
     np.testing.assert_array_equal(base.q.values, on.q.values)
     assert not np.array_equal(base.q.values, off.q.values)
+
+
+def test_a_map_row_whose_trajectories_fail_is_marked_invalid(monkeypatch):
+    import qcnmodel.analysis.stability as st
+
+    real = st.critical_rtt
+
+    def failing(model, *a, **kw):
+        if model.n_flows == 10:
+            raise ValueError("the model's trajectories failed at RTT 225 us (stalled)")
+        return real(model, *a, **kw)
+
+    monkeypatch.setattr(st, "critical_rtt", failing)
+    ds = qm.stability_map(_one(), x_values=[1e-4, 2e-4], y_values=[1, 10])
+    assert ds.valid.sel(n_flows=1).all() and not ds.valid.sel(n_flows=10).any()
+    assert not ds.stable.sel(n_flows=10).any() and np.isnan(float(ds.critical_rtt.sel(n_flows=10)))
