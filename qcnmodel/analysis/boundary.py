@@ -29,7 +29,8 @@ import math
 
 import numpy as np
 
-__all__ = ["boundary_method", "first_unstable_rtt", "judged_by_trajectories", "judged_stable",
+__all__ = ["METHODS", "boundary_method", "check_method", "first_unstable_rtt",
+           "judged_by_trajectories", "judged_stable",
            "odds_crossing", "trajectory_critical_rtt", "unstable_fraction"]  # fmt: skip
 
 
@@ -39,9 +40,21 @@ def boundary_method(model) -> str:
     return getattr(model, "boundary_method", "linearisation")
 
 
-def judged_by_trajectories(model) -> bool:
-    """Whether ``model`` declares ``boundary_method = "trajectories"``."""
-    return boundary_method(model) == "trajectories"
+#: how a caller may ask for a model's boundary: its own boundary method, or the linearisation
+METHODS = ("model", "linearisation")
+
+
+def check_method(method: str, field: str = "method") -> str:
+    """``method`` if it is one of :data:`METHODS`, else ValueError naming ``field``."""
+    if method not in METHODS:
+        raise ValueError(f"{field}: 'model' or 'linearisation', got {method!r}")
+    return method
+
+
+def judged_by_trajectories(model, method: str = "model") -> bool:
+    """Whether ``model`` is judged by its trajectories: it declares ``boundary_method =
+    "trajectories"`` and ``method`` (:data:`METHODS`) asks for the model's own method."""
+    return check_method(method) == "model" and boundary_method(model) == "trajectories"
 
 
 def judged_stable(model, rtts, linear_stable, critical: float | None = None) -> np.ndarray:
@@ -319,12 +332,10 @@ def _start(model, lo: float, hi: float) -> float:
 
     guess = math.nan
     if hasattr(model, "loop"):
-        from qcnmodel.analysis.margins import critical_delay, extra_delay
+        from qcnmodel.analysis.margins import critical_rtt
 
         try:
-            offset = extra_delay(model)
-            if offset is not None:
-                guess = float(critical_delay(model.loop())) - offset
+            guess = float(critical_rtt(model, method="linearisation"))
         except (ValueError, ArithmeticError):
             guess = math.nan
     if not lo < guess < hi:

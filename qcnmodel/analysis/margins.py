@@ -566,9 +566,7 @@ def critical_rtt(
         return critical_delay(model)
     from qcnmodel.analysis.boundary import judged_by_trajectories, trajectory_critical_rtt
 
-    if method not in ("model", "linearisation"):
-        raise ValueError(f"method: 'model' or 'linearisation', got {method!r}")
-    if method == "model" and judged_by_trajectories(model):
+    if judged_by_trajectories(model, method):
         return trajectory_critical_rtt(model, rtt_min, rtt_max)
     if hasattr(model, "replace") and hasattr(model, "loop"):
         offset = extra_delay(model)

@@ -20,7 +20,7 @@ import numpy as np
 import xarray as xr
 
 from qcnmodel import config
-from qcnmodel.analysis.boundary import judged_by_trajectories, judged_stable
+from qcnmodel.analysis.boundary import check_method, judged_by_trajectories, judged_stable
 from qcnmodel.analysis.margins import critical_rtt, extra_delay, margins_over_delay, rtt_offset
 
 __all__ = ["critical_rtt", "critical_rtt_curve", "extra_delay", "rtt_offset", "stability_map"]
@@ -213,9 +213,7 @@ def stability_map(
         ds["critical_rtt"] = (y, crit.isel({x: 0}).values, {"units": "s"})
         if offset is None:  # generic: solve per row
             ds["critical_rtt"] = critical_rtt_curve(model, y, ys, method="linearisation")
-    if method not in ("model", "linearisation"):
-        raise ValueError(f"method: 'model' or 'linearisation', got {method!r}")
-    if method == "model":
+    if check_method(method) == "model":
         _judge_by_trajectories(model, ds, x, y)
     return ds
 
@@ -237,21 +235,21 @@ def _judge_by_trajectories(model, ds: xr.Dataset, x: str, y: str) -> None:
                 pt = model.replace(**{y: ys[i], x: xs[j]})
             except ValueError:
                 continue
-            at = (slice(None), i) if transpose else (i, slice(None))
-            valid = ds["valid"].values[at] if x == "rtt" else ds["valid"].values[i, j]
-            if not judged_by_trajectories(pt) or not np.any(valid):
+            row = (slice(None), i) if transpose else (i, slice(None))
+            cell = row if x == "rtt" else (i, j)  # a row of an RTT axis, or one point
+            if not judged_by_trajectories(pt) or not np.any(ds["valid"].values[cell]):
                 continue  # no equilibrium there: no loop, no trajectories judged
             try:
                 if x == "rtt":
                     crit = critical_rtt(pt)
-                    ds["stable"].values[at] = judged_stable(pt, xs, None, crit)
+                    ds["stable"].values[cell] = judged_stable(pt, xs, None, crit)
                 else:
                     crit = None
-                    ds["stable"].values[i, j] = not pt.trajectory_unstable()
+                    ds["stable"].values[cell] = not pt.trajectory_unstable()
             except (ValueError, RuntimeError):  # the trajectories failed here: no verdict
                 crit = np.nan
-                ds["valid"].values[at if x == "rtt" else (i, j)] = False
-                ds["stable"].values[at if x == "rtt" else (i, j)] = False
+                ds["valid"].values[cell] = False
+                ds["stable"].values[cell] = False
             if crit is not None and "critical_rtt" in ds:
                 ds["critical_rtt"].values[i] = crit
 

@@ -66,17 +66,24 @@ def seed_verdicts(model, seeds: int | None = None) -> Iterator[str]:
         yield oscillation(qb[skip:], dt, model.params.qeq)["verdict"]
 
 
+def _count(model, n: int, enough) -> tuple[int, int]:
+    """``(unstable, runs)`` of the runs of :func:`seed_verdicts` with seeds 0 .. ``n - 1``,
+    taken in seed order until ``enough(unstable, runs)`` holds (or all ``n`` are run)."""
+    votes, runs = 0, 0
+    for verdict in seed_verdicts(model, n):
+        votes += verdict != "stable"
+        runs += 1
+        if enough(votes, runs):
+            break
+    return votes, runs
+
+
 def majority_unstable(model, seeds: int | None = None) -> bool:
     """Whether most of the ``seeds`` runs of :func:`seed_verdicts` oscillate or underflow.
     The runs are taken in seed order until the majority is decided (the same answer as all
     of them)."""
     n = verdict_seeds(seeds)
-    votes, runs = 0, 0
-    for verdict in seed_verdicts(model, n):
-        votes += verdict != "stable"
-        runs += 1
-        if 2 * votes > n or 2 * (runs - votes) >= n:
-            break
+    votes, _ = _count(model, n, lambda v, r: 2 * v > n or 2 * (r - v) >= n)
     return 2 * votes > n
 
 
@@ -89,10 +96,4 @@ def odds_unstable(model, seeds: int | None = None, unanimous: int | None = 5) ->
     even odds (``unanimous=None`` runs them all). Near a boundary every run counts, so the
     odds are those of all ``seeds`` runs."""
     n = verdict_seeds(seeds)
-    votes, runs = 0, 0
-    for verdict in seed_verdicts(model, n):
-        votes += verdict != "stable"
-        runs += 1
-        if unanimous is not None and runs == unanimous and votes in (0, runs):
-            break
-    return votes, runs
+    return _count(model, n, lambda v, r: r == unanimous and v in (0, r))

@@ -12,7 +12,7 @@ built with.
 
 from __future__ import annotations
 
-from qcnmodel.analysis.boundary import boundary_method, judged_stable
+from qcnmodel.analysis.boundary import boundary_method, judged_by_trajectories, judged_stable
 from qcnmodel.analysis.margins import critical_rtt
 from qcnmodel.models import identify
 
@@ -69,7 +69,7 @@ def summary(model, loop=None, fixed_point: bool = True, method: str = "model") -
         "stable": bool(m.stable),
         "boundary_method": boundary_method(model) if method == "model" else method,
     }
-    if method == "model" and out["boundary_method"] != "linearisation":
+    if judged_by_trajectories(model, method):
         out["stable"] = bool(judged_stable(model, [model.rtt], [m.stable],
                                            out["critical_rtt_s"])[0])  # fmt: skip
         out["critical_rtt_linearised_s"] = float(

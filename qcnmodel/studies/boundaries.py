@@ -17,16 +17,12 @@ def workers(jobs: int | None, tasks: int) -> int:
     """Processes for ``tasks`` independent critical RTTs: ``jobs`` (None or -1: the cores
     this process may use), at most ``tasks``; 1 where ``fork`` is not available."""
     import multiprocessing as mp
-    import os
+
+    from qcnmodel.studies.sweep import usable_cores
 
     if "fork" not in mp.get_all_start_methods():  # pragma: no cover - not POSIX
         return 1
-    if jobs in (None, -1):
-        try:
-            jobs = len(os.sched_getaffinity(0))
-        except (AttributeError, OSError):  # pragma: no cover - not Linux
-            jobs = os.cpu_count() or 1
-    return max(1, min(int(jobs), tasks))
+    return max(1, min(usable_cores() if jobs in (None, -1) else int(jobs), tasks))
 
 
 def _one(model) -> float:

@@ -236,8 +236,9 @@ def check_params(
     CheckResult
     """
     ranges = ranges or CheckRanges()
-    if boundary not in ("model", "linearisation"):
-        raise ValueError(f"boundary: 'model' or 'linearisation', got {boundary!r}")
+    from qcnmodel.analysis.boundary import check_method
+
+    check_method(boundary, "boundary")
     fallback = ""
     try:
         base = _model(params, model, variant)
@@ -261,15 +262,15 @@ def check_params(
         bg = compile_in_background(sim_family(params))
     try:
         return _check(params, ranges, model, variant, base, fallback, recommend, confirm,
-                      confirm_duration, confirm_jobs, progress, shown, bg,
-                      boundary == "model", jobs)  # fmt: skip
+                      confirm_duration, confirm_jobs, progress, shown, bg, boundary,
+                      jobs)  # fmt: skip
     finally:
         if bg is not None:
             bg.close()
 
 
 def _check(params, ranges, model, variant, base, fallback, recommend, confirm,
-           confirm_duration, confirm_jobs, progress, shown, bg, by_trajectories, jobs):  # fmt: skip
+           confirm_duration, confirm_jobs, progress, shown, bg, boundary, jobs):  # fmt: skip
     """:func:`check_params` after the model is chosen; ``bg`` compiles the simulator."""
     from qcnmodel.analysis.boundary import judged_by_trajectories, judged_stable
     from qcnmodel.analysis.margins import critical_rtt, extra_delay, margins_over_delay
@@ -293,8 +294,8 @@ def _check(params, ranges, model, variant, base, fallback, recommend, confirm,
             raise ValueError(f"flows: the model cannot be analysed at N = {n} ({exc}); "
                              f"narrow the flow range{also} or revise "
                              f"{_suspects(model_n.params)}") from None  # fmt: skip
-        lin[n] = (np.asarray(m.phase_margin_deg, float), m.stable)
-        if not (by_trajectories and judged_by_trajectories(model_n)):
+        lin[n] = (np.asarray(m.phase_margin_deg, float), np.asarray(m.stable, bool))
+        if not judged_by_trajectories(model_n, boundary):
             crit[n] = float(critical_rtt(model_n, loop=loop, method="linearisation"))
         worst_gm = min(worst_gm, float(np.min(m.gain_margin_db)))
         worst_dm = min(worst_dm, float(np.min(m.delay_margin_s)))
@@ -310,13 +311,12 @@ def _check(params, ranges, model, variant, base, fallback, recommend, confirm,
         crit.update(zip(judged, critical_rtts([models[n] for n in judged], jobs=jobs,
                                               progress=progress)))  # fmt: skip
         crit = {n: crit[n] for n in models}
-    table = {n: (pm, judged_stable(models[n], taus, st, crit[n]) if n in judged
-                 else np.asarray(st, bool)) for n, (pm, st) in lin.items()}  # fmt: skip
+    table = {n: (pm, judged_stable(models[n], taus, st, crit[n]) if n in judged else st)
+             for n, (pm, st) in lin.items()}  # fmt: skip
     verdict, worst_pm, n_w, k_w = _verdict_of(table, ranges.pm_threshold, judged, crit, taus)
     search = {"searched": {}, "fixes": []}
     if recommend and verdict != "stable":
-        search = search_fix(params, lambda p: base.replace(params=p), ranges,
-                            {n: lin[n][0:1] + (np.asarray(lin[n][1], bool),) for n in lin},
+        search = search_fix(params, lambda p: base.replace(params=p), ranges, lin,
                             progress=progress)  # fmt: skip
         if judged and search["fixes"]:  # the headline's fix, put to the trajectories
             search["fixes"][0] = _put_to_trajectories(search["fixes"][0], base, judged, ranges)
@@ -358,11 +358,11 @@ def _put_to_trajectories(fix: dict, base, judged, ranges: CheckRanges) -> dict:
     with the fix applied (empty: none; stability below a boundary that is crossed once, as
     the RTT grows, needs only the largest RTT)."""
     fixed = base.replace(params=base.params.replace(**{fix["field"]: fix["value"]}))
-    bad = []
-    for n in judged:
-        k, runs = fixed.replace(n_flows=int(n), rtt=float(ranges.rtt[1])).trajectory_odds()
-        if 2 * k > runs:
-            bad.append(int(n))
+    bad = [
+        int(n)
+        for n in judged
+        if fixed.replace(n_flows=int(n), rtt=float(ranges.rtt[1])).trajectory_unstable()
+    ]
     return {**fix, "trajectories_unstable_n": bad}
 
 

@@ -105,17 +105,12 @@ def workers(cfg: ReportConfig, bg) -> int:
     simulator compiles in the background (the longest part of a first run) no worker is
     forked on 2 cores: it would slow that compilation down."""
     import multiprocessing as mp
-    import os
+
+    from qcnmodel.studies.sweep import usable_cores
 
     if "fork" not in mp.get_all_start_methods():  # pragma: no cover - not POSIX
         return 0
-    if cfg.jobs in (None, -1):
-        try:
-            jobs = len(os.sched_getaffinity(0))
-        except (AttributeError, OSError):  # pragma: no cover - not Linux
-            jobs = os.cpu_count() or 1
-    else:
-        jobs = int(cfg.jobs)
+    jobs = usable_cores() if cfg.jobs in (None, -1) else int(cfg.jobs)
     return 1 if jobs - 1 - (bg is not None) >= 1 else 0
 
 

@@ -89,14 +89,19 @@ def _ignore_sigint() -> None:
     signal.signal(signal.SIGINT, signal.SIG_IGN)
 
 
-def free_cores() -> int:
-    """The cores this process may use that are not busy: the affinity mask
-    (``os.sched_getaffinity``) less the one-minute load average not due to this process
-    (rounded), at least 1."""
+def usable_cores() -> int:
+    """The cores this process may use: its affinity mask (``os.sched_getaffinity``), else
+    the machine's cores."""
     try:
-        n = len(os.sched_getaffinity(0))
+        return len(os.sched_getaffinity(0))
     except (AttributeError, OSError):  # pragma: no cover - not Linux
-        n = os.cpu_count() or 1
+        return os.cpu_count() or 1
+
+
+def free_cores() -> int:
+    """The cores this process may use that are not busy: :func:`usable_cores` less the
+    one-minute load average not due to this process (rounded), at least 1."""
+    n = usable_cores()
     try:
         load = os.getloadavg()[0]
     except (AttributeError, OSError):  # pragma: no cover

@@ -151,7 +151,7 @@ def scan(model, ranges, flows=None, method: str = "model", critical=None) -> dic
         try:
             m = model.replace(n_flows=int(n))
             pm, st = _pm_stable(m.loop(), taus + extra_delay(m))
-            if method == "model" and judged_by_trajectories(m):
+            if judged_by_trajectories(m, method):
                 st = judged_stable(m, taus, st, critical.get(int(n)))
             out[int(n)] = (pm, np.asarray(st, bool))
         except ValueError:
