@@ -52,18 +52,9 @@ from scipy.optimize import brentq
 from qcnmodel import config
 from qcnmodel.analysis._rational import Rational
 
-__all__ = [
-    "Margins",
-    "NyquistCount",
-    "margins",
-    "margins_over_delay",
-    "nyquist_count",
-    "nyquist_contour",
-    "critical_delay",
-    "critical_rtt",
-    "extra_delay",
-    "rtt_offset",
-]
+__all__ = ["Margins", "NyquistCount", "margins", "margins_over_delay", "nyquist_count",
+           "nyquist_contour", "critical_delay", "critical_rtt", "extra_delay",
+           "rtt_offset"]  # fmt: skip
 
 _TWO_PI = 2.0 * np.pi
 # Newton steps (bisection outside the bracket): from a 5 % bracket ~5 reach machine precision
