@@ -144,6 +144,7 @@ MODELS: dict[str, ModelSpec] = {
         "qcnmodel.params.dcqcn:DCQCNParams",
         {
             "cnp-lag+stage-memory": {"cnp_lag": "half-interval", "stage_memory": True},
+            "coalesce+stage-memory": {"notification": "coalesce", "stage_memory": True},
             "exact": {},
             "paper": {"linearisation": "paper", "fixed_point_method": "taylor"},
         },

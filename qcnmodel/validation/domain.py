@@ -171,7 +171,7 @@ DOMAIN: dict[tuple[str, str], tuple[Region, ...]] = {
         Region(
             "dcqcn cliff cycle",
             "N >= 20 flows",
-            "no equilibrium on the marking ramp: the fluid relaxation cycle is 20-30 % "
+            "no equilibrium on the marking ramp: the fluid relaxation cycle is 15-30 % "
             "larger and 3-13 % longer than the simulated one",
             n_min=20,
         ),
