@@ -53,6 +53,11 @@ _SHIPPED: dict = {
     # runs per RTT of that search: while it looks for the turn, and across its bracket (27:
     # a binomial standard error of 0.096 at even odds)
     "analysis.trajectory_seeds": (9, 27),
+    # the largest flow count judged by its trajectories: each run follows every flow, and
+    # past a few hundred flows a critical RTT costs minutes (N = 100: 11 s; N = 800: over 7
+    # minutes, most of it in the idle start's samples at large RTTs); beyond it, and beyond
+    # the validation's N = 100, the linearised loop judges, and the outputs say so
+    "analysis.trajectory_max_flows": 200,
     # -- models: fluid integration ---------------------------------------------------------
     # largest step of the compiled integrator (s): QCN, QCN classes, ECM; and DCQCN
     "models.max_dt": 10e-6,

@@ -108,6 +108,17 @@ def test_paper_variant_is_named():
     assert res.model_variant == "paper" and "published cycle-averaged equations" in res.headline
 
 
+def test_flow_counts_past_the_trajectories_limit_are_named(monkeypatch):
+    from qcnmodel import config
+
+    monkeypatch.setitem(config.defaults, "analysis.trajectory_max_flows", 3)
+    res = check_params(QCNParams(), CheckRanges(rtt=(2e-6, 20e-6), flows=(2, 20), **SMALL),
+                       recommend=False)  # fmt: skip
+    assert res.judged_flows == (2,)
+    past = [n for n in res.notes if "past the 3 flows" in n]
+    assert len(past) == 1 and past[0].startswith("N = 20: judged by the linearised loop")
+
+
 @pytest.fixture
 def small_grid(monkeypatch):
     """The CLI's grid from the configuration, made small (8 RTTs x 2 flow counts)."""

@@ -56,6 +56,20 @@ __all__ = ["integrate"]
 _EMPTY = 1e-6
 #: events at one instant before the solver calls it a stall (there are at most a handful)
 _MAX_STALL = 1000
+#: relative resolution of the clock: two instants closer than t * _TIME_RES (about 4.5 units
+#: in the last place of a float) are one
+_TIME_RES = 1e-15
+
+
+@njit(cache=True)
+def _due(rate, t):
+    """Bytes short of a threshold at which a quantity growing at ``rate`` (bit/s) counts as
+    having reached it at time ``t``: :data:`_EMPTY`, or what it gains within the clock's
+    resolution where that is more (many flows at the line rate, a long run). Without it an
+    event closer than the clock can resolve would never come: the step to it is zero."""
+    return max(_EMPTY, rate * t * _TIME_RES / 8.0)
+
+
 _S_PICK = stream_key(STREAM_USER, 0)  #: which flow a sample lands on
 _S_NOISE = stream_key(STREAM_USER, 1)  #: the sampled queue's frame phases
 #: uniform phases summed per sample (exact up to this many flows, the same variance beyond)
@@ -94,6 +108,7 @@ class _Agents:
         self.seed = seed
         self.pending = np.zeros(n)
         self.backlog = np.zeros(n)
+        self.t_res = 0.0  # the clock's resolution (s) at the end of the last step
         if start == "equilibrium":  # active at the fair share, cycles spread over a period
             rp = self.rp
             phase = (np.arange(n) + 0.5) / n
@@ -118,6 +133,7 @@ class _Agents:
         """Advance the source buffers by ``h`` s: frames offered minus frames sent, within
         [0, buffer] (the adapter refuses what does not fit)."""
         b = np.clip(self.backlog + (self.offered - self.rate) * (h / 8.0), 0.0, self.buffer)
+        b[b < self.t_res * np.maximum(self.rate - self.offered, 0.0) / 8.0] = 0.0
         b[b < _EMPTY] = 0.0
         self.backlog = b
 
@@ -253,8 +269,9 @@ def _integrate_twin(p, n, fwd, back, capacity, offered, n_rec, record_dt, hotspo
         if stalled > _MAX_STALL:  # every event consumes state; a stall is a defect
             raise RuntimeError(f"hybrid QCN model stalled at t = {t!r} s")
         q = q + (a_sum - c) * h / 8.0
-        if q < _EMPTY:
+        if q < _due(max(c - a_sum, 0.0), t_next):
             q = 0.0
+        ag.t_res = t_next * _TIME_RES
         ag.drain(h)
         step = rate * (h / 8.0)
         total += step
@@ -263,11 +280,12 @@ def _integrate_twin(p, n, fwd, back, capacity, offered, n_rec, record_dt, hotspo
         t = t_next
         now = _ns(t)
         # byte counters whose cycle ends now (the pending bytes reach them)
-        for i in np.flatnonzero(active & (ag.pending >= rp[R.RP_BC_LEFT] - _EMPTY)):
+        due = np.maximum(_EMPTY, rate * t * _TIME_RES / 8.0)  # _due, flow by flow
+        for i in np.flatnonzero(active & (ag.pending >= rp[R.RP_BC_LEFT] - due)):
             ag.pending[i] = max(ag.pending[i], rp[R.RP_BC_LEFT, i])
             ag.flush(i, now)
         if arrived > 0.0:  # the CP's countdown: a sample exactly when it reaches zero
-            if arrived >= cp[R.CP_TO_SAMPLE, 0] - _EMPTY:
+            if arrived >= cp[R.CP_TO_SAMPLE, 0] - _due(a_sum, t):
                 arrived = max(arrived, cp[R.CP_TO_SAMPLE, 0])
                 u = uniform01(seed, _S_PICK, np.int64(draws))
                 z = frame_noise(seed, np.int64(draws), n, frame) if noise else 0.0

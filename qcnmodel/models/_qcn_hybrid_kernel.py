@@ -14,7 +14,7 @@ import math
 import numba as nb
 import numpy as np
 
-from qcnmodel.models._qcn_hybrid import _EMPTY, _MAX_STALL, frame_noise
+from qcnmodel.models._qcn_hybrid import _EMPTY, _MAX_STALL, _TIME_RES, _due, frame_noise
 from qcnmodel.sim.protocols import qcn as R
 from qcnmodel.sim.rng import uniform01
 
@@ -183,24 +183,27 @@ def integrate_compiled(pc, pr, n, fwd, back, capacity, t_on, t_off, c_hot, offer
         if stalled > _MAX_STALL:
             raise RuntimeError("hybrid QCN model stalled")
         q = q + (a_sum - c) * h / 8.0
-        if q < _EMPTY:
+        if q < _due(max(c - a_sum, 0.0), t_next):
             q = 0.0
+        t_res = t_next * _TIME_RES
         for i in range(n):
             step = rate[i] * (h / 8.0)
             total[i] += step
             if rp[R.RP_ACTIVE, i] > 0.0:
                 pending[i] += step
             b = min(max(backlog[i] + (offered - rate[i]) * (h / 8.0), 0.0), buffer)
+            if b < t_res * max(rate[i] - offered, 0.0) / 8.0:
+                b = 0.0
             backlog[i] = 0.0 if b < _EMPTY else b
         arrived = a_sum * h / 8.0
         t = t_next
         now = _ns(t)
         for i in range(n):
-            if rp[R.RP_ACTIVE, i] > 0.0 and pending[i] >= rp[R.RP_BC_LEFT, i] - _EMPTY:
+            if rp[R.RP_ACTIVE, i] > 0.0 and pending[i] >= rp[R.RP_BC_LEFT, i] - _due(rate[i], t):
                 pending[i] = max(pending[i], rp[R.RP_BC_LEFT, i])
                 _flush(rp, pending, i, now, seed, pr)
         if arrived > 0.0:
-            if arrived >= cp[R.CP_TO_SAMPLE, 0] - _EMPTY:
+            if arrived >= cp[R.CP_TO_SAMPLE, 0] - _due(a_sum, t):
                 arrived = max(arrived, cp[R.CP_TO_SAMPLE, 0])
                 u = uniform01(seed, s_pick, np.int64(draws))
                 z = frame_noise(seed, np.int64(draws), n, frame) if noise else 0.0

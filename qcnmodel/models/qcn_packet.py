@@ -29,13 +29,11 @@ are delays); :meth:`QCNPacketModel.simulate` integrates the nonlinear population
 (:func:`~._qcn_cohort.integrate`), from the equilibrium or from idle rate limiters as a
 packet simulation starts.
 
-Validity: a mean-field model, exact in the limit of many flows per cohort. One flow is no
-population: every sample lands on it and it takes discrete cuts at the sampling instants, which
-the mean field smooths into a hazard and so makes too stable. :meth:`QCNPacketModel.simulate`
-therefore integrates one flow as the single-flow hybrid model (:mod:`._qcn_hybrid`), and one
-flow's stability boundary is its trajectories' (:attr:`QCNPacketModel.boundary_method`); the
-linearisation (:meth:`QCNPacketModel.loop`) remains the mean field's, and the validation report
-lists where either leaves the packets.
+Validity: the linearisation is the mean field's, exact as flows per cohort grow; flows take
+discrete cuts at the sampling instants, and the sampled queue's frame noise keeps cutting them,
+so a congested port's stability boundary is its trajectories', every flow followed
+(:mod:`._qcn_hybrid`, :attr:`QCNPacketModel.boundary_method`). The validation report lists
+where either leaves the packets.
 """
 
 from __future__ import annotations
@@ -354,8 +352,10 @@ class QCNPacketModel(LoopModel):
         (module docstring, "Validity"): :func:`~qcnmodel.analysis.margins.critical_rtt`
         answers with the RTT at which the odds of :meth:`trajectory_unstable`'s runs pass one
         half. Without congestion (:attr:`congested`) the loop is open and its linearisation
-        (zero gain) is exact: ``"linearisation"``."""
-        return "trajectories" if self.congested else "linearisation"
+        (zero gain) is exact: ``"linearisation"``; likewise past ``config.defaults[
+        "analysis.trajectory_max_flows"]`` flows (a run follows every flow: minutes)."""
+        cap = config.defaults["analysis.trajectory_max_flows"]
+        return "trajectories" if self.congested and self.n_flows <= cap else "linearisation"
 
     def trajectory_unstable(self, seeds: int | None = None) -> bool:
         """The trajectories' verdict at this operating point: a majority of ``seeds`` runs

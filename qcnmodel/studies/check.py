@@ -30,6 +30,7 @@ from qcnmodel.studies.verdict import (
     _verdict_of,
     headline,
     inactive_fields,
+    linearised_note,
     model_label,
     search_fix,
     search_steps,
@@ -302,6 +303,7 @@ def _check(params, ranges, model, variant, base, fallback, recommend, confirm,
         if progress is not None:
             progress.update(1)
     judged = [n for n in models if n not in crit]  # flow counts judged by the trajectories
+    too_many = [n for n in crit if boundary == "model" and _past_trajectories(models[n])]
     if judged:
         from qcnmodel.studies.boundaries import critical_rtts
 
@@ -332,7 +334,9 @@ def _check(params, ranges, model, variant, base, fallback, recommend, confirm,
         model=name,
         model_variant=var,
         model_label=label,
-        notes=inactive_fields(params) + ([trajectory_note(judged)] if judged else []),
+        notes=inactive_fields(params)
+        + ([trajectory_note(judged)] if judged else [])
+        + ([linearised_note(too_many)] if too_many else []),
         judged_flows=tuple(judged),
         searched=search["searched"],
         fallback=fallback,
@@ -350,6 +354,15 @@ def _check(params, ranges, model, variant, base, fallback, recommend, confirm,
         result = dataclasses.replace(result, confirmation=drop_traces(conf),
                                      confirmation_traces=conf)  # fmt: skip
     return result
+
+
+def _past_trajectories(model) -> bool:
+    """A congested model that would be judged by its trajectories but for its flow count
+    (``config.defaults["analysis.trajectory_max_flows"]``)."""
+    from qcnmodel import config
+
+    return (hasattr(model, "trajectory_odds") and bool(getattr(model, "congested", False))
+            and model.n_flows > config.defaults["analysis.trajectory_max_flows"])  # fmt: skip
 
 
 def _put_to_trajectories(fix: dict, base, judged, ranges: CheckRanges) -> dict:

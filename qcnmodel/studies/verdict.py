@@ -102,6 +102,21 @@ def trajectory_note(flows) -> str:
     )
 
 
+def linearised_note(flows) -> str:
+    """The sentence saying which flow counts the linearised loop judged because they are
+    past the trajectories' flow limit."""
+    from qcnmodel import config
+
+    ns = ", ".join(str(n) for n in flows)
+    cap = config.defaults["analysis.trajectory_max_flows"]
+    return (
+        f"N = {ns}: judged by the linearised loop, past the {cap} flows that the model's "
+        "trajectories judge (each run follows every flow: a critical RTT would take minutes; "
+        "the validation reaches N = 100); config.defaults['analysis.trajectory_max_flows'] "
+        "raises the limit"
+    )
+
+
 # ------------------------------------------------------------------------- grid scans
 def _pm_stable(loop, taus):
     """Phase margins (deg, unwrapped) and closed-loop stability of ``loop`` at the delays

@@ -124,6 +124,23 @@ def test_compiled_kernel_agrees_with_the_twin_to_rounding_at_many_flows():
     assert np.allclose(a, b, rtol=1e-9, atol=1e-6)
 
 
+@pytest.mark.parametrize("compiled", [True, pytest.param(False, marks=pytest.mark.slow)])
+def test_no_stall_when_the_clock_cannot_resolve_the_next_sample(compiled):
+    # 25 flows at 200 Gb/s, nothing fed back for 13 ms: 5 Tb/s reach the CP, and at
+    # t = 1/64 s a sample that is 1e-6 B away lies closer than the clock resolves (the step
+    # to it rounds to zero). The solver stalled there; the sample is now due at once. (The
+    # readable twin takes 15 s for its 40 000 samples: slow suite.)
+    from qcnmodel.models._qcn_hybrid import integrate
+
+    p = QCNParams(line_rate=200e9)
+    rec, _ = integrate(p, 25, 12.97e-3, 10e9, 200e9, 0.016, 1e-3, seed=0, compiled=compiled)
+    assert rec[-1, 0] == pytest.approx(0.016)
+    # no rate change reaches the CP before 3/2 of the loop delay (19.5 ms): from 6.5 ms on, it
+    # holds what arrives beyond the 10 Gb/s it serves
+    t_in = 0.016 - 12.97e-3 / 2
+    assert rec[-1, 1] == pytest.approx((25 * 200e9 - 10e9) * t_in / 8, rel=1e-9)
+
+
 def _recovery(buffer, n=8, seed=1):
     """netfpga-1g hotspot (1 Gb/s links, CP at 0.2 Gb/s for 1 s) with constant-rate sources."""
     from qcnmodel.models._qcn_hybrid import integrate

@@ -27,6 +27,18 @@ def test_which_points_are_judged_by_trajectories():
                        "boundary_method")  # fmt: skip
 
 
+def test_past_the_flow_limit_the_linearised_loop_judges(monkeypatch):
+    from qcnmodel import config
+
+    cap = config.defaults["analysis.trajectory_max_flows"]
+    assert qm.QCNFluidModel(n_flows=cap).boundary_method == "trajectories"
+    assert qm.QCNFluidModel(n_flows=cap + 1).boundary_method == "linearisation"
+    monkeypatch.setitem(config.defaults, "analysis.trajectory_max_flows", 10)
+    m = qm.QCNFluidModel(n_flows=11, rtt=100e-6)
+    assert m.boundary_method == "linearisation"
+    assert critical_rtt(m) == critical_rtt(m, method="linearisation")
+
+
 @pytest.fixture(scope="module")
 def crit():
     return critical_rtt(_one())
