@@ -110,7 +110,14 @@ def test_tasks_in_a_worker_equal_this_process(tmp_path):
     from qcnmodel.studies.report_tasks import Tasks
 
     cfg = dataclasses.replace(small_config(jobs=2), weights=(8.0,), ps_values=(0.05,),
-                              flows=(10,), point_flows=(10,), point_rtts=(1e-4,))  # fmt: skip
+                              flows=(10,), point_flows=(10,), point_rtts=(1e-4,),
+                              trajectories=False)  # fmt: skip
+    # points judged by trajectories wait for the check (its critical RTTs are then memoised)
+    judged = Tasks(dataclasses.replace(cfg, trajectories=True), tmp_path, workers=1)
+    try:
+        assert ("points", None) not in judged.futs and ("models", None) in judged.futs
+    finally:
+        judged.close()
     tasks = Tasks(cfg, tmp_path, workers=1)
     try:
         tasks.futs.pop(("models", None)).cancel()  # figures: tested with the whole report

@@ -5,7 +5,8 @@ costs seconds per critical RTT, growing with the number of flows (each run follo
 flow). A check or a report needs one per flow count: :func:`critical_rtts` computes them on
 the cores this process may use, the largest flow counts first so that the workers finish
 together. A worker runs the same code on the same model as this process would, so the
-answers are those of a sequential run, bit for bit.
+answers are those of a sequential run, bit for bit; they join this process's memo of
+searches, so that asking again here (a report's points table) costs nothing.
 """
 
 from __future__ import annotations
@@ -29,6 +30,15 @@ def _one(model) -> float:
     from qcnmodel.analysis.margins import critical_rtt
 
     return float(critical_rtt(model))
+
+
+def _one_shared(model) -> tuple[float, dict]:
+    """:func:`_one` in a worker, with the searches it memoised, for this process's memo."""
+    from qcnmodel.analysis import boundary
+
+    before = set(boundary._MEMO)
+    value = _one(model)
+    return value, {k: v for k, v in boundary._MEMO.items() if k not in before}
 
 
 def critical_rtts(models, jobs: int | None = None, progress=None) -> list[float]:
@@ -62,11 +72,14 @@ def critical_rtts(models, jobs: int | None = None, progress=None) -> list[float]
     out: list[float] = [float("nan")] * len(models)
     pool = ProcessPoolExecutor(n, mp_context=mp.get_context("fork"), initializer=_ignore_sigint)
     try:
-        futs = {pool.submit(_one, models[i]): i for i in order}
+        futs = {pool.submit(_one_shared, models[i]): i for i in order}
         from concurrent.futures import as_completed
 
+        from qcnmodel.analysis import boundary
+
         for fut in as_completed(futs):
-            out[futs[fut]] = fut.result()
+            out[futs[fut]], found = fut.result()
+            boundary._MEMO.update(found)  # a later search of the same model is a lookup
             if progress is not None:
                 progress.update(1)
     except BaseException:

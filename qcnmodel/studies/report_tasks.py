@@ -130,7 +130,9 @@ def _run_task(cfg: ReportConfig, figdir: Path, kind: str, arg):
 class Tasks:
     """The parts of the report that do not need the check (the model's figures, the
     representative points, the grid's (W, Ps) blocks), queued on forked workers before the
-    check starts. :meth:`collect` runs here whatever no worker has started yet."""
+    check starts. :meth:`collect` runs here whatever no worker has started yet. Points judged
+    by the model's trajectories are left to this process, after the check: their critical
+    RTTs are mostly the check's."""
 
     def __init__(self, cfg: ReportConfig, figdir: Path, workers: int):
         self.cfg, self.figdir, self.pool, self.futs = cfg, figdir, None, {}
@@ -141,7 +143,9 @@ class Tasks:
 
         from qcnmodel.studies.sweep import _ignore_sigint
 
-        keys = [("models", None), ("points", None)]
+        # the points judged by trajectories wait for the check: its critical RTTs (N = 100
+        # among them, the costliest) are then in this process's memo
+        keys = [("models", None)] + ([] if cfg.trajectories else [("points", None)])
         keys += [("grid", (w, ps)) for w in cfg.weights for ps in cfg.ps_values]
         self.pool = ProcessPoolExecutor(workers, mp_context=mp.get_context("fork"),
                                         initializer=_ignore_sigint)  # fmt: skip

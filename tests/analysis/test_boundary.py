@@ -326,3 +326,22 @@ class _Stalls(_Odds):
 def test_a_failing_trajectory_is_an_answer_naming_the_rtt():
     with pytest.raises(ValueError, match=r"trajectories failed at RTT 225 us .*stalled"):
         trajectory_critical_rtt(_Stalls(), start=100e-6)
+
+
+def test_critical_rtts_of_workers_join_this_process_memo(monkeypatch):
+    # the check's forked searches are kept here: the report's points table asks again for free
+    import qcnmodel as qm
+    from qcnmodel.analysis import boundary
+    from qcnmodel.analysis.margins import critical_rtt
+    from qcnmodel.studies.boundaries import critical_rtts
+
+    monkeypatch.setattr(boundary, "_MEMO", {})
+    models = [qm.QCNFluidModel(n_flows=n, rtt=100e-6) for n in (2, 5)]
+    got = critical_rtts(models, jobs=2)
+    assert len(boundary._MEMO) == 2
+
+    def no_search(*a, **k):
+        raise AssertionError("searched again")
+
+    monkeypatch.setattr(boundary, "_search", no_search)
+    assert [critical_rtt(m.replace(rtt=300e-6)) for m in models] == got
