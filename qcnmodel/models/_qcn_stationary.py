@@ -147,10 +147,41 @@ def equilibrium(k, tt, tb, roff, fb_guess=None):
         if res < 1e-7:
             return float(sol.x[0] * scale), st
         best = min(best, res)
+    ratio = _saturated_rate(k, tt, tb, roff, target)
+    if ratio > 1.0:
+        raise ValueError(
+            f"no equilibrium: even full-scale feedback (Fb = -Fbmax) leaves the reaction "
+            f"points' stationary rate at {ratio:.4g} x the fair share C/N, so the port stays "
+            f"overloaded at N = {k[K_N]:g} (its queue grows until frames are dropped or "
+            "paused): fewer flows, a larger gd or a higher sampling probability hold it"
+        )
     raise ValueError(
         "no equilibrium: no feedback level makes the reaction points' stationary rate equal "
         f"to the fair share C/N (best residual {best:.2g})"
     )
+
+
+def _saturated_rate(k, tt, tb, roff, target) -> float:
+    """The reaction points' stationary rate over C/N at full-scale feedback (births solved;
+    nan where that fails): above 1, no feedback level can hold the flows at C/N."""
+    from scipy.optimize import root
+
+    kap, cut = _signals(k, -k[K_FBMAX], target)
+    try:
+        st = Stationary(k, tt, tb, roff, age_grid(tt, tb, target, max(kap, 1e-6) / 3.0))
+        st.kappa, st.cut = kap, cut
+
+        def resid(x):
+            st.set_birth(*np.exp(x))
+            return st.birth_residual()
+
+        with np.errstate(all="ignore"):
+            sol = root(resid, [math.log(target)] * 2, method="hybr", options={"xtol": 1e-12})
+            if not np.max(np.abs(resid(sol.x))) < 1e-7:
+                return math.nan
+    except (ValueError, FloatingPointError, ZeroDivisionError, OverflowError):
+        return math.nan
+    return float(st.R / target)
 
 
 # ------------------------------------------------------------------ linear response

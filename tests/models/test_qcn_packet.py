@@ -163,3 +163,17 @@ def test_no_standing_queue_is_refused_not_a_negative_queue():
             call()
     q = m.simulate(0.05, start="idle", seed=0).q.values
     assert q.min() >= 0 and q.size > 1
+
+
+def test_a_port_the_feedback_cannot_hold_is_named_overloaded():
+    # 802.1Qau defaults at 10 Gb/s: full-scale feedback (Fb = -Fbmax) holds 900 flows below
+    # C/N but not 1000 (1.01 x C/N): no equilibrium exists, and the error says why
+    from qcnmodel.models.qcn import QCNFluidModel
+
+    assert QCNFluidModel(n_flows=900).fixed_point()["q"] > 0
+    with pytest.raises(
+        ValueError,
+        match=r"even full-scale feedback .* at 1\.01\d* x the fair "
+        r"share C/N, so the port stays overloaded at N = 1000",
+    ):
+        QCNFluidModel(n_flows=1000).fixed_point()
