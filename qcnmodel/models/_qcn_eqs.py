@@ -55,7 +55,13 @@ def cycle_rate(p, length):
     Evaluated as p (1-p)^L / (1 - (1-p)^L) = p exp(L log1p(-p)) / -expm1(L log1p(-p)), which
     neither overflows nor cancels.
     """
-    y = length * math.log1p(-p)
+    return cycle_rate_l1p(p, math.log1p(-p), length)
+
+
+@nb.njit(cache=True, inline="always")
+def cycle_rate_l1p(p, l1p, length):
+    """:func:`cycle_rate` given ``l1p`` = log1p(-p) (the right-hand side reuses it)."""
+    y = length * l1p
     if y > -1e-12:  # no resets: a cycle ends every `length` packets
         return 1.0 / length
     return p * math.exp(y) / -math.expm1(y)
@@ -138,9 +144,11 @@ def rate_derivatives_age(rc, rt, rcd, ind, u, ps, k, p, age):
         # counters are reset by CNMs only: per-packet reset probability ps * 1{Fb < 0}
         pc = ps * ind
         l1p = math.log1p(-pc)
-        bc_ai = cycle_rate(pc, 0.5 * b if p[P_HALVE] > 0.0 else b)
-        avg = cycle_rate(pc, b)
-        inc = p[P_RAI] * bc_ai * math.exp(f * b * stage_l1p(l1p, rcd, age))
+        halve = p[P_HALVE] > 0.0
+        avg = cycle_rate_l1p(pc, l1p, b)
+        bc_ai = cycle_rate_l1p(pc, l1p, 0.5 * b) if halve else avg
+        sl1p = stage_l1p(l1p, rcd, age)
+        inc = p[P_RAI] * bc_ai * math.exp(f * b * sl1p)
     else:
         j = P_PRE + 4 * k
         bc_ai = p[j + 1]
@@ -148,13 +156,12 @@ def rate_derivatives_age(rc, rt, rcd, ind, u, ps, k, p, age):
         avg = p[j]
         inc = p[P_RAI] * bc_ai * p[j + 2]
         pc = ps
+        sl1p = stage_l1p(l1p, rcd, age) if p[P_TIMER] > 0.0 else l1p
     if p[P_TIMER] > 0.0:
         lt = p[P_T] * rcd
-        lt_ai = 0.5 * lt if p[P_HALVE] > 0.0 else lt
-        tm = cycle_rate(pc, lt)
-        tm_ai = cycle_rate(pc, lt_ai)
+        tm = cycle_rate_l1p(pc, l1p, lt)
+        tm_ai = cycle_rate_l1p(pc, l1p, 0.5 * lt) if p[P_HALVE] > 0.0 else tm
         avg += tm
-        sl1p = stage_l1p(l1p, rcd, age)
         inc += p[P_RAI] * tm_ai * math.exp(f * lt * sl1p)
         if p[P_HAI] > 0.0:
             longest = b if b > lt else lt
