@@ -166,16 +166,16 @@ def _saturated_rate(k, tt, tb, roff, target) -> float:
     nan where that fails): above 1, no feedback level can hold the flows at C/N."""
     from scipy.optimize import root
 
-    kap, cut = _signals(k, -k[K_FBMAX], target)
     try:
-        st = Stationary(k, tt, tb, roff, age_grid(tt, tb, target, max(kap, 1e-6) / 3.0))
-        st.kappa, st.cut = kap, cut
-
-        def resid(x):
-            st.set_birth(*np.exp(x))
-            return st.birth_residual()
-
         with np.errstate(all="ignore"):
+            kap, cut = _signals(k, -k[K_FBMAX], target)
+            st = Stationary(k, tt, tb, roff, age_grid(tt, tb, target, max(kap, 1e-6) / 3.0))
+            st.kappa, st.cut = kap, cut
+
+            def resid(x):
+                st.set_birth(*np.exp(x))
+                return st.birth_residual()
+
             sol = root(resid, [math.log(target)] * 2, method="hybr", options={"xtol": 1e-12})
             if not np.max(np.abs(resid(sol.x))) < 1e-7:
                 return math.nan
