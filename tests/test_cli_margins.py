@@ -206,3 +206,16 @@ def test_a_point_without_equilibrium_names_the_point_settings(argv, capsys):
     err = capsys.readouterr().err
     assert "no equilibrium" in err and "ps = " in err
     assert ("capacity = 5e+09 bit/s" in err) == ("--rate" in argv)
+
+
+def test_past_the_trajectories_flow_limit_says_who_judges(capsys, monkeypatch):
+    from qcnmodel import config
+
+    monkeypatch.setitem(config.defaults, "analysis.trajectory_max_flows", 10)
+    assert main(["margins", "--flows", "11", "--rtt", "100us"]) in (0, 1)
+    text = capsys.readouterr().out
+    judged = [line for line in text.splitlines() if line.startswith("judged by")]
+    assert (
+        len(judged) == 1 and "N = 11: judged by the linearised loop, past the 10 flows" in judged[0]
+    )
+    assert "linearised critical RTT" not in text  # the critical RTT printed is that one

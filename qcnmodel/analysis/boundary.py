@@ -30,8 +30,8 @@ import math
 import numpy as np
 
 __all__ = ["METHODS", "boundary_method", "check_method", "first_unstable_rtt",
-           "judged_by_trajectories", "judged_stable",
-           "odds_crossing", "trajectory_critical_rtt", "unstable_fraction"]  # fmt: skip
+           "judged_by_trajectories", "judged_stable", "odds_crossing",
+           "past_trajectory_limit", "trajectory_critical_rtt", "unstable_fraction"]  # fmt: skip
 
 
 def boundary_method(model) -> str:
@@ -55,6 +55,14 @@ def judged_by_trajectories(model, method: str = "model") -> bool:
     """Whether ``model`` is judged by its trajectories: it declares ``boundary_method =
     "trajectories"`` and ``method`` (:data:`METHODS`) asks for the model's own method."""
     return check_method(method) == "model" and boundary_method(model) == "trajectories"
+
+
+def past_trajectory_limit(model) -> bool:
+    """Whether ``model`` is a congested port that its trajectories would judge but for its
+    flow count (past ``config.defaults["analysis.trajectory_max_flows"]``: each run follows
+    every flow), so that its linearised loop judges it instead."""
+    return (hasattr(model, "trajectory_odds") and bool(getattr(model, "congested", False))
+            and boundary_method(model) == "linearisation")  # fmt: skip
 
 
 def judged_stable(model, rtts, linear_stable, critical: float | None = None) -> np.ndarray:

@@ -209,6 +209,12 @@ def run(args) -> int:
         rows.insert(
             -1, ("linearised critical RTT", f"{out['critical_rtt_linearised_s'] * 1e6:.4g} us")
         )
+    from qcnmodel.analysis.boundary import past_trajectory_limit
+
+    if out.get("boundary_method") == "linearisation" and past_trajectory_limit(model):
+        from qcnmodel.studies.verdict import linearised_note
+
+        rows.insert(-2, ("judged by", linearised_note([model.n_flows])))
     if out["validity"]:
         for note in out["validity"]:
             rows.append(("outside validity", f"{note['finding']}: {note['where']}; "

@@ -273,7 +273,11 @@ def check_params(
 def _check(params, ranges, model, variant, base, fallback, recommend, confirm,
            confirm_duration, confirm_jobs, progress, shown, bg, boundary, jobs):  # fmt: skip
     """:func:`check_params` after the model is chosen; ``bg`` compiles the simulator."""
-    from qcnmodel.analysis.boundary import judged_by_trajectories, judged_stable
+    from qcnmodel.analysis.boundary import (
+        judged_by_trajectories,
+        judged_stable,
+        past_trajectory_limit,
+    )
     from qcnmodel.analysis.margins import critical_rtt, extra_delay, margins_over_delay
 
     if model == "qcn":
@@ -303,7 +307,7 @@ def _check(params, ranges, model, variant, base, fallback, recommend, confirm,
         if progress is not None:
             progress.update(1)
     judged = [n for n in models if n not in crit]  # flow counts judged by the trajectories
-    too_many = [n for n in crit if boundary == "model" and _past_trajectories(models[n])]
+    too_many = [n for n in crit if boundary == "model" and past_trajectory_limit(models[n])]
     if judged:
         from qcnmodel.studies.boundaries import critical_rtts
 
@@ -354,15 +358,6 @@ def _check(params, ranges, model, variant, base, fallback, recommend, confirm,
         result = dataclasses.replace(result, confirmation=drop_traces(conf),
                                      confirmation_traces=conf)  # fmt: skip
     return result
-
-
-def _past_trajectories(model) -> bool:
-    """A congested model that would be judged by its trajectories but for its flow count
-    (``config.defaults["analysis.trajectory_max_flows"]``)."""
-    from qcnmodel import config
-
-    return (hasattr(model, "trajectory_odds") and bool(getattr(model, "congested", False))
-            and model.n_flows > config.defaults["analysis.trajectory_max_flows"])  # fmt: skip
 
 
 def _put_to_trajectories(fix: dict, base, judged, ranges: CheckRanges) -> dict:
