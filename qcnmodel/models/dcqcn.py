@@ -254,7 +254,8 @@ class DCQCNFluidModel(LoopModel):
         if self.notification == "coalesce" and self.cnp_lag_s != 0.0:
             raise ValueError(
                 f"cnp_lag: must be 0 with notification='coalesce' (the coalescing rule carries "
-                f"its own lag), got {self.cnp_lag!r}"
+                f"its own lag; the registry variant 'coalesce+stage-memory' sets both), got "
+                f"{self.cnp_lag!r}"
             )
         # the simulator accepts 0 for both (a CNP per mark, no increase); the equations do not
         for name, alias in (("cnp_interval", "tau"), ("r_ai", "r_ai")):
