@@ -211,7 +211,7 @@ def run(args) -> int:
         )
     from qcnmodel.analysis.boundary import past_trajectory_limit
 
-    if out.get("boundary_method") == "linearisation" and past_trajectory_limit(model):
+    if past_trajectory_limit(model):
         from qcnmodel.studies.verdict import linearised_note
 
         rows.insert(-2, ("judged by", linearised_note([model.n_flows])))

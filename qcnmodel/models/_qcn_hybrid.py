@@ -66,8 +66,9 @@ def _due(rate, t):
     """Bytes short of a threshold at which a quantity growing at ``rate`` (bit/s) counts as
     having reached it at time ``t``: :data:`_EMPTY`, or what it gains within the clock's
     resolution where that is more (many flows at the line rate, a long run). Without it an
-    event closer than the clock can resolve would never come: the step to it is zero."""
-    return max(_EMPTY, rate * t * _TIME_RES / 8.0)
+    event closer than the clock can resolve would never come: the step to it is zero.
+    ``rate`` may be an array (one threshold per flow)."""
+    return np.maximum(_EMPTY, rate * t * _TIME_RES / 8.0)
 
 
 _S_PICK = stream_key(STREAM_USER, 0)  #: which flow a sample lands on
@@ -108,7 +109,6 @@ class _Agents:
         self.seed = seed
         self.pending = np.zeros(n)
         self.backlog = np.zeros(n)
-        self.t_res = 0.0  # the clock's resolution (s) at the end of the last step
         if start == "equilibrium":  # active at the fair share, cycles spread over a period
             rp = self.rp
             phase = (np.arange(n) + 0.5) / n
@@ -129,12 +129,11 @@ class _Agents:
                         np.where(held, rp[R.RP_CR], np.minimum(rp[R.RP_CR], self.offered)),
                         np.where(held, self.line, self.offered))  # fmt: skip
 
-    def drain(self, h):
-        """Advance the source buffers by ``h`` s: frames offered minus frames sent, within
-        [0, buffer] (the adapter refuses what does not fit)."""
+    def drain(self, h, t):
+        """Advance the source buffers by ``h`` s to time ``t``: frames offered minus frames
+        sent, within [0, buffer] (the adapter refuses what does not fit)."""
         b = np.clip(self.backlog + (self.offered - self.rate) * (h / 8.0), 0.0, self.buffer)
-        b[b < self.t_res * np.maximum(self.rate - self.offered, 0.0) / 8.0] = 0.0
-        b[b < _EMPTY] = 0.0
+        b[b < _due(np.maximum(self.rate - self.offered, 0.0), t)] = 0.0
         self.backlog = b
 
     def flush(self, i, now):
@@ -271,8 +270,7 @@ def _integrate_twin(p, n, fwd, back, capacity, offered, n_rec, record_dt, hotspo
         q = q + (a_sum - c) * h / 8.0
         if q < _due(max(c - a_sum, 0.0), t_next):
             q = 0.0
-        ag.t_res = t_next * _TIME_RES
-        ag.drain(h)
+        ag.drain(h, t_next)
         step = rate * (h / 8.0)
         total += step
         ag.pending += np.where(active, step, 0.0)
@@ -280,8 +278,7 @@ def _integrate_twin(p, n, fwd, back, capacity, offered, n_rec, record_dt, hotspo
         t = t_next
         now = _ns(t)
         # byte counters whose cycle ends now (the pending bytes reach them)
-        due = np.maximum(_EMPTY, rate * t * _TIME_RES / 8.0)  # _due, flow by flow
-        for i in np.flatnonzero(active & (ag.pending >= rp[R.RP_BC_LEFT] - due)):
+        for i in np.flatnonzero(active & (ag.pending >= rp[R.RP_BC_LEFT] - _due(rate, t))):
             ag.pending[i] = max(ag.pending[i], rp[R.RP_BC_LEFT, i])
             ag.flush(i, now)
         if arrived > 0.0:  # the CP's countdown: a sample exactly when it reaches zero

@@ -14,7 +14,7 @@ import math
 import numba as nb
 import numpy as np
 
-from qcnmodel.models._qcn_hybrid import _EMPTY, _MAX_STALL, _TIME_RES, _due, frame_noise
+from qcnmodel.models._qcn_hybrid import _EMPTY, _MAX_STALL, _due, frame_noise
 from qcnmodel.sim.protocols import qcn as R
 from qcnmodel.sim.rng import uniform01
 
@@ -185,16 +185,13 @@ def integrate_compiled(pc, pr, n, fwd, back, capacity, t_on, t_off, c_hot, offer
         q = q + (a_sum - c) * h / 8.0
         if q < _due(max(c - a_sum, 0.0), t_next):
             q = 0.0
-        t_res = t_next * _TIME_RES
         for i in range(n):
             step = rate[i] * (h / 8.0)
             total[i] += step
             if rp[R.RP_ACTIVE, i] > 0.0:
                 pending[i] += step
             b = min(max(backlog[i] + (offered - rate[i]) * (h / 8.0), 0.0), buffer)
-            if b < t_res * max(rate[i] - offered, 0.0) / 8.0:
-                b = 0.0
-            backlog[i] = 0.0 if b < _EMPTY else b
+            backlog[i] = 0.0 if b < _due(max(rate[i] - offered, 0.0), t_next) else b
         arrived = a_sum * h / 8.0
         t = t_next
         now = _ns(t)
