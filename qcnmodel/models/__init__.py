@@ -143,13 +143,15 @@ MODELS: dict[str, ModelSpec] = {
         "qcnmodel.models.dcqcn:DCQCNFluidModel",
         "qcnmodel.params.dcqcn:DCQCNParams",
         {
+            "packet": {"cnp_lag": "half-interval", "stage_memory": True, "trajectories": "agents"},
             "cnp-lag+stage-memory": {"cnp_lag": "half-interval", "stage_memory": True},
             "coalesce+stage-memory": {"notification": "coalesce", "stage_memory": True},
             "exact": {},
             "paper": {"linearisation": "paper", "fixed_point_method": "taylor"},
         },
-        "DCQCN fluid model (Zhu et al., CoNEXT 2016); by default with the CNP window's lag and "
-        "the timer's stage memory, the configuration the packet simulator confirms",
+        "DCQCN loop (Zhu et al., CoNEXT 2016): every flow followed with the packet rules in "
+        "its trajectories, linearised from the fluid model with the CNP window's lag and the "
+        "timer's stage memory (packet, validated), or the fluid model's trajectories",
     ),
     "ecm": ModelSpec(
         "ecm",

@@ -88,6 +88,7 @@ import numpy as np
 from scipy.optimize import brentq
 
 from qcnmodel import config
+from qcnmodel._errors import unknown_name
 from qcnmodel.analysis.dde import integrate_jitcdde
 from qcnmodel.analysis.linearize import DelaySystem, LinearDDE
 from qcnmodel.models import _dcqcn_eqs as eq
@@ -216,6 +217,11 @@ class DCQCNFluidModel(LoopModel):
         "Notification point"): one CNP per interval that saw a mark ("window", the paper's
         equations) or the coalescing rule of the NIC ("coalesce"; ``simulate`` only, with
         ``cnp_lag`` 0: the rule carries its own lag).
+    trajectories : {"mean-field", "agents"}
+        What :meth:`simulate` integrates by default: the mean field (the equations; method
+        "compiled") or every flow with the packet rules on a fluid queue (method "agents",
+        :mod:`._dcqcn_agents`; the registry's validated variant ``packet``). The
+        linearisation and the fixed point are the mean field's either way.
     """
 
     params: DCQCNParams = field(default_factory=DCQCNParams)
@@ -228,6 +234,7 @@ class DCQCNFluidModel(LoopModel):
     cnp_lag: float | str = 0.0
     stage_memory: bool = False
     notification: str = "window"
+    trajectories: str = "mean-field"
 
     def __post_init__(self) -> None:
         if not isinstance(self.params, DCQCNParams):
@@ -249,6 +256,7 @@ class DCQCNFluidModel(LoopModel):
             ("linearisation", ("exact", "paper")),
             ("ramp", ("strict", "extend")),
             ("notification", ("window", "coalesce")),
+            ("trajectories", ("mean-field", "agents")),
         ):
             check_choice(name, getattr(self, name), allowed)
         if self.notification == "coalesce" and self.cnp_lag_s != 0.0:
@@ -455,16 +463,42 @@ class DCQCNFluidModel(LoopModel):
             dt = min(dt, self._pkt_bits / self.params.line_rate)
         return dt
 
-    def simulate(self, duration, dt=None, method="compiled", x0=None, hotspot=None,
-                 record_dt=None, rtol=None):  # fmt: skip
+    def _agents(self, duration, dt, x0, hotspot, record_dt, seed):
+        from qcnmodel.models._dcqcn_agents import agents_dataset
+
+        for name, value in (("x0", x0), ("hotspot", hotspot)):
+            if value is not None:
+                raise ValueError(f"{name}: not supported with method='agents' (it starts as a "
+                                 "packet simulation does, at a constant capacity)")  # fmt: skip
+        duration = parse_time(duration, "duration")
+        rec = (parse_time(record_dt, "record_dt") if record_dt is not None
+               else duration / config.defaults["models.record_points"])  # fmt: skip
+        return agents_dataset(
+            self, duration, rec, seed=int(seed), dt=None if dt is None else parse_time(dt, "dt")
+        )
+
+    def simulate(self, duration, dt=None, method=None, x0=None, hotspot=None,
+                 record_dt=None, rtol=None, seed=0):  # fmt: skip
         """Nonlinear trajectory (xarray Dataset: q in bytes, p, alpha, rate_target and
         rate_current in bit/s; per-flow variables have a ``flow`` dimension when
         ``per_flow``). ``x0`` keys: q (bytes), alpha, rate_target, rate_current (bit/s;
         scalars or per-flow arrays); missing keys take the fixed point. ``method``:
         "compiled", "reference" or "jitcdde" (symbolic rhs on the marking ramp, without the
-        stage memory; raises if the queue leaves the ramp). Other arguments as
+        stage memory; raises if the queue leaves the ramp) integrate the mean field;
+        "agents" follows every one of the ``n_flows`` flows with the packet rules on a fluid
+        queue (:mod:`._dcqcn_agents`: q, throughput, per-flow rate_current and cnps, bin means
+        over ``record_dt``; from an empty queue with every source at the line rate, as a
+        packet simulation starts; ``seed`` draws the marks). The default is "agents" when
+        ``trajectories="agents"``, else "compiled". Other arguments as
         :meth:`qcnmodel.models.qcn.QCNFluidModel.simulate`.
         """
+        if method is None:
+            method = "agents" if self.trajectories == "agents" else "compiled"
+        methods = ("compiled", "reference", "jitcdde", "agents")
+        if not isinstance(method, str) or method not in methods:
+            raise unknown_name("method", "method", method, methods, sort=False)
+        if method == "agents":
+            return self._agents(duration, dt, x0, hotspot, record_dt, seed)
         p = self.param_vector(hotspot)
         nf = int(p[eq.P_NF])
         bits = self._pkt_bits

@@ -162,7 +162,7 @@ def fluid_trace(model, duration: float, dt: float, x0=None):
     t, q, thr : numpy.ndarray
         Bin end times (s), queue (bytes) and CP departure rate (bit/s).
     """
-    ds = model.simulate(duration, x0=x0, record_dt=dt)
+    ds = model.simulate(duration, x0=x0, record_dt=dt, method="compiled")
     t = ds.time.values
     q, rc = ds.q.values, ds.rate_current.values
     c = model.params.line_rate

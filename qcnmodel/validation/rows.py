@@ -33,6 +33,17 @@ class Row:
     #: a known disagreement: the finding that explains it ("" if none)
     finding: str = ""
 
+    @property
+    def model_name(self) -> str:
+        """The registry model the row compares: "dcqcn" for the DCQCN pairs, else "qcn"
+        (both name their validated default ``packet``)."""
+        return "dcqcn" if self.check.startswith("dcqcn") else "qcn"
+
+    @property
+    def label(self) -> str:
+        """The variant as the report's tables name it (``dcqcn packet`` for DCQCN rows)."""
+        return self.model_variant if self.model_name == "qcn" else f"dcqcn {self.model_variant}"
+
     def as_dict(self) -> dict:
         """JSON-ready dict (:func:`qcnmodel._io.to_jsonable`: numpy values converted, NaN ->
         None, infinities -> "inf" / "-inf")."""

@@ -133,7 +133,7 @@ class ValidationResult:
         from qcnmodel.validation.findings import default_variant_of
 
         dv = default_variant_of(model)
-        return [r for r in self.rows if r.model_variant == dv]
+        return [r for r in self.rows if r.model_name == model and r.model_variant == dv]
 
     def to_json(self) -> dict:
         qd = self.default_rows("qcn")
