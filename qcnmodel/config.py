@@ -79,6 +79,10 @@ _SHIPPED: dict = {
     # verdict is the majority of an odd number of runs (9: a 1-in-4 coin still reads
     # "stable" 95 % of the time). The validation estimates the model's prediction with it.
     "models.verdict_run": {"duration": 0.6, "settle": 0.3, "record_dt": 50e-6, "seeds": 9},
+    # a DCQCN run of the every-flow model for its verdict (models.dcqcn_runs): as long as the
+    # validation's matched pairs (the cycle through Kmax settles within 50 ms from an empty
+    # queue at N = 2-64, 25-100 us), read on 10 us bin means; seeds as models.verdict_run
+    "models.dcqcn_run": {"duration": 0.15, "settle": 0.05, "record_dt": 10e-6},
     # the validation's boundary scans count a stochastic model's unstable runs in this many
     # seeds at each RTT and place its boundary where those odds pass one half
     # (analysis.boundary.odds_crossing): their binomial standard error at one half is

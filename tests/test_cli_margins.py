@@ -2,6 +2,7 @@
 
 import json
 import math
+import re
 
 import pytest
 
@@ -109,10 +110,46 @@ def test_dcqcn_options(capsys):
     paper = json.loads(capsys.readouterr().out)
     assert exact["fixed_point"]["rate_current"] == pytest.approx(40e9 / 10)  # C/N, exact
     assert paper["phase_margin_deg"] != pytest.approx(exact["phase_margin_deg"], abs=0.1)
-    # N = 20 has no equilibrium on the marking ramp: a clear error, exit 2.
-    assert main(["margins", "--model", "dcqcn", "--flows", "20"]) == 2
+    # N = 20 has no equilibrium on the marking ramp: no margins, and the mean field alone
+    # (variant cnp-lag+stage-memory) says so, exit 2; the validated default's every-flow runs
+    # still answer (they cycle through Kmax, as the packets do at N = 20, 50 us).
+    mf = ["margins", "--model", "dcqcn", "--flows", "20", "--variant", "cnp-lag+stage-memory"]
+    assert main(mf) == 2
     assert "ramp" in capsys.readouterr().err
-    assert main(["margins", "--model", "dcqcn", "--flows", "20", "--set", "ramp=extend"]) == 0
+    assert main([*mf, "--set", "ramp=extend"]) == 0
+    capsys.readouterr()
+    assert main(["margins", "--model", "dcqcn", "--flows", "20", "--json"]) == 0
+    out = json.loads(capsys.readouterr().out)
+    assert "marking ramp" in out["no_fixed_point"] and out["phase_margin_deg"] is None
+    assert out["runs"]["cycles"] is True and out["stable"] is False
+    assert out["boundary_method"] == "runs"
+
+
+def test_dcqcn_default_is_judged_by_its_every_flow_runs(capsys):
+    """N = 10 at 25 us: the linearisation is stable (phase margin 1.8 deg), the packets cycle
+    through Kmax (the validation's full grid); the default answers with its runs and keeps
+    the linearised verdict beside them. N = 2 at 85 us the other way round."""
+    assert main(["margins", "--model", "dcqcn", "--flows", "10", "--rtt", "25us", "--json"]) == 0
+    out = json.loads(capsys.readouterr().out)
+    assert out["model_variant"] == "packet" and out["stable_linearised"] is True
+    assert out["runs"]["cycles"] is True and out["stable"] is False
+    assert main(["margins", "--model", "dcqcn", "--flows", "2", "--rtt", "85us"]) == 0
+    text = capsys.readouterr().out
+    assert re.search(r"linearised loop\s+UNSTABLE", text)
+    assert "no cycle through Kmax" in text and "every-flow runs" in text
+
+
+def test_dcqcn_runs_are_skipped_past_the_flow_limit(capsys, monkeypatch):
+    from qcnmodel import config
+
+    monkeypatch.setitem(config.defaults, "analysis.trajectory_max_flows", 5)
+    assert main(["margins", "--model", "dcqcn", "--flows", "6", "--rtt", "25us", "--json"]) == 0
+    out = json.loads(capsys.readouterr().out)
+    assert "trajectory_max_flows" in out["runs"]["skipped"]
+    assert out["stable"] == out["stable_linearised"]
+    # and without a fixed point and without runs there is no answer: exit 2, named
+    assert main(["margins", "--model", "dcqcn", "--flows", "20"]) == 2
+    assert "marking ramp" in capsys.readouterr().err
 
 
 def _critical_rtt_by_search(model):

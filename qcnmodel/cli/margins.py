@@ -164,6 +164,65 @@ def _at_point(name: str, model, exc: ValueError) -> str:
     return f"{point}: the {name} model: {msg}"
 
 
+def _has_runs(model) -> bool:
+    """The model judges its regime by its every-flow runs (DCQCN's ``packet``)."""
+    return getattr(model, "trajectories", None) == "agents"
+
+
+def _without_fixed_point(model, why: str) -> dict:
+    """The summary of a model without a fixed point (no margins): its runs still answer."""
+    from qcnmodel.models import identify
+
+    name, variant = identify(model)
+    nan = float("nan")
+    out = {"model": name, "model_variant": variant, "model_class": type(model).__name__,
+           "rtt_s": float(model.rtt), "loop_delay_s": float(model.loop_delay),
+           "n_flows": int(model.n_flows), "no_fixed_point": why, "fixed_point": {}}  # fmt: skip
+    for key in ("phase_margin_deg", "gain_margin_db", "delay_margin_s", "crossover_rad_s",
+                "phase_crossover_rad_s", "critical_rtt_s"):  # fmt: skip
+        out[key] = nan
+    out.update(stable=None, boundary_method="runs")
+    return out
+
+
+def _runs_skipped(model) -> str | None:
+    """Why the every-flow runs do not judge ``model`` (None: they do). Each run follows every
+    flow: past ``config.defaults["analysis.trajectory_max_flows"]`` flows, or past
+    ``["models.max_steps"]`` flow-steps in all (a fast line rate takes a step per frame),
+    the linearisation's verdict stays."""
+    from qcnmodel import config
+    from qcnmodel.models.dcqcn_runs import runs_work
+
+    if not _has_runs(model):
+        return "not a model judged by its runs"
+    cap = config.defaults["analysis.trajectory_max_flows"]
+    if model.n_flows > cap:
+        return (f"N = {model.n_flows} > {cap} flows "
+                '(config.defaults["analysis.trajectory_max_flows"])')  # fmt: skip
+    work, budget = runs_work(model), config.defaults["models.max_steps"]
+    if work > budget:
+        return (f"{work:.3g} flow-steps > {budget:.3g} "
+                '(config.defaults["models.max_steps"]: the line rate sets the step)')  # fmt: skip
+    return None
+
+
+def _add_runs(model, out: dict) -> None:
+    """The every-flow runs' verdict (:func:`qcnmodel.models.dcqcn_runs.runs_verdict`) as the
+    point's verdict where they apply (:func:`_runs_skipped`); else the linearisation's
+    verdict stays and ``runs`` says why."""
+    from qcnmodel.models.dcqcn_runs import runs_verdict
+
+    out["stable_linearised"] = out["stable"]
+    why = _runs_skipped(model)
+    if why is not None:
+        out["runs"] = {"skipped": why}
+        return
+    verdict = runs_verdict(model)
+    out["runs"] = verdict.to_dict() | {"text": verdict.text()}
+    out["stable"] = not verdict.cycles
+    out["boundary_method"] = "runs"
+
+
 #: the parameter preset of each model when none is given
 _DEFAULT_PRESET = {"fopdt": "802.1qau", "qcn": "802.1qau", "ecm": "seed004"}
 
@@ -180,7 +239,12 @@ def run(args) -> int:
             warnings.simplefilter("ignore", RuntimeWarning)  # as the error below
             out = summary(model)
     except ValueError as exc:  # the analysis at a point where the model does not apply
-        raise ValueError(_at_point(args.model, model, exc)) from None
+        # past the marking ramp (DCQCN's cliff regime) the every-flow runs still answer
+        if not (_runs_skipped(model) is None and "on the marking ramp" in str(exc)):
+            raise ValueError(_at_point(args.model, model, exc)) from None
+        out = _without_fixed_point(model, _at_point(args.model, model, exc))
+    if _has_runs(model):
+        _add_runs(model, out)
     out["validity"] = _validity(args.model, model, out)
     if args.out:
         from qcnmodel._io import atomic_path, to_jsonable
@@ -201,6 +265,8 @@ def run(args) -> int:
         ("critical RTT", f"{out['critical_rtt_s'] * 1e6:.4g} us"),
         ("closed loop", "stable" if out["stable"] else "UNSTABLE"),
     ]
+    if "runs" in out:
+        _runs_rows(out, rows)
     if out.get("boundary_method") == "trajectories":
         rows.insert(-2, ("judged by", "the model's trajectories (the critical RTT is where the "
                                       "odds of an unstable run pass one half); critical RTT "
@@ -229,3 +295,20 @@ def run(args) -> int:
     for k, v in rows:
         print(f"{k:<{width}}  {v}")
     return 0
+
+
+def _runs_rows(out: dict, rows: list) -> None:
+    """The text rows of the every-flow runs' verdict (in place)."""
+    runs = out["runs"]
+    if "skipped" in runs:
+        rows.insert(-1, ("judged by", f"the linearised loop (every-flow runs skipped: "
+                                      f"{runs['skipped']})"))  # fmt: skip
+        return
+    if "no_fixed_point" in out:
+        rows[3:9] = [("margins", f"none: {out['no_fixed_point']}")]
+    else:
+        rows[-2] = ("linearised critical RTT", rows[-2][1])
+        rows[-1] = ("linearised loop", "stable" if out["stable_linearised"] else "UNSTABLE")
+    rows.append(("judged by", "the model's every-flow runs (the packet rules on a fluid "
+                              "queue), the validated verdict"))  # fmt: skip
+    rows.append(("closed loop", runs["text"]))

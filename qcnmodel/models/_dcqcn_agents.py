@@ -259,6 +259,15 @@ def agents_trace(model, duration: float, bin_dt: float, seed: int = 0, dt: float
             "duration, widen record_dt or use the mean field (method='compiled')"
         )
     cap = _in_flight(back_ns, float(p.cnp_interval), ser)
+    held = n * (fwd_steps + 1 + cap)  # one forward delay of rates, the CNPs in flight
+    if held > config.defaults["models.max_records"]:
+        raise ValueError(
+            f"rtt: {tau:g} s with {n} flows holds {held:.3g} values in flight (a forward delay "
+            f"of every flow's rate in {dt_ns} ns steps and the CNPs on the return path; limit "
+            f'{config.defaults["models.max_records"]:.3g}, config.defaults["models.'
+            'max_records"]): the every-flow model is for loop delays of microseconds to '
+            "milliseconds; use the mean field (method='compiled')"
+        )
     qb, db, fb, ncnp = integrate_agents(
         D.pack_dcqcn_cp_params(p), D.pack_dcqcn_np_params(p), D.pack_dcqcn_rp_params(p),
         n, frame, np.int64(dt_ns), fwd_steps, np.int64(back_ns), nsteps, bin_steps,

@@ -76,8 +76,9 @@ from qcnmodel.models import MODELS
 from qcnmodel.models._verdict_run import verdict_seeds
 from qcnmodel.models.dcqcn import DCQCNFluidModel
 from qcnmodel.models.dcqcn_regime import regime
+from qcnmodel.models.dcqcn_runs import CLIFF_MIN, cycle_classes, cycle_reference
 from qcnmodel.params.dcqcn import DCQCNParams
-from qcnmodel.validation.measure import ACF_MIN, AMPLITUDE_MIN, batch_means, oscillation
+from qcnmodel.validation.measure import batch_means, oscillation
 from qcnmodel.validation.network import bottleneck_spec
 from qcnmodel.validation.pairs import Row
 
@@ -102,11 +103,9 @@ __all__ = [
 PARAMS = DCQCNParams()
 LINE = PARAMS.line_rate
 FRAME = int(PARAMS.packet_size)
-QREF = PARAMS.kmin + (PARAMS.kmax - PARAMS.kmin) / 2
+QREF = cycle_reference(PARAMS)
 #: run length, settling time dropped before measuring, and trace bin (s)
 DURATION, SETTLE, BIN = 0.15, 0.05, 10e-6
-#: fraction of time above Kmax that makes a coherent oscillation a cycle through Kmax
-CLIFF_MIN = 0.01
 NS = (2, 4, 10, 20, 64)
 TAUS = (25e-6, 50e-6, 85e-6, 100e-6)
 FULL_GRID = tuple((n, t) for n in NS for t in TAUS)
@@ -163,11 +162,7 @@ def _fmt(n, tau, extra=""):
 
 
 def _classes(o: dict, above_kmax: float) -> dict:
-    o = dict(o)
-    o["coherent"] = bool(o["acf_peak"] >= ACF_MIN and o["std"] >= AMPLITUDE_MIN * QREF)
-    o["above_kmax"] = float(above_kmax)
-    o["cliff_cycle"] = bool(o["coherent"] and above_kmax >= CLIFF_MIN)
-    return o
+    return cycle_classes(o, above_kmax, QREF)
 
 
 @functools.lru_cache(maxsize=512)

@@ -164,10 +164,10 @@ DOMAIN: dict[tuple[str, str], tuple[Region, ...]] = {
         Region(
             "dcqcn margins",
             "every operating point (margins)",
-            "the margins are the mean field's linearisation, not the validated verdict: the "
-            "packets and the every-flow runs cycle through Kmax from N = 8 at 25-100 us, "
-            "where the linearisation can still be stable (N = 8-10 at 25 us), and show no "
-            "cycle at N = 2-6 where it can be unstable",
+            "the margins are the mean field's linearisation, not the validated verdict (the "
+            "every-flow runs' is): the packets and the runs cycle through Kmax from N = 8 at "
+            "25-100 us, where the linearisation can still be stable (N = 8-10 at 25 us), and "
+            "show no cycle at N = 2-6 where it can be unstable",
         ),
     ),
     ("dcqcn", "cnp-lag+stage-memory"): (
