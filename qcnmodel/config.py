@@ -83,6 +83,12 @@ _SHIPPED: dict = {
     # validation's matched pairs (the cycle through Kmax settles within 50 ms from an empty
     # queue at N = 2-64, 25-100 us), read on 10 us bin means; seeds as models.verdict_run
     "models.dcqcn_run": {"duration": 0.15, "settle": 0.05, "record_dt": 10e-6},
+    # the every-flow DCQCN model's largest step (s; it steps by one packet time at the line
+    # rate below it): a rate change and a mark take effect at a step's start. Halving it from
+    # 0.2 to 0.1 us leaves the nine-run period and means unchanged (N = 10, 50 us at 10 Gb/s:
+    # 2.25 ms both, 79.4 KB; with 4 KB frames at 40 Gb/s: 2.50 ms, 46.3 KB); one packet time
+    # of 0.8 us (10 Gb/s, or 4 KB at 40 Gb/s) made the period 2-4 % longer
+    "models.dcqcn_agents_max_dt": 0.2e-6,
     # the validation's boundary scans count a stochastic model's unstable runs in this many
     # seeds at each RTT and place its boundary where those odds pass one half
     # (analysis.boundary.odds_crossing): their binomial standard error at one half is

@@ -10,7 +10,8 @@ flow is cut by its own alpha, at its own CNP time). This model keeps every flow:
 
 * **Queue**: a fluid, ``dq/dt = A(t) - C`` floored at empty, with ``A(t)`` the sum of the
   flows' rates one forward delay earlier (the rate limiter to the CP: ``d + 8F/R``), on a
-  fixed step of ``dt`` (default one packet time at the line rate).
+  fixed step of ``dt`` (:func:`default_step`: one packet time at the line rate, at most
+  ``config.defaults["models.dcqcn_agents_max_dt"]``).
 * **Congestion point**: RED/ECN marking, one Bernoulli draw per frame against the queue
   including that frame, p(Q) the RED ramp of
   :func:`qcnmodel.sim.protocols.dcqcn.mark_probability`: at dequeue (DCQCN's egress marking,
@@ -52,7 +53,7 @@ from qcnmodel import config
 from qcnmodel.sim.protocols import dcqcn as D
 from qcnmodel.sim.rng import STREAM_USER, stream_key, uniform01
 
-__all__ = ["agents_dataset", "agents_trace"]
+__all__ = ["agents_dataset", "agents_trace", "default_step"]
 
 _STREAM_MARK = STREAM_USER + 12  #: per-frame marking draws, index = flow
 _NEVER = np.int64(2**62)  #: no event pending
@@ -202,6 +203,15 @@ def integrate_agents(cpp, npp, rpp, n, frame, dt_ns, fwd_steps, back_ns, nsteps,
     return qb, db, fb, rp[D.D_NCNP, :].copy()
 
 
+def default_step(params) -> float:
+    """The default step (s): one packet time at the line rate, at most
+    ``config.defaults["models.dcqcn_agents_max_dt"]`` (a rate change and a mark take effect
+    at a step's start), and at least 1 ns (the clock)."""
+    dt = min(8.0 * params.packet_size / params.line_rate,
+             config.defaults["models.dcqcn_agents_max_dt"])  # fmt: skip
+    return max(dt, 1e-9)
+
+
 def _in_flight(back_ns: int, interval: float, frame_time: float) -> int:
     """Room for one flow's CNPs in flight: the NP sends at most one per CNP interval (with
     none, one per marked frame, at most one per frame time) over the return path, plus the
@@ -225,7 +235,7 @@ def agents_trace(model, duration: float, bin_dt: float, seed: int = 0, dt: float
     seed : int
         Seed of the marking draws.
     dt : float, optional
-        Step (s); default one packet time at the line rate.
+        Step (s); default :func:`default_step`.
 
     Returns
     -------
@@ -236,7 +246,7 @@ def agents_trace(model, duration: float, bin_dt: float, seed: int = 0, dt: float
     p = model.params
     frame = float(p.packet_size)
     c = float(p.line_rate)
-    dt = 8.0 * frame / c if dt is None else float(dt)
+    dt = default_step(p) if dt is None else float(dt)
     dt_ns = max(1, int(round(dt * 1e9)))
     tau = float(model.rtt)
     ser = 8.0 * frame / c

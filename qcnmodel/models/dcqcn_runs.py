@@ -105,12 +105,12 @@ class RunsVerdict:
 
 
 def runs_work(model, seeds: int | None = None) -> float:
-    """Flow-steps that :func:`runs_verdict` takes (runs x flows x steps of one packet time at
-    the line rate, at least 1 ns): what a caller weighs before asking for the verdict."""
+    """Flow-steps that :func:`runs_verdict` takes (runs x flows x steps of the every-flow
+    model's default step): what a caller weighs before asking for the verdict."""
+    from qcnmodel.models._dcqcn_agents import default_step
     from qcnmodel.models._verdict_run import verdict_seeds
 
-    p = model.params
-    dt_ns = max(1.0, round(8.0 * p.packet_size / p.line_rate * 1e9))
+    dt_ns = max(1, int(round(default_step(model.params) * 1e9)))
     steps = math.ceil(config.defaults["models.dcqcn_run"]["duration"] * 1e9 / dt_ns)
     return float(verdict_seeds(seeds)) * float(model.n_flows) * steps
 

@@ -87,6 +87,7 @@ __all__ = [
     "DCQCN_VARIANTS",
     "DEFAULT_VARIANT",
     "FULL_GRID",
+    "OTHER_FIELDS",
     "QREF",
     "QUICK_GRID",
     "check_boundary_delay",
@@ -96,6 +97,7 @@ __all__ = [
     "dcqcn_plan",
     "dcqcn_spec",
     "model_point",
+    "params_of",
     "run_dcqcn",
     "sim_point",
 ]
@@ -114,6 +116,10 @@ QUICK_GRID = ((2, 25e-6), (10, 50e-6))
 BOUNDARY_NS = (2, 4, 6, 8, 10, 20, 64)
 BOUNDARY_DELAY_NS = (2, 4, 10)
 BOUNDARY_SEEDS = (0, 1, 2)
+#: the full run's points at other parameters (DCQCN parameter fields as (name, value) pairs,
+#: applied to the model and to the simulator, the network's links following the line rate
+#: and the frame size), N = 10 at 50 us: a 10 and a 100 Gb/s fabric, and RoCE's 4 KB MTU
+OTHER_FIELDS = ((("line_rate", 10e9),), (("line_rate", 100e9),), (("packet_size", 4096.0),))
 
 #: the registry's default configuration, the one every surface uses
 DEFAULT_VARIANT = MODELS["dcqcn"].default_variant
@@ -156,8 +162,18 @@ def dcqcn_spec(n: int, tau: float, line: float = LINE, frame: int = FRAME):
     return dataclasses.replace(spec, traffic=traffic)
 
 
-def _fmt(n, tau, extra=""):
-    s = f"N={n}, tau*={tau * 1e6:g} us, C={LINE / 1e9:g} Gb/s"
+def params_of(fields=()) -> DCQCNParams:
+    """The pairs' parameters with ``fields`` ((name, value) pairs) changed."""
+    return dataclasses.replace(PARAMS, **dict(fields)) if fields else PARAMS
+
+
+def _fields_label(fields) -> str:
+    return ", ".join(f"{k}={v:g}" for k, v in fields)
+
+
+def _fmt(n, tau, extra="", fields=()):
+    s = f"N={n}, tau*={tau * 1e6:g} us, C={params_of(fields).line_rate / 1e9:g} Gb/s"
+    s += f", {_fields_label(fields)}" if fields else ""
     return s + (f", {extra}" if extra else "")
 
 
@@ -166,7 +182,7 @@ def _classes(o: dict, above_kmax: float) -> dict:
 
 
 @functools.lru_cache(maxsize=512)
-def sim_point(n, tau, seed=0, duration=DURATION, overrides=()) -> dict:
+def sim_point(n, tau, seed=0, duration=DURATION, overrides=(), fields=()) -> dict:
     """Simulate one point (cached) and measure it.
 
     Returns
@@ -175,20 +191,24 @@ def sim_point(n, tau, seed=0, duration=DURATION, overrides=()) -> dict:
         The detector's output plus ``thr`` (bit/s), ``flows`` (per-flow batch means
         [(mean, se)], bit/s), ``flow_avg`` (mean, se), ``q_mean_se``, ``above_kmax`` and the
         classes ``coherent``, ``cliff_cycle``. ``overrides``: DCQCN parameter fields as
-        (name, value) pairs (e.g. the simulator's ``mark_at`` and ``cnp_mode``).
+        (name, value) pairs (e.g. the simulator's ``mark_at`` and ``cnp_mode``), for the
+        simulator only; ``fields``: DCQCN parameter fields of the point (model and simulator
+        alike, :data:`OTHER_FIELDS`), the links at its line rate and frames of its size.
     """
     from qcnmodel.sim.api import simulate
 
-    r = simulate(dcqcn_spec(n, tau), protocol="dcqcn", duration=duration, seed=seed,
-                 bin_width=BIN, overrides=dict(overrides))  # fmt: skip
+    pp = params_of(fields)
+    spec = dcqcn_spec(n, tau, pp.line_rate, int(pp.packet_size))
+    r = simulate(spec, protocol="dcqcn", duration=duration, seed=seed, bin_width=BIN,
+                 overrides={**dict(fields), **dict(overrides)})  # fmt: skip
     ds = r.dataset
     o = _measure(ds.hot_queue_mean.values, ds.flow_throughput.values,
-                 ds.hot_port_throughput.values)  # fmt: skip
+                 ds.hot_port_throughput.values, pp.kmax)  # fmt: skip
     o["wall_s"] = r.wall_s
     return o
 
 
-def _measure(q, flows, thr) -> dict:
+def _measure(q, flows, thr, kmax=PARAMS.kmax) -> dict:
     """The detector's reading of a trace after SETTLE (queue q, per-flow rates ``flows`` of
     shape (n, bins), departure rate ``thr``), as :func:`sim_point` returns it."""
     w = int(round(SETTLE / BIN))
@@ -199,12 +219,12 @@ def _measure(q, flows, thr) -> dict:
     o["flows"] = [batch_means(f) for f in ft]
     o["flow_avg"] = batch_means(ft.mean(axis=0))
     o["thr"] = float(thr[w:].mean())
-    return _classes(o, float(np.mean(q > PARAMS.kmax)))
+    return _classes(o, float(np.mean(q > kmax)))
 
 
 @functools.lru_cache(maxsize=512)
-def model_point(variant, n, tau) -> dict:
-    """The model's prediction at one point.
+def model_point(variant, n, tau, fields=()) -> dict:
+    """The model's prediction at one point (``fields``: as :func:`sim_point`).
 
     Returns
     -------
@@ -214,7 +234,7 @@ def model_point(variant, n, tau) -> dict:
         "linear" or "agents"), ``escape`` and ``phase_margin_deg``; with every flow followed
         also ``flow_avg`` and ``worst`` (:func:`_agents_point`).
     """
-    m = DCQCNFluidModel(PARAMS, rtt=tau, n_flows=n, **DCQCN_VARIANTS[variant])
+    m = DCQCNFluidModel(params_of(fields), rtt=tau, n_flows=n, **DCQCN_VARIANTS[variant])
     if m.trajectories == "agents":
         return _agents_point(m)
     try:
@@ -250,7 +270,8 @@ def _agents_point(m) -> dict:
     runs = []
     for s in seeds:
         ds = m.simulate(DURATION, method="agents", record_dt=BIN, seed=s)
-        runs.append(_measure(ds.q.values, ds.rate_current.values, ds.throughput.values))
+        runs.append(_measure(ds.q.values, ds.rate_current.values, ds.throughput.values,
+                             m.params.kmax))  # fmt: skip
 
     def mean_se(vals):
         vals = np.asarray(vals, float)
@@ -291,6 +312,11 @@ def _model_note(variant: str, mod: dict) -> str:
     return "; ".join(parts)
 
 
+def _where(n, tau, fields=()) -> str:
+    """The operating point's part of a row key (the point's fields after the delay)."""
+    return f"N={n}|tau={tau * 1e6:g}" + (f"|{_fields_label(fields)}" if fields else "")
+
+
 def _keyed(rows, where: str) -> list[Row]:
     """Give each row its key (check, quantity, operating point, variant): how the known
     disagreements of :mod:`qcnmodel.validation.findings` find it."""
@@ -299,18 +325,21 @@ def _keyed(rows, where: str) -> list[Row]:
     return rows
 
 
-def check_equilibrium(n, tau, variants=ALL, seed=0, sim_overrides=()) -> list[Row]:
-    """Time-mean hot queue and per-flow rates after SETTLE: model vs simulation."""
-    sim = sim_point(n, tau, seed, overrides=tuple(sim_overrides))
+def check_equilibrium(n, tau, variants=ALL, seed=0, sim_overrides=(), fields=()) -> list[Row]:
+    """Time-mean hot queue and per-flow rates after SETTLE: model vs simulation (``fields``:
+    the point's DCQCN parameter fields, :data:`OTHER_FIELDS`)."""
+    fields = tuple(fields)
+    sim = sim_point(n, tau, seed, overrides=tuple(sim_overrides), fields=fields)
     qs, qse = sim["q_mean_se"]
-    par = _fmt(n, tau, f"window {SETTLE:g}-{DURATION:g} s, seed {seed}")
-    res = 8.0 * FRAME / (DURATION - SETTLE)  # one frame per window, bit/s
+    par = _fmt(n, tau, f"window {SETTLE:g}-{DURATION:g} s, seed {seed}", fields)
+    frame = int(params_of(fields).packet_size)
+    res = 8.0 * frame / (DURATION - SETTLE)  # one frame per window, bit/s
     am, ase = sim["flow_avg"]
     rows = []
     for v in variants:
-        mod = model_point(v, n, tau)
+        mod = model_point(v, n, tau, fields)
         qm = mod["mean"]
-        tol = 3 * qse + FRAME
+        tol = 3 * qse + frame
         ok = math.isfinite(qm) and abs(qm - qs) <= tol
         fixed = mod["q_fixed"]
         note = (
@@ -321,7 +350,7 @@ def check_equilibrium(n, tau, variants=ALL, seed=0, sim_overrides=()) -> list[Ro
         rows.append(Row("dcqcn-equilibrium", "hot queue, time mean", par, v, qm, qs,
                         qm - qs if math.isfinite(qm) else "no equilibrium", tol,
                         f"3 x batch-means SE of the simulation ({qse:.0f} B) + one packet "
-                        f"({FRAME} B: the queue's granularity; DCQCN has no quantiser)",
+                        f"({frame} B: the queue's granularity; DCQCN has no quantiser)",
                         ok, "B", note))  # fmt: skip
         rm = mod["thr"] / n
         tol = (3 * ase + res) / rm
@@ -337,7 +366,7 @@ def check_equilibrium(n, tau, variants=ALL, seed=0, sim_overrides=()) -> list[Ro
                         "worst flows' mean rates + one frame per window (relative to the flow "
                         "mean)", abs(dm - ds) <= tol, "relative to the flow mean",
                         _model_note(v, mod) + ("" if "worst" in mod else _SYMMETRIC)))  # fmt: skip
-    return _keyed(rows, f"N={n}|tau={tau * 1e6:g}")
+    return _keyed(rows, _where(n, tau, fields))
 
 
 _SYMMETRIC = "; a symmetric model: no flow deviates"
@@ -363,15 +392,17 @@ _CLASS_ROWS = (
 )  # fmt: skip
 
 
-def check_oscillation(n, tau, variants=ALL, seed=0, sim_overrides=()) -> list[Row]:
-    """Detector class, coherent oscillation, cycle through Kmax and the period: model vs sim."""
-    sim = sim_point(n, tau, seed, overrides=tuple(sim_overrides))
-    par = _fmt(n, tau, f"window {SETTLE:g}-{DURATION:g} s, seed {seed}")
+def check_oscillation(n, tau, variants=ALL, seed=0, sim_overrides=(), fields=()) -> list[Row]:
+    """Detector class, coherent oscillation, cycle through Kmax and the period: model vs sim
+    (``fields``: as :func:`check_equilibrium`)."""
+    fields = tuple(fields)
+    sim = sim_point(n, tau, seed, overrides=tuple(sim_overrides), fields=fields)
+    par = _fmt(n, tau, f"window {SETTLE:g}-{DURATION:g} s, seed {seed}", fields)
     sim_note = (f"sim std {sim['std']:.0f} B, ACF {sim['acf_peak']:.2f}, empty "
                 f"{sim['underflow']:.2f}, above Kmax {sim['above_kmax']:.3f}")  # fmt: skip
     rows = []
     for v in variants:
-        mod = model_point(v, n, tau)
+        mod = model_point(v, n, tau, fields)
         same = (mod["verdict"] == "stable") == (sim["verdict"] == "stable")
         rows.append(Row("dcqcn-oscillation", "stable / unstable (detector class)", par, v,
                         mod["verdict"], sim["verdict"], "" if same else "differ", "same class",
@@ -393,7 +424,7 @@ def check_oscillation(n, tau, variants=ALL, seed=0, sim_overrides=()) -> list[Ro
                             "spread (std of full-cycle lengths between mean crossings)",
                             abs(tm - ts) <= tol, "s", f"relative error {(tm - ts) / ts:+.1%}; "
                             + _model_note(v, mod)))  # fmt: skip
-    return _keyed(rows, f"N={n}|tau={tau * 1e6:g}")
+    return _keyed(rows, _where(n, tau, fields))
 
 
 def _first(flags, grid):
@@ -473,8 +504,9 @@ def dcqcn_plan(quick: bool, sim_overrides=()) -> list[tuple]:
     """The DCQCN checks of the validation: (callable, args, kwargs), each returning rows.
 
     ``quick``: N = 2 at 25 us and N = 10 at 50 us, and the boundary in N on 2, 4, 10 at
-    50 us (a few seconds); else the full grid (:data:`FULL_GRID`) and the boundaries in N (at
-    every delay) and in delay (N = 2, 4, 10) on three seeds (about a minute). Every check
+    50 us (a few seconds); else the full grid (:data:`FULL_GRID`), N = 10 at 50 us at the
+    other parameters (:data:`OTHER_FIELDS`) and the boundaries in N (at every delay) and in
+    delay (N = 2, 4, 10) on three seeds (about a minute). Every check
     compares all of :data:`DCQCN_VARIANTS`. ``sim_overrides``: DCQCN parameter fields for the
     simulator, as (name, value) pairs.
     """
@@ -482,6 +514,10 @@ def dcqcn_plan(quick: bool, sim_overrides=()) -> list[tuple]:
     so = {"sim_overrides": tuple(sim_overrides)}
     out = [(check_equilibrium, pt, dict(so)) for pt in grid]
     out += [(check_oscillation, pt, dict(so)) for pt in grid]
+    if not quick:
+        for fields in OTHER_FIELDS:
+            out += [(check, (10, 50e-6), {"fields": fields, **so})
+                    for check in (check_equilibrium, check_oscillation)]  # fmt: skip
     if quick:
         out.append((check_boundary_n, (50e-6,), {"ns": (2, 4, 10), **so}))
     else:

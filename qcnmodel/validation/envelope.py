@@ -57,9 +57,10 @@ def _pair_params(model: str):
                  for group in pair_cases(False).values() for k in group]  # fmt: skip
         return [c.params for c in cases], [c.capacity for c in cases]
     if model == "dcqcn":
-        from qcnmodel.validation.dcqcn_pairs import LINE, PARAMS
+        from qcnmodel.validation.dcqcn_pairs import OTHER_FIELDS, params_of
 
-        return [PARAMS], [LINE]
+        sets = [params_of()] + [params_of(f) for f in OTHER_FIELDS]
+        return sets, [p.line_rate for p in sets]
     return [], []
 
 

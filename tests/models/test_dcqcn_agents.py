@@ -146,3 +146,38 @@ def test_the_cnp_ring_grows_without_changing_the_trajectory():
     # more than two CNPs per return-path time (70 us) over the 4 ms: some flow had two in
     # flight at once, more than the one slot the small ring started with
     assert small[3].max() > 2 * 4e-3 / 70e-6
+
+
+@pytest.mark.parametrize(("line", "frame", "want"), [(40e9, 1000.0, 0.2e-6),
+                                                     (100e9, 1000.0, 80e-9),
+                                                     (10e9, 1000.0, 0.2e-6),
+                                                     (40e9, 4096.0, 0.2e-6)])  # fmt: skip
+def test_default_step_is_a_frame_time_capped(line, frame, want):
+    from qcnmodel.models._dcqcn_agents import default_step
+
+    assert default_step(dataclasses.replace(P, line_rate=line, packet_size=frame)) == (
+        pytest.approx(want, rel=1e-12)
+    )
+
+
+@pytest.mark.slow
+def test_halving_the_step_leaves_the_runs_unchanged():
+    """The step's cap (config.defaults["models.dcqcn_agents_max_dt"]) is where the model has
+    converged against itself: 0.2 vs 0.1 us at 10 Gb/s, N = 10, 50 us, nine runs each. The
+    mean queue within 2 % (the runs' own spread is larger) and the cycle's period within one
+    10 us bin of the record."""
+    from qcnmodel.analysis.timeseries import oscillation
+
+    m = _model(10, 50e-6, line_rate=10e9)
+    out = {}
+    for dt in (0.2e-6, 0.1e-6):
+        qs, periods = [], []
+        for seed in range(9):
+            tr = agents_trace(m, 0.15, 10e-6, seed=seed, dt=dt)
+            q = tr["q"][5000:]
+            qs.append(q.mean())
+            periods.append(oscillation(q, 10e-6, (P.kmin + P.kmax) / 2)["period_acf"])
+        out[dt] = (np.mean(qs), np.median(periods))
+    (q1, t1), (q2, t2) = out[0.2e-6], out[0.1e-6]
+    assert abs(q1 - q2) <= 0.02 * q2
+    assert abs(t1 - t2) <= 10e-6 + 1e-12

@@ -69,12 +69,17 @@ def test_a_model_without_pairs_has_no_envelope():
     assert envelope("fopdt") == {} and untested_fields("fopdt", QCNParams(w=64.0)) == []
 
 
-def test_dcqcn_envelope_is_its_pairs_parameter_set():
+def test_dcqcn_envelope_is_its_pairs_parameter_sets():
     from qcnmodel.params.dcqcn import DCQCNParams
 
+    # the pairs ran the CoNEXT 2016 set at 40 Gb/s, and at 10 and 100 Gb/s and with 4 KB frames
     assert untested_fields("dcqcn", DCQCNParams()) == []
-    got = untested_fields("dcqcn", DCQCNParams(line_rate=100e9))
-    assert any(f.startswith("line_rate = 1e+11 bit/s") for f in got)
+    assert untested_fields("dcqcn", DCQCNParams(line_rate=100e9)) == []
+    got = untested_fields("dcqcn", DCQCNParams(line_rate=400e9))
+    assert any(f.startswith("line_rate = 4e+11 bit/s (pairs: 1e+10 .. 1e+11") for f in got)
+    got = untested_fields("dcqcn", DCQCNParams(packet_size=9000.0))
+    assert any(f.startswith("packet_size = 9000") for f in got)
+    assert any(f.startswith("kmax") for f in untested_fields("dcqcn", DCQCNParams(kmax=4e5)))
 
 
 @pytest.mark.parametrize("value", [math.nan, math.inf, "abc"])
