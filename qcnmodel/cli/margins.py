@@ -210,14 +210,12 @@ def _add_runs(model, out: dict) -> None:
     """The every-flow runs' verdict (:func:`qcnmodel.models.dcqcn_runs.runs_verdict`) as the
     point's verdict where they apply (:func:`_runs_skipped`); else the linearisation's
     verdict stays and ``runs`` says why."""
-    from qcnmodel.models.dcqcn_runs import runs_verdict
-
     out["stable_linearised"] = out["stable"]
     why = _runs_skipped(model)
     if why is not None:
         out["runs"] = {"skipped": why}
         return
-    verdict = runs_verdict(model)
+    verdict = model.runs_verdict()
     out["runs"] = verdict.to_dict() | {"text": verdict.text()}
     out["stable"] = not verdict.cycles
     out["boundary_method"] = "runs"

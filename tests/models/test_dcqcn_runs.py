@@ -48,7 +48,9 @@ def test_runs_agree_with_the_packets(n, tau):
     from qcnmodel.validation.dcqcn_pairs import sim_point
 
     sim = sim_point(n, tau)
-    v = runs_verdict(build_model("dcqcn", rtt=tau, n_flows=n), seeds=3)
+    m = build_model("dcqcn", rtt=tau, n_flows=n)
+    v = m.runs_verdict(seeds=3)
+    assert v == runs_verdict(m.replace(trajectories="mean-field"), seeds=3)  # the same runs
     assert v.cycles == sim["cliff_cycle"] and v.runs == 3
     if v.cycles:  # the period within 2 trace bins + the simulated cycle-to-cycle spread
         assert abs(v.period_s - sim["period_acf"]) <= 2 * 10e-6 + sim["period_spread"]
