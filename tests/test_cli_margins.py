@@ -152,6 +152,14 @@ def test_dcqcn_runs_are_skipped_past_the_flow_limit(capsys, monkeypatch):
     assert "marking ramp" in capsys.readouterr().err
 
 
+def test_dcqcn_runs_too_costly_are_not_run_and_the_error_says_why(capsys):
+    # a 1 ns alpha timer: no fixed point on the ramp, and 1.4e10 timer firings in the runs
+    argv = ["margins", "--model", "dcqcn", "--flows", "10", "--set", "alpha_timer=1e-9"]
+    assert main(argv) == 2
+    err = capsys.readouterr().err
+    assert "alpha_timer = 1e-09 s" in err and "were not run" in err and "max_steps" in err
+
+
 def _critical_rtt_by_search(model):
     """The RTT where the phase margin of the rebuilt loop reaches 0 (bracket + brentq on
     PM(rtt)); independent of any extra-delay bookkeeping."""

@@ -201,8 +201,8 @@ def _runs_skipped(model) -> str | None:
                 '(config.defaults["analysis.trajectory_max_flows"])')  # fmt: skip
     work, budget = runs_work(model), config.defaults["models.max_steps"]
     if work > budget:
-        return (f"{work:.3g} flow-steps > {budget:.3g} "
-                '(config.defaults["models.max_steps"]: the line rate sets the step)')  # fmt: skip
+        return (f"{work:.3g} flow-steps and timer firings > {budget:.3g} "
+                '(config.defaults["models.max_steps"])')  # fmt: skip
     return None
 
 
@@ -217,7 +217,7 @@ def _add_runs(model, out: dict) -> None:
         return
     verdict = model.runs_verdict()
     out["runs"] = verdict.to_dict() | {"text": verdict.text()}
-    out["stable"] = not verdict.cycles
+    out["stable"] = verdict.stable
     out["boundary_method"] = "runs"
 
 
@@ -238,8 +238,11 @@ def run(args) -> int:
             out = summary(model)
     except ValueError as exc:  # the analysis at a point where the model does not apply
         # past the marking ramp (DCQCN's cliff regime) the every-flow runs still answer
-        if not (_runs_skipped(model) is None and "on the marking ramp" in str(exc)):
-            raise ValueError(_at_point(args.model, model, exc)) from None
+        why = _runs_skipped(model)
+        if not (why is None and "on the marking ramp" in str(exc)):
+            extra = (f"; the every-flow runs, which answer past the ramp, were not run: {why}"
+                     if _has_runs(model) and "on the marking ramp" in str(exc) else "")  # fmt: skip
+            raise ValueError(_at_point(args.model, model, exc) + extra) from None
         out = _without_fixed_point(model, _at_point(args.model, model, exc))
     if _has_runs(model):
         _add_runs(model, out)

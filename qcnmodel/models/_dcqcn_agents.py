@@ -53,7 +53,7 @@ from qcnmodel import config
 from qcnmodel.sim.protocols import dcqcn as D
 from qcnmodel.sim.rng import STREAM_USER, stream_key, uniform01
 
-__all__ = ["agents_dataset", "agents_trace", "default_step"]
+__all__ = ["agents_dataset", "agents_trace", "agents_work", "default_step"]
 
 _STREAM_MARK = STREAM_USER + 12  #: per-frame marking draws, index = flow
 _NEVER = np.int64(2**62)  #: no event pending
@@ -212,6 +212,16 @@ def default_step(params) -> float:
     return max(dt, 1e-9)
 
 
+def agents_work(params, n_flows: int, duration: float, dt: float | None = None) -> float:
+    """What a run costs: flow-steps of ``dt`` (default :func:`default_step`) plus the most
+    timer firings (each active flow's rate and alpha timers, one per period) over
+    ``duration`` (s)."""
+    dt_ns = max(1, int(round((default_step(params) if dt is None else dt) * 1e9)))
+    steps = math.ceil(duration * 1e9 / dt_ns)
+    firings = duration / params.rate_timer + duration / params.alpha_timer
+    return float(n_flows) * (steps + firings)
+
+
 def _in_flight(back_ns: int, interval: float, frame_time: float) -> int:
     """Room for one flow's CNPs in flight: the NP sends at most one per CNP interval (with
     none, one per marked frame, at most one per frame time) over the return path, plus the
@@ -259,11 +269,12 @@ def agents_trace(model, duration: float, bin_dt: float, seed: int = 0, dt: float
     bin_steps = max(1, int(round(bin_dt * 1e9 / dt_ns)))
     nsteps = int(math.ceil(duration * 1e9 / dt_ns / bin_steps)) * bin_steps
     n = int(model.n_flows)
-    work, cap_work = nsteps * n, config.defaults["models.max_steps"]
+    work = agents_work(p, n, nsteps * dt_ns * 1e-9, dt_ns * 1e-9)
+    cap_work = config.defaults["models.max_steps"]
     if work > cap_work or n * (nsteps // bin_steps) > config.defaults["models.max_records"]:
         raise ValueError(
             f"duration: {duration:g} s of {n} flows is {work:.3g} flow-steps of "
-            f"{dt_ns} ns and {n * (nsteps // bin_steps):.3g} records (limits "
+            f"{dt_ns} ns and timer firings, and {n * (nsteps // bin_steps):.3g} records (limits "
             f"{cap_work:.3g} and {config.defaults['models.max_records']:.3g}, "
             'config.defaults["models.max_steps"] and ["models.max_records"]): shorten the '
             "duration, widen record_dt or use the mean field (method='compiled')"

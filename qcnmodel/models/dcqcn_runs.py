@@ -31,6 +31,7 @@ from qcnmodel import config
 
 __all__ = [
     "CLIFF_MIN",
+    "OVERLOAD_MIN",
     "RunsVerdict",
     "cycle_classes",
     "cycle_reference",
@@ -41,6 +42,10 @@ __all__ = [
 #: fraction of time above Kmax that makes a coherent oscillation a cycle through Kmax (the
 #: oscillation detector's underflow threshold)
 CLIFF_MIN = 0.01
+#: fraction of time above Kmax that makes a run overloaded: the queue sits where every packet
+#: is marked (no packet run of the validation's grid comes near: at most 24 % above Kmax, at
+#: N = 64 and 100 us)
+OVERLOAD_MIN = 0.5
 
 
 def cycle_reference(params) -> float:
@@ -69,26 +74,37 @@ class RunsVerdict:
     ----------
     cycles : bool
         A majority of the runs cycle through Kmax.
+    overloaded : bool
+        A majority of the runs keep the queue above Kmax at least :data:`OVERLOAD_MIN` of the
+        time (where every packet is marked, the cuts do not bring it down: no cycle, and no
+        equilibrium either).
     votes, runs : int
         Runs that cycle through Kmax, and runs taken.
     period_s : float
         Median period (autocorrelation peak) of the cycling runs, s (nan if none cycles).
     mean_queue_bytes, std_queue_bytes : float
         Mean over the runs of the queue's time mean and standard deviation, bytes.
-    empty_fraction : float
-        Mean fraction of time the queue is empty.
+    empty_fraction, above_kmax : float
+        Mean fraction of time the queue is empty, and above Kmax.
     throughput_bps : float
         Mean departure rate of the port, bit/s.
     """
 
     cycles: bool
+    overloaded: bool
     votes: int
     runs: int
     period_s: float
     mean_queue_bytes: float
     std_queue_bytes: float
     empty_fraction: float
+    above_kmax: float
     throughput_bps: float
+
+    @property
+    def stable(self) -> bool:
+        """Neither a cycle through Kmax nor a queue held above it."""
+        return not (self.cycles or self.overloaded)
 
     def to_dict(self) -> dict:
         """Plain dict (JSON-ready but for nan)."""
@@ -98,6 +114,9 @@ class RunsVerdict:
         """One line: the class, the votes and what the queue does."""
         queue = (f"mean queue {self.mean_queue_bytes / 1e3:.1f} KB, empty "
                  f"{100 * self.empty_fraction:.0f} % of the time")  # fmt: skip
+        if self.overloaded and not self.cycles:
+            return (f"the queue stays above Kmax ({100 * self.above_kmax:.0f} % of the time; "
+                    f"{queue}): the marking does not hold it")  # fmt: skip
         if self.cycles:
             return (f"cycles through Kmax in {self.votes} of {self.runs} every-flow runs "
                     f"(period {self.period_s * 1e3:.2f} ms, {queue})")  # fmt: skip
@@ -105,14 +124,14 @@ class RunsVerdict:
 
 
 def runs_work(model, seeds: int | None = None) -> float:
-    """Flow-steps that :func:`runs_verdict` takes (runs x flows x steps of the every-flow
-    model's default step): what a caller weighs before asking for the verdict."""
-    from qcnmodel.models._dcqcn_agents import default_step
+    """Flow-steps and timer firings that :func:`runs_verdict` takes (runs x
+    :func:`~qcnmodel.models._dcqcn_agents.agents_work`): what a caller weighs before asking
+    for the verdict."""
+    from qcnmodel.models._dcqcn_agents import agents_work
     from qcnmodel.models._verdict_run import verdict_seeds
 
-    dt_ns = max(1, int(round(default_step(model.params) * 1e9)))
-    steps = math.ceil(config.defaults["models.dcqcn_run"]["duration"] * 1e9 / dt_ns)
-    return float(verdict_seeds(seeds)) * float(model.n_flows) * steps
+    duration = config.defaults["models.dcqcn_run"]["duration"]
+    return float(verdict_seeds(seeds)) * agents_work(model.params, model.n_flows, duration)
 
 
 def runs_verdict(model, seeds: int | None = None) -> RunsVerdict:
@@ -149,11 +168,13 @@ def runs_verdict(model, seeds: int | None = None) -> RunsVerdict:
     cyc = [o for o in out if o["cliff_cycle"]]
     return RunsVerdict(
         cycles=2 * len(cyc) > n,
+        overloaded=2 * sum(o["above_kmax"] >= OVERLOAD_MIN for o in out) > n,
         votes=len(cyc),
         runs=n,
         period_s=float(np.median([o["period_acf"] for o in cyc])) if cyc else math.nan,
         mean_queue_bytes=float(np.mean([o["mean"] for o in out])),
         std_queue_bytes=float(np.mean([o["std"] for o in out])),
         empty_fraction=float(np.mean([o["underflow"] for o in out])),
+        above_kmax=float(np.mean([o["above_kmax"] for o in out])),
         throughput_bps=float(np.mean([o["thr"] for o in out])),
     )

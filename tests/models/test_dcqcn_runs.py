@@ -62,6 +62,27 @@ def test_runs_agree_with_the_packets(n, tau):
 
 def test_work_estimate():
     m = build_model("dcqcn", rtt=50e-6, n_flows=10)
-    # 9 runs x 10 flows x 0.15 s / 200 ns (one 1000-byte frame at 40 Gb/s)
-    assert runs_work(m) == pytest.approx(9 * 10 * 0.15 / 200e-9)
+    # 9 runs x 10 flows x (0.15 s / 200 ns steps, one 1000-byte frame at 40 Gb/s, + the rate
+    # and alpha timers' firings, 55 us each)
+    assert runs_work(m) == pytest.approx(9 * 10 * (0.15 / 200e-9 + 2 * 0.15 / 55e-6))
     assert runs_work(m, seeds=1) == pytest.approx(runs_work(m) / 9)
+
+
+def test_a_queue_held_above_kmax_is_overloaded_not_stable():
+    """An alpha timer of 0.1 us decays alpha 550 times faster than the CoNEXT 2016 one: the
+    cuts (by alpha/2) are too small to hold the queue even at p = 1, and it grows without
+    bound above Kmax, which is no cycle, and no stable point either."""
+    m = build_model("dcqcn", rtt=50e-6, n_flows=10, params=DCQCNParams(alpha_timer=1e-7))
+    v = m.runs_verdict(seeds=1)
+    assert v.above_kmax >= 0.5 and v.overloaded and not v.stable
+    assert "stays above Kmax" in v.text()
+
+
+def test_timer_firings_count_in_the_work():
+    """A 1 ns alpha timer fires 1.5e8 times per flow in a run, 3e9 at 20 flows: the work
+    says so (margins skips the runs past config.defaults["models.max_steps"], and simulate
+    refuses)."""
+    fast = build_model("dcqcn", rtt=50e-6, n_flows=20, params=DCQCNParams(alpha_timer=1e-9))
+    assert runs_work(fast, seeds=1) >= 20 * 0.15 / 1e-9
+    with pytest.raises(ValueError, match="duration"):
+        fast.simulate(0.15, method="agents", record_dt=10e-6)
