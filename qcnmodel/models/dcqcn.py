@@ -94,6 +94,7 @@ from qcnmodel.analysis.linearize import DelaySystem, LinearDDE
 from qcnmodel.models import _dcqcn_eqs as eq
 from qcnmodel.models._base import (
     LoopModel,
+    _positive,
     check_operating_point,
     hotspot_spec,
     initial_state,
@@ -478,12 +479,16 @@ class DCQCNFluidModel(LoopModel):
             if value is not None:
                 raise ValueError(f"{name}: not supported with method='agents' (it starts as a "
                                  "packet simulation does, at a constant capacity)")  # fmt: skip
-        duration = parse_time(duration, "duration")
-        rec = (parse_time(record_dt, "record_dt") if record_dt is not None
+        if not isinstance(seed, (int, np.integer)) or isinstance(seed, bool) or seed < 0:
+            raise ValueError(f"seed: must be a whole number >= 0, got {seed!r}")
+        duration = _positive(parse_time(duration, "duration"), "duration")
+        rec = (_positive(parse_time(record_dt, "record_dt"), "record_dt") if record_dt is not None
                else duration / config.defaults["models.record_points"])  # fmt: skip
-        return agents_dataset(
-            self, duration, rec, seed=int(seed), dt=None if dt is None else parse_time(dt, "dt")
-        )
+        if dt is not None and not 1e-9 <= parse_time(dt, "dt") < math.inf:
+            raise ValueError(f"dt: must be in [1 ns, inf) (the model's clock counts whole "
+                             f"nanoseconds), got {dt!r}")  # fmt: skip
+        return agents_dataset(self, duration, rec, seed=int(seed),
+                              dt=None if dt is None else parse_time(dt, "dt"))  # fmt: skip
 
     def simulate(self, duration, dt=None, method=None, x0=None, hotspot=None,
                  record_dt=None, rtol=None, seed=0):  # fmt: skip

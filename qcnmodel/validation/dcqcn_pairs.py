@@ -143,7 +143,8 @@ _STAGE = (
 _PROVENANCE = {
     DEFAULT_VARIANT: "every flow with the simulator's rule bodies on a fluid queue, nothing "
     "tuned; built after the mean field's failing rows had been seen, and the rate limiter's "
-    "frame clock (a new rate from the next frame) added after its own N = 64 rows had been",
+    "frame clock (a new rate from the next frame) added after its own five failing rows (N = "
+    "20 and 64) had been seen",
     "cnp-lag+stage-memory": _STAGE,
     "coalesce+stage-memory": _STAGE + "; the coalescing rule modelled after a windowed-rule "
     "simulation had matched the default's period",

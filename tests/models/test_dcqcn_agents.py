@@ -110,6 +110,19 @@ def test_agents_refuse_what_they_do_not_model(kwargs, field):
         _model().simulate(0.01, method="agents", **kwargs)
 
 
+@pytest.mark.parametrize(
+    ("kwargs", "field"),
+    [({"duration": -1.0}, "duration"), ({"duration": 0.0}, "duration"),
+     ({"duration": 0.01, "record_dt": -1.0}, "record_dt"),
+     ({"duration": 0.01, "record_dt": 0.0}, "record_dt"),
+     ({"duration": 0.01, "seed": -1}, "seed"), ({"duration": 0.01, "seed": "x"}, "seed"),
+     ({"duration": 0.01, "dt": 1e-12}, "dt"), ({"duration": 0.01, "dt": -1e-6}, "dt")],
+)  # fmt: skip
+def test_bad_run_arguments_name_the_field(kwargs, field):
+    with pytest.raises(ValueError, match=f"^{field}:"):
+        _model().simulate(method="agents", **kwargs)
+
+
 def test_agents_refuse_unbounded_work_naming_duration():
     with pytest.raises(ValueError, match="duration"):
         _model(1000).simulate(1e4, method="agents", record_dt=1e-3)
