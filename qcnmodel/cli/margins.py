@@ -34,6 +34,7 @@ from qcnmodel.cli.common import (
     flows_value,
     parse_set,
     print_json,
+    progress_on,
     qcn_params,
     rtt_value,
     split_range,
@@ -206,7 +207,7 @@ def _runs_skipped(model) -> str | None:
     return None
 
 
-def _add_runs(model, out: dict) -> None:
+def _add_runs(model, out: dict, progress: bool = False) -> None:
     """The every-flow runs' verdict (:func:`qcnmodel.models.dcqcn_runs.runs_verdict`) as the
     point's verdict where they apply (:func:`_runs_skipped`); else the linearisation's
     verdict stays and ``runs`` says why."""
@@ -215,7 +216,7 @@ def _add_runs(model, out: dict) -> None:
     if why is not None:
         out["runs"] = {"skipped": why}
         return
-    verdict = model.runs_verdict()
+    verdict = model.runs_verdict(progress=progress)
     out["runs"] = verdict.to_dict() | {"text": verdict.text()}
     out["stable"] = verdict.stable
     out["boundary_method"] = "runs"
@@ -245,7 +246,7 @@ def run(args) -> int:
             raise ValueError(_at_point(args.model, model, exc) + extra) from None
         out = _without_fixed_point(model, _at_point(args.model, model, exc))
     if _has_runs(model):
-        _add_runs(model, out)
+        _add_runs(model, out, progress_on(args))
     out["validity"] = _validity(args.model, model, out)
     if args.out:
         from qcnmodel._io import atomic_path, to_jsonable

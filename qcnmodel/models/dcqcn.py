@@ -450,13 +450,13 @@ class DCQCNFluidModel(LoopModel):
         return eq.dcqcn_symbolic()
 
     # ------------------------------------------------------------------ simulation
-    def runs_verdict(self, seeds: int | None = None):
+    def runs_verdict(self, seeds: int | None = None, progress: bool = False):
         """Whether the queue cycles through Kmax in the every-flow runs (the packet rules on a
         fluid queue, whatever ``trajectories`` says): the validated DCQCN verdict,
         :func:`qcnmodel.models.dcqcn_runs.runs_verdict` (a ``RunsVerdict``)."""
         from qcnmodel.models.dcqcn_runs import runs_verdict
 
-        return runs_verdict(self, seeds)
+        return runs_verdict(self, seeds, progress)
 
     def default_dt(self) -> float:
         """min(loop delay/10, 5 us) (``config.defaults["models.dcqcn_max_dt"]``). At the paper's

@@ -134,7 +134,7 @@ def runs_work(model, seeds: int | None = None) -> float:
     return float(verdict_seeds(seeds)) * agents_work(model.params, model.n_flows, duration)
 
 
-def runs_verdict(model, seeds: int | None = None) -> RunsVerdict:
+def runs_verdict(model, seeds: int | None = None, progress: bool = False) -> RunsVerdict:
     """The every-flow runs' verdict of ``model`` (a ``DCQCNFluidModel``; module docstring).
 
     Parameters
@@ -144,6 +144,8 @@ def runs_verdict(model, seeds: int | None = None) -> RunsVerdict:
         do not enter: the runs follow the packet rules).
     seeds : int, optional
         Runs (default ``config.defaults["models.verdict_run"]["seeds"]``).
+    progress : bool
+        A tqdm bar over the runs on stderr.
 
     Returns
     -------
@@ -157,7 +159,15 @@ def runs_verdict(model, seeds: int | None = None) -> RunsVerdict:
     qref = cycle_reference(model.params)
     w = int(round(run["settle"] / run["record_dt"]))
     out = []
-    for seed in range(n):
+    seeds_iter = range(n)
+    if progress:
+        import sys
+
+        from tqdm import tqdm
+
+        seeds_iter = tqdm(seeds_iter, desc=f"every-flow runs, N = {model.n_flows}", unit="run",
+                          file=sys.stderr, leave=False)  # fmt: skip
+    for seed in seeds_iter:
         ds = model.simulate(run["duration"], method="agents", record_dt=run["record_dt"],
                             seed=seed)  # fmt: skip
         q = ds.q.values[w:]

@@ -86,3 +86,11 @@ def test_timer_firings_count_in_the_work():
     assert runs_work(fast, seeds=1) >= 20 * 0.15 / 1e-9
     with pytest.raises(ValueError, match="duration"):
         fast.simulate(0.15, method="agents", record_dt=10e-6)
+
+
+def test_progress_bar_on_stderr(capsys):
+    m = build_model("dcqcn", rtt=25e-6, n_flows=2)
+    quiet = m.runs_verdict(seeds=2)
+    assert capsys.readouterr().err == ""
+    assert m.runs_verdict(seeds=2, progress=True) == quiet  # the bar changes nothing else
+    assert "every-flow runs, N = 2" in capsys.readouterr().err
