@@ -117,6 +117,10 @@ def integrate_agents(cpp, npp, rpp, n, frame, dt_ns, fwd_steps, back_ns, nsteps,
         Bin means of each flow's departure rate (bit/s).
     ncnp : ndarray (n,)
         CNPs received per flow.
+    tally : ndarray (5,)
+        Bytes sent, arrived at the queue and departed over the run, the queue at its end,
+        and the bytes still on the way (sent, not arrived): sent = arrived + on the way,
+        arrived = departed + queue.
     """
     c = rpp[D.DRP_C]
     dt = dt_ns * 1e-9
@@ -142,6 +146,7 @@ def integrate_agents(cpp, npp, rpp, n, frame, dt_ns, fwd_steps, back_ns, nsteps,
     db = np.zeros(nb)
     fb = np.zeros((n, nb))
     q = 0.0
+    sent = arrived = departed = 0.0  # bytes: the conservation tally
     for k in range(nsteps):
         now = np.int64(k) * dt_ns
         slot = k % (fwd_steps + 1)
@@ -151,6 +156,7 @@ def integrate_agents(cpp, npp, rpp, n, frame, dt_ns, fwd_steps, back_ns, nsteps,
                                                        seed, rpp)  # fmt: skip
             r = gap[i]
             hist[slot, i] = r
+            sent += r * dt / 8.0
             tx_acc[i] += r * dt / (8.0 * frame)
             while tx_acc[i] >= 1.0:  # a frame starts: the byte counter, then the next gap
                 over = (tx_acc[i] - 1.0) / r  # the step's rest, in frame times at 1 bit/s
@@ -166,6 +172,8 @@ def integrate_agents(cpp, npp, rpp, n, frame, dt_ns, fwd_steps, back_ns, nsteps,
             a_tot = 0.0
         q_arr = q
         served = min(q + a_tot * dt / 8.0, c * dt / 8.0)  # bytes that leave in this step
+        arrived += a_tot * dt / 8.0
+        departed += served
         q = q + a_tot * dt / 8.0 - served
         if q < 0.0:
             q = 0.0
@@ -200,7 +208,12 @@ def integrate_agents(cpp, npp, rpp, n, frame, dt_ns, fwd_steps, back_ns, nsteps,
                     cnp[i, (head[i] + count[i]) % cnp.shape[1]] = t_np + back_ns
                     count[i] += 1
                     nxt[i] = min(nxt[i], t_np + back_ns)
-    return qb, db, fb, rp[D.D_NCNP, :].copy()
+    pipe = 0.0  # sent, not yet arrived: the last fwd_steps steps' rates
+    for j in range(1, fwd_steps + 1):  # steps nsteps - fwd_steps .. nsteps - 1
+        for i in range(n):
+            pipe += hist[(nsteps + j) % (fwd_steps + 1), i] * dt / 8.0
+    tally = np.array([sent, arrived, departed, q, pipe])
+    return qb, db, fb, rp[D.D_NCNP, :].copy(), tally
 
 
 def default_step(params) -> float:
@@ -251,7 +264,8 @@ def agents_trace(model, duration: float, bin_dt: float, seed: int = 0, dt: float
     -------
     dict
         ``t`` (bin end times), ``q`` (bytes), ``thr`` (departure rate, bit/s), ``flows``
-        (per-flow departure rates, bit/s, shape (n, bins)) and ``ncnp`` (CNPs per flow).
+        (per-flow departure rates, bit/s, shape (n, bins)), ``ncnp`` (CNPs per flow) and
+        ``tally`` (the bytes' conservation, :func:`integrate_agents`).
     """
     p = model.params
     frame = float(p.packet_size)
@@ -289,13 +303,13 @@ def agents_trace(model, duration: float, bin_dt: float, seed: int = 0, dt: float
             'max_records"]): the every-flow model is for loop delays of microseconds to '
             "milliseconds; use the mean field (method='compiled')"
         )
-    qb, db, fb, ncnp = integrate_agents(
+    qb, db, fb, ncnp, tally = integrate_agents(
         D.pack_dcqcn_cp_params(p), D.pack_dcqcn_np_params(p), D.pack_dcqcn_rp_params(p),
         n, frame, np.int64(dt_ns), fwd_steps, np.int64(back_ns), nsteps, bin_steps,
         np.int64(seed), cap,
     )  # fmt: skip
     t = (np.arange(qb.size) + 1) * bin_steps * dt_ns * 1e-9
-    return {"t": t, "q": qb, "thr": db, "flows": fb, "ncnp": ncnp}
+    return {"t": t, "q": qb, "thr": db, "flows": fb, "ncnp": ncnp, "tally": tally}
 
 
 def agents_dataset(model, duration: float, record_dt: float, seed: int = 0,

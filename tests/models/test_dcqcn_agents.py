@@ -76,7 +76,8 @@ def test_one_flow_at_the_line_rate_never_queues_or_hears_a_cnp():
 )
 def test_invariants(n, rtt_us, interval_us, mode, mark_at, seed):
     """Queue >= 0; the link never serves above C; the flows' departures add up to the
-    link's; no flow above the line rate; the NP sends at most one CNP per interval."""
+    link's; no flow above the line rate; the NP sends at most one CNP per interval; bytes
+    conserved from the sources through the queue."""
     p = DCQCNSimParams.from_fluid(P, cnp_interval=interval_us * 1e-6, cnp_mode=mode,
                                   mark_at=mark_at)  # fmt: skip
     m = DCQCNFluidModel(p, rtt=rtt_us * 1e-6, n_flows=n)
@@ -88,6 +89,12 @@ def test_invariants(n, rtt_us, interval_us, mode, mark_at, seed):
     assert np.all(tr["flows"] <= c * (1 + 1e-12))
     assert tr["flows"].sum(axis=0) == pytest.approx(tr["thr"], rel=1e-9, abs=1e-3)
     assert np.all(tr["ncnp"] <= dur / (interval_us * 1e-6) + 2)
+    # bytes conserved: sent = arrived + on the way; arrived = departed + queued (to rounding)
+    sent, arrived, departed, q_end, pipe = tr["tally"]
+    assert sent == pytest.approx(arrived + pipe, rel=1e-9)
+    assert arrived == pytest.approx(departed + q_end, rel=1e-9)
+    # the bins' departures are the tally's (bit/s over the bins)
+    assert tr["thr"].sum() * 20e-6 / 8.0 == pytest.approx(departed, rel=1e-9)
 
 
 def test_simulate_method_agents_dataset():
@@ -159,6 +166,9 @@ def test_the_cnp_ring_grows_without_changing_the_trajectory():
     # more than two CNPs per return-path time (70 us) over the 4 ms: some flow had two in
     # flight at once, more than the one slot the small ring started with
     assert small[3].max() > 2 * 4e-3 / 70e-6
+    sent, arrived, departed, q_end, pipe = small[4]
+    assert sent == pytest.approx(arrived + pipe, rel=1e-12)
+    assert arrived == pytest.approx(departed + q_end, rel=1e-12)
 
 
 @pytest.mark.parametrize(("line", "frame", "want"), [(40e9, 1000.0, 0.2e-6),
