@@ -189,8 +189,8 @@ def _without_fixed_point(model, why: str) -> dict:
 def _runs_skipped(model) -> str | None:
     """Why the every-flow runs do not judge ``model`` (None: they do). Each run follows every
     flow: past ``config.defaults["analysis.trajectory_max_flows"]`` flows, or past
-    ``["models.max_steps"]`` flow-steps in all (a fast line rate takes a step per frame),
-    the linearisation's verdict stays."""
+    ``["models.max_steps"]`` flow-steps and timer firings in all
+    (:func:`~qcnmodel.models.dcqcn_runs.runs_work`), the linearisation's verdict stays."""
     from qcnmodel import config
     from qcnmodel.models.dcqcn_runs import runs_work
 
@@ -239,11 +239,11 @@ def run(args) -> int:
             out = summary(model)
     except ValueError as exc:  # the analysis at a point where the model does not apply
         # past the marking ramp (DCQCN's cliff regime) the every-flow runs still answer
-        why = _runs_skipped(model)
-        if not (why is None and "on the marking ramp" in str(exc)):
-            extra = (f"; the every-flow runs, which answer past the ramp, were not run: {why}"
-                     if _has_runs(model) and "on the marking ramp" in str(exc) else "")  # fmt: skip
-            raise ValueError(_at_point(args.model, model, exc) + extra) from None
+        ramp = _has_runs(model) and "on the marking ramp" in str(exc)
+        why = _runs_skipped(model) if ramp else None
+        if not ramp or why is not None:
+            extra = f"; the every-flow runs, which answer past the ramp, were not run: {why}"
+            raise ValueError(_at_point(args.model, model, exc) + (extra if ramp else "")) from None
         out = _without_fixed_point(model, _at_point(args.model, model, exc))
     if _has_runs(model):
         _add_runs(model, out, progress_on(args))
