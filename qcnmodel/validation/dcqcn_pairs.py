@@ -97,6 +97,7 @@ __all__ = [
     "dcqcn_plan",
     "dcqcn_spec",
     "model_point",
+    "pair_traces",
     "params_of",
     "run_dcqcn",
     "sim_point",
@@ -499,6 +500,32 @@ def check_boundary_delay(n, taus=TAUS, variants=ALL, seeds=(0,), sim_overrides=(
     par = f"N={n}, C={LINE / 1e9:g} Gb/s, {len(seeds)} seed(s), majority"
     return _keyed(_boundary_rows("stability boundary in delay", " us", us, sim_flags, variants,
                                  points, par), f"N={n}")  # fmt: skip
+
+
+def pair_traces(n, tau, window=(0.13, 0.15)):
+    """Traces of one point over ``window`` (s) for the report's figure: the simulator (seed 0),
+    the default's first run and the mean field (cold start, as its regime analysis), as
+    :class:`~qcnmodel.validation.traces.Trace` objects."""
+    from qcnmodel.models.dcqcn_regime import cold_start, fluid_trace
+    from qcnmodel.sim.api import simulate
+    from qcnmodel.validation.traces import Trace
+
+    ds = simulate(dcqcn_spec(n, tau), protocol="dcqcn", duration=DURATION, bin_width=BIN).dataset
+    t, q, thr = ds.time.values, ds.hot_queue_mean.values, ds.hot_port_throughput.values
+    m = DCQCNFluidModel(PARAMS, rtt=tau, n_flows=n, **DCQCN_VARIANTS[DEFAULT_VARIANT])
+    ag = m.simulate(DURATION, record_dt=BIN, seed=0)
+    mf = m.replace(trajectories="mean-field")
+    traces = {
+        "simulator": (t, q, thr),
+        DEFAULT_VARIANT: (ag.time.values, ag.q.values, ag.throughput.values),
+        "mean field": fluid_trace(mf, DURATION, BIN, cold_start(mf)),
+    }
+    out = {}
+    for name, (t, q, thr) in traces.items():
+        sel = (t > window[0]) & (t <= window[1])
+        out[name] = Trace(t=t[sel], q=q[sel], thr=thr[sel], flow_thr=np.empty((0, 0)), dt=BIN)
+    sim = out.pop("simulator")
+    return sim, out
 
 
 def dcqcn_plan(quick: bool, sim_overrides=()) -> list[tuple]:

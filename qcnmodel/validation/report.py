@@ -106,6 +106,16 @@ def write_report(result, out_dir, figures_dir=None) -> tuple[Path, Path]:
     path = save(pair_figure(sim, mods, "recovery: N=1, 1 Gb/s, hotspot 0.2 Gb/s 0.2-1.2 s"),
                 fig_dir / "validate_recovery_netfpga_n1.png")  # fmt: skip
     doc.figure(path, "Recovery after the hotspot (netfpga-1g parameters, N = 1)")
+    if result.default_rows("dcqcn"):
+        from qcnmodel.validation.dcqcn_pairs import pair_traces
+
+        sim, mods = pair_traces(20, 50e-6)
+        title = "DCQCN: N=20, tau*=50 us, 40 Gb/s (no fixed point on the marking ramp)"
+        path = save(pair_figure(sim, mods, title), fig_dir / "validate_dcqcn_pair_n20.png")
+        doc.figure(path, "DCQCN relaxation cycle through Kmax, the last 20 ms of 0.15 s: the "
+                         "simulator, the default (every flow followed, its first run) and "
+                         "the mean field with the CNP lag and the stage memory (cold "
+                         "start)")  # fmt: skip
     doc.heading("Seed decks")
     if result.observations:
         doc.table(["deck", "observation", "measured", "reproduced"],
