@@ -301,10 +301,26 @@ def _execute_local(call, todo, n_jobs, prepare=None):
             fut.cancel()
         if owned:
             procs = list((getattr(executor, "_processes", None) or {}).values())
-            executor.shutdown(wait=finished, cancel_futures=True)
-            if not finished:  # interrupted or failed: do not wait for the running points
-                for proc in procs:
-                    proc.terminate()
+            # interrupted or failed: do not wait for the running points
+            _abandon(executor, procs) if not finished else executor.shutdown(wait=True)
+
+
+def _abandon(executor, procs) -> None:
+    """Shut ``executor`` down unwaited and terminate its workers. Its manager thread then marks
+    the pending futures broken, which on Python 3.11 raises InvalidStateError for a cancelled
+    one: that thread's tracebacks are not shown while it winds down (up to 5 s)."""
+    import threading
+
+    manager, previous = getattr(executor, "_executor_manager_thread", None), threading.excepthook
+    threading.excepthook = lambda a: None if a.thread is manager else previous(a)
+    try:
+        executor.shutdown(wait=False, cancel_futures=True)
+        for proc in procs:
+            proc.terminate()
+        if manager is not None:
+            manager.join(timeout=5.0)
+    finally:
+        threading.excepthook = previous
 
 
 def _open_checkpoint(directory: Path, func, grid, fixed, points):
