@@ -83,9 +83,9 @@ def critical_rtts(models, jobs: int | None = None, progress=None) -> list[float]
             if progress is not None:
                 progress.update(1)
     except BaseException:
-        pool.shutdown(wait=False, cancel_futures=True)
-        for proc in list((getattr(pool, "_processes", None) or {}).values()):
-            proc.terminate()
+        from qcnmodel.studies._pool import abandon
+
+        abandon(pool, list(futs))
         raise
     pool.shutdown()
     return out

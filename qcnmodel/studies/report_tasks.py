@@ -173,17 +173,11 @@ class Tasks:
         """Stop the workers (those still running on an error or Ctrl-C are terminated)."""
         if self.pool is None:
             return
-        running = [f for f in self.futs.values() if not f.done()]
-        procs = list((getattr(self.pool, "_processes", None) or {}).values())
-        self.pool.shutdown(wait=not running, cancel_futures=True)
-        if running:  # a terminated pool's thread (CPython 3.11) sets BrokenProcessPool on
-            for fut in self.futs.values():  # every queued future, cancelled ones too, which
-                if fut.cancelled():  # raises InvalidStateError there (a traceback on Ctrl-C)
-                    fut.set_exception = _no_answer
-        for proc in procs if running else ():
-            proc.terminate()
+        futs = list(self.futs.values())
+        if any(not f.done() for f in futs):
+            from qcnmodel.studies._pool import abandon
+
+            abandon(self.pool, futs)
+        else:
+            self.pool.shutdown(wait=True, cancel_futures=True)
         self.pool = None
-
-
-def _no_answer(exc) -> None:
-    """A cancelled future's answer to the pool's late ``set_exception``: none is needed."""

@@ -299,28 +299,12 @@ def _execute_local(call, todo, n_jobs, prepare=None):
     finally:
         for fut in futures:
             fut.cancel()
-        if owned:
-            procs = list((getattr(executor, "_processes", None) or {}).values())
-            # interrupted or failed: do not wait for the running points
-            _abandon(executor, procs) if not finished else executor.shutdown(wait=True)
+        if owned and finished:
+            executor.shutdown(wait=True)
+        elif owned:  # interrupted or failed: do not wait for the running points
+            from qcnmodel.studies._pool import abandon
 
-
-def _abandon(executor, procs) -> None:
-    """Shut ``executor`` down unwaited and terminate its workers. Its manager thread then marks
-    the pending futures broken, which on Python 3.11 raises InvalidStateError for a cancelled
-    one: that thread's tracebacks are not shown while it winds down (up to 5 s)."""
-    import threading
-
-    manager, previous = getattr(executor, "_executor_manager_thread", None), threading.excepthook
-    threading.excepthook = lambda a: None if a.thread is manager else previous(a)
-    try:
-        executor.shutdown(wait=False, cancel_futures=True)
-        for proc in procs:
-            proc.terminate()
-        if manager is not None:
-            manager.join(timeout=5.0)
-    finally:
-        threading.excepthook = previous
+            abandon(executor, futures)
 
 
 def _open_checkpoint(directory: Path, func, grid, fixed, points):
