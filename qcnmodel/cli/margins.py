@@ -194,8 +194,6 @@ def _runs_skipped(model) -> str | None:
     from qcnmodel import config
     from qcnmodel.models.dcqcn_runs import runs_work
 
-    if not _has_runs(model):
-        return "not a model judged by its runs"
     cap = config.defaults["analysis.trajectory_max_flows"]
     if model.n_flows > cap:
         return (f"N = {model.n_flows} > {cap} flows "

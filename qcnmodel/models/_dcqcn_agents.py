@@ -53,7 +53,7 @@ from qcnmodel import config
 from qcnmodel.sim.protocols import dcqcn as D
 from qcnmodel.sim.rng import STREAM_USER, stream_key, uniform01
 
-__all__ = ["agents_dataset", "agents_trace", "agents_work", "default_step"]
+__all__ = ["agents_dataset", "agents_trace", "agents_work", "default_step", "link_delay"]
 
 _STREAM_MARK = STREAM_USER + 12  #: per-frame marking draws, index = flow
 _NEVER = np.int64(2**62)  #: no event pending
@@ -168,8 +168,6 @@ def integrate_agents(cpp, npp, rpp, n, frame, dt_ns, fwd_steps, back_ns, nsteps,
         a_tot = 0.0
         for i in range(n):
             a_tot += hist[arr_slot, i]
-        if k < fwd_steps:
-            a_tot = 0.0
         q_arr = q
         served = min(q + a_tot * dt / 8.0, c * dt / 8.0)  # bytes that leave in this step
         arrived += a_tot * dt / 8.0
@@ -235,13 +233,24 @@ def agents_work(params, n_flows: int, duration: float, dt: float | None = None) 
     return float(n_flows) * (steps + firings)
 
 
-def _in_flight(back_ns: int, interval: float, frame_time: float) -> int:
-    """Room for one flow's CNPs in flight: the NP sends at most one per CNP interval (with
-    none, one per marked frame, at most one per frame time) over the return path, plus the
-    one pending at the NP and the frame counter's carry. Marks drawn at enqueue also wait
-    out the queue, so the room grows when it is short."""
-    spacing = max(int(math.floor((interval if interval > 0 else frame_time) * 1e9)), 1)
-    return int(back_ns) // spacing + 3
+def _in_flight(back_ns: int, interval: float) -> int:
+    """Room for one flow's CNPs in flight: the NP sends at most one per CNP interval (> 0 in
+    the model) over the return path, plus the one pending at the NP and the frame counter's
+    carry. Marks drawn at enqueue also wait out the queue, so the room grows when it is
+    short."""
+    return int(back_ns) // max(int(math.floor(interval * 1e9)), 1) + 3
+
+
+def link_delay(tau: float, frame: float, line: float, field: str = "rtt") -> float:
+    """The link delay d (s) of the matched DCQCN network at loop delay ``tau``: sources and
+    port at the line rate ``line``, a rate change reaches the queue d + 8F/R after the rate
+    limiter, a mark drawn at dequeue the reaction point 8F/C + 3 d after the queue, so
+    tau* = 4 d + 8F/R + 8F/C (ValueError naming ``field`` below that floor)."""
+    d = (tau - 2.0 * 8.0 * frame / line) / 4.0
+    if d < 0.0:
+        raise ValueError(f"{field}: {tau:g} s is below the serialisation floor "
+                         f"{16.0 * frame / line:g} s")  # fmt: skip
+    return d
 
 
 def agents_trace(model, duration: float, bin_dt: float, seed: int = 0, dt: float | None = None):
@@ -273,11 +282,7 @@ def agents_trace(model, duration: float, bin_dt: float, seed: int = 0, dt: float
     dt = default_step(p) if dt is None else float(dt)
     dt_ns = max(1, int(round(dt * 1e9)))
     tau = float(model.rtt)
-    ser = 8.0 * frame / c
-    d = (tau - 2.0 * ser) / 4.0  # the link delay of the matched network (dcqcn_pairs)
-    if d < 0.0:
-        raise ValueError(f"rtt: {tau:g} s is below the serialisation floor {2 * ser:g} s")
-    fwd = d + ser
+    fwd = link_delay(tau, frame, c) + 8.0 * frame / c
     fwd_steps = max(0, int(round(fwd * 1e9 / dt_ns)))
     back_ns = max(0, int(round((tau - fwd) * 1e9)))
     bin_steps = max(1, int(round(bin_dt * 1e9 / dt_ns)))
@@ -293,7 +298,7 @@ def agents_trace(model, duration: float, bin_dt: float, seed: int = 0, dt: float
             'config.defaults["models.max_steps"] and ["models.max_records"]): shorten the '
             "duration, widen record_dt or use the mean field (method='compiled')"
         )
-    cap = _in_flight(back_ns, float(p.cnp_interval), ser)
+    cap = _in_flight(back_ns, float(p.cnp_interval))
     held = n * (fwd_steps + 1 + cap)  # one forward delay of rates, the CNPs in flight
     if held > config.defaults["models.max_records"]:
         raise ValueError(

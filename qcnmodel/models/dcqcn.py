@@ -484,11 +484,11 @@ class DCQCNFluidModel(LoopModel):
         duration = _positive(parse_time(duration, "duration"), "duration")
         rec = (_positive(parse_time(record_dt, "record_dt"), "record_dt") if record_dt is not None
                else duration / config.defaults["models.record_points"])  # fmt: skip
-        if dt is not None and not 1e-9 <= parse_time(dt, "dt") < math.inf:
+        step = None if dt is None else parse_time(dt, "dt")
+        if step is not None and not 1e-9 <= step < math.inf:
             raise ValueError(f"dt: must be in [1 ns, inf) (the model's clock counts whole "
                              f"nanoseconds), got {dt!r}")  # fmt: skip
-        return agents_dataset(self, duration, rec, seed=int(seed),
-                              dt=None if dt is None else parse_time(dt, "dt"))  # fmt: skip
+        return agents_dataset(self, duration, rec, seed=int(seed), dt=step)
 
     def simulate(self, duration, dt=None, method=None, x0=None, hotspot=None,
                  record_dt=None, rtol=None, seed=0):  # fmt: skip

@@ -73,6 +73,7 @@ import math
 import numpy as np
 
 from qcnmodel.models import MODELS
+from qcnmodel.models._dcqcn_agents import link_delay
 from qcnmodel.models._verdict_run import verdict_seeds
 from qcnmodel.models.dcqcn import DCQCNFluidModel
 from qcnmodel.models.dcqcn_regime import regime
@@ -156,9 +157,7 @@ ALL = tuple(DCQCN_VARIANTS)
 def dcqcn_spec(n: int, tau: float, line: float = LINE, frame: int = FRAME):
     """Bottleneck with source and sink link delays d = (tau* - 8F/R - 8F/C)/4 (module
     docstring); every source offers the line rate."""
-    d = (tau - 2 * 8.0 * frame / line) / 4.0
-    if d < 0:
-        raise ValueError(f"tau: {tau:g} s is below the serialisation floor {16 * frame / line:g} s")
+    d = link_delay(tau, frame, line, "tau")
     spec = bottleneck_spec(n, 2 * d + 8.0 * frame / line, line, line, frame_size=frame)
     traffic = tuple(dataclasses.replace(t, rate=line) for t in spec.traffic)
     return dataclasses.replace(spec, traffic=traffic)
