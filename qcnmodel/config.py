@@ -82,7 +82,18 @@ _SHIPPED: dict = {
     # a DCQCN run of the every-flow model for its verdict (models.dcqcn_runs): as long as the
     # validation's matched pairs (the cycle through Kmax settles within 50 ms from an empty
     # queue at N = 2-64, 25-100 us), read on 10 us bin means; seeds as models.verdict_run
-    "models.dcqcn_run": {"duration": 0.15, "settle": 0.05, "record_dt": 10e-6},
+    "models.dcqcn_run": {
+        "duration": 0.15,
+        "settle": 0.05,
+        "record_dt": 10e-6,
+        # ... stretched at long loops: settling and window in RTTs, at least
+        # (models.dcqcn_runs.run_length: 16 periods of the model's 24 RTTs)
+        "settle_delays": 50,
+        "window_delays": 400,
+    },
+    # the RTTs (s) over which a boundary search of the DCQCN every-flow runs looks
+    # (data-centre loops; the runs are validated at 25-100 us)
+    "analysis.runs_rtt_search": (5e-6, 1e-3),
     # the every-flow DCQCN model's largest step (s; it steps by one packet time at the line
     # rate below it): a rate change and a mark take effect at a step's start. Halving it from
     # 0.2 to 0.1 us leaves the nine-run period and means unchanged (N = 10, 50 us at 10 Gb/s:

@@ -29,8 +29,11 @@ def test_json_has_the_promised_keys(model, capsys):
     # The linearised critical RTT is where the phase margin reaches zero: RTT + delay margin.
     lin = out.get("critical_rtt_linearised_s", out["critical_rtt_s"])
     assert math.isclose(lin, 100e-6 + out["delay_margin_s"], rel_tol=1e-9)
-    if out["boundary_method"] == "trajectories":  # the congested packet-fidelity QCN model
-        assert model == "qcn" and out["stable"] == (100e-6 < out["critical_rtt_s"])
+    if out["boundary_method"] == "trajectories":  # QCN's and DCQCN's packet fidelity
+        assert model in ("qcn", "dcqcn")
+        crit = out["critical_rtt_s"]  # None (JSON's nan): unstable from the search's start
+        assert out["stable"] == (crit is not None and 100e-6 < crit)
+        assert out["stable_linearised"] == (out["phase_margin_deg"] > 0)
     else:
         assert "critical_rtt_linearised_s" not in out
         assert out["stable"] == (out["phase_margin_deg"] > 0)
@@ -122,7 +125,8 @@ def test_dcqcn_options(capsys):
     out = json.loads(capsys.readouterr().out)
     assert "marking ramp" in out["no_fixed_point"] and out["phase_margin_deg"] is None
     assert out["runs"]["cycles"] is True and out["stable"] is False
-    assert out["boundary_method"] == "runs"
+    assert out["boundary_method"] == "trajectories"
+    assert out["critical_rtt_s"] is None  # nan: the runs cycle from the search's start (5 us)
 
 
 def test_dcqcn_default_is_judged_by_its_every_flow_runs(capsys):
@@ -135,8 +139,13 @@ def test_dcqcn_default_is_judged_by_its_every_flow_runs(capsys):
     assert out["runs"]["cycles"] is True and out["stable"] is False
     assert main(["margins", "--model", "dcqcn", "--flows", "2", "--rtt", "85us"]) == 0
     text = capsys.readouterr().out
-    assert re.search(r"linearised loop\s+UNSTABLE", text)
+    assert re.search(r"phase margin\s+-", text) and re.search(r"closed loop\s+stable", text)
     assert "no cycle through Kmax" in text and "every-flow runs" in text
+    # the verdict is the runs' critical RTT's: past 100 us at N = 2 (the packets show no
+    # cycle at 25-100 us), where the linearised one is 60.5 us
+    crit = float(re.search(r"\ncritical RTT\s+([\d.]+) us", text).group(1))
+    lin = float(re.search(r"linearised critical RTT\s+([\d.]+) us", text).group(1))
+    assert crit > 100 and lin < 85
 
 
 def test_dcqcn_runs_are_skipped_past_the_flow_limit(capsys, monkeypatch):
@@ -146,7 +155,8 @@ def test_dcqcn_runs_are_skipped_past_the_flow_limit(capsys, monkeypatch):
     assert main(["margins", "--model", "dcqcn", "--flows", "6", "--rtt", "25us", "--json"]) == 0
     out = json.loads(capsys.readouterr().out)
     assert "trajectory_max_flows" in out["runs"]["skipped"]
-    assert out["stable"] == out["stable_linearised"]
+    assert out["boundary_method"] == "linearisation"
+    assert out["stable"] == (out["phase_margin_deg"] > 0)
     # and without a fixed point and without runs there is no answer: exit 2, named
     assert main(["margins", "--model", "dcqcn", "--flows", "20"]) == 2
     assert "marking ramp" in capsys.readouterr().err

@@ -183,8 +183,9 @@ def trajectory_critical_rtt(
         ``.trajectory_odds()`` (``(unstable, runs)``, e.g. the packet-fidelity QCN model)
         the runs' counts are fitted, not only their majority.
     rtt_min, rtt_max : float, optional
-        Search interval (s; default ``config.defaults["analysis.trajectory_rtt_search"]``:
-        trajectories cost time per RTT, so the interval is the physically relevant one).
+        Search interval (s; default the model's ``trajectory_rtt_search`` if it has one,
+        else ``config.defaults["analysis.trajectory_rtt_search"]``: trajectories cost time
+        per RTT, so the interval is the physically relevant one).
     rel_tol : float, optional
         Relative spacing of the RTTs at which the odds are counted across the turn's bracket
         (default ``config.defaults["analysis.trajectory_rel_tol"]``).
@@ -222,7 +223,10 @@ def trajectory_critical_rtt(
     """
     from qcnmodel import config
 
-    lo, hi = config.defaults["analysis.trajectory_rtt_search"]
+    lo, hi = (
+        getattr(model, "trajectory_rtt_search", None)
+        or config.defaults["analysis.trajectory_rtt_search"]
+    )
     lo, hi = float(lo if rtt_min is None else rtt_min), float(hi if rtt_max is None else rtt_max)
     if not (0 < lo < hi < math.inf):
         raise ValueError(f"rtt_min, rtt_max: need 0 < rtt_min < rtt_max < inf s, got "
@@ -266,6 +270,7 @@ def _memo_key(model, *search):
 
     try:
         key = (model.replace(rtt=1.0), *search, repr(config.defaults["models.verdict_run"]),
+               repr(config.defaults["models.dcqcn_run"]),
                config.defaults["analysis.trajectory_rtt_start"])  # fmt: skip
         hash(key)
     except (TypeError, ValueError, AttributeError):

@@ -159,15 +159,17 @@ def stability_map(
         Print one line per row to stderr.
     method : {"model", "linearisation"}
         How ``stable`` and ``critical_rtt`` are judged: the model's own boundary method
-        (default; for the congested packet-fidelity QCN model its trajectories, one critical
-        RTT per row of an RTT axis, seconds each), or the linearised loop throughout.
+        (default; for the congested packet-fidelity QCN model and DCQCN's ``packet`` their
+        trajectories, one critical RTT per row of an RTT axis, seconds each), or the
+        linearised loop throughout.
 
     Returns
     -------
     xarray.Dataset
         Variables ``phase_margin_deg``, ``gain_margin_db``, ``delay_margin_s``,
         ``crossover_rad_s``, ``stable`` and ``valid`` (False where the model
-        raised ``ValueError``, e.g. no equilibrium; values NaN there) over dims
+        raised ``ValueError``, e.g. no equilibrium, and no trajectories judged the point;
+        values NaN there) over dims
         ``(y, x)`` named after the parameters; with ``x == "rtt"`` also
         ``critical_rtt`` over ``y``.
         ``attrs`` hold the model name, its parameters and the package version.
@@ -223,7 +225,9 @@ def _judge_by_trajectories(model, ds: xr.Dataset, x: str, y: str) -> None:
     congested packet-fidelity QCN model), ``stable`` is ``rtt < critical_rtt`` of its
     trajectories (:func:`~qcnmodel.analysis.margins.critical_rtt`, one per row or column of
     an RTT axis; off an RTT axis, the majority verdict of its runs at the point itself), in
-    place; the margins stay the linearised loop's."""
+    place; the margins stay the linearised loop's. Trajectories that need no fixed point
+    (``trajectory_needs_loop = False``, DCQCN's every-flow runs) judge the points without one
+    too, which become ``valid`` with NaN margins."""
     xs, ys = ds[x].values.tolist(), ds[y].values.tolist()
     if y == "rtt":  # one critical RTT per column
         x, y, xs, ys, transpose = y, x, ys, xs, True
@@ -237,8 +241,13 @@ def _judge_by_trajectories(model, ds: xr.Dataset, x: str, y: str) -> None:
                 continue
             row = (slice(None), i) if transpose else (i, slice(None))
             cell = row if x == "rtt" else (i, j)  # a row of an RTT axis, or one point
-            if not judged_by_trajectories(pt) or not np.any(ds["valid"].values[cell]):
-                continue  # no equilibrium there: no loop, no trajectories judged
+            if not judged_by_trajectories(pt):
+                continue
+            if getattr(pt, "trajectory_needs_loop", True):
+                if not np.any(ds["valid"].values[cell]):
+                    continue  # no equilibrium there: no loop, no trajectories judged
+            else:
+                ds["valid"].values[cell] = True  # judged, with or without a fixed point
             try:
                 if x == "rtt":
                     crit = critical_rtt(pt)

@@ -17,6 +17,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import math
 import warnings
 
 from qcnmodel.cli.common import (
@@ -170,54 +171,19 @@ def _has_runs(model) -> bool:
     return getattr(model, "trajectories", None) == "agents"
 
 
-def _without_fixed_point(model, why: str) -> dict:
-    """The summary of a model without a fixed point (no margins): its runs still answer."""
-    from qcnmodel.models import identify
-
-    name, variant = identify(model)
-    nan = float("nan")
-    out = {"model": name, "model_variant": variant, "model_class": type(model).__name__,
-           "rtt_s": float(model.rtt), "loop_delay_s": float(model.loop_delay),
-           "n_flows": int(model.n_flows), "no_fixed_point": why, "fixed_point": {}}  # fmt: skip
-    for key in ("phase_margin_deg", "gain_margin_db", "delay_margin_s", "crossover_rad_s",
-                "phase_crossover_rad_s", "critical_rtt_s"):  # fmt: skip
-        out[key] = nan
-    out.update(stable=None, boundary_method="runs")
-    return out
-
-
-def _runs_skipped(model) -> str | None:
-    """Why the every-flow runs do not judge ``model`` (None: they do). Each run follows every
-    flow: past ``config.defaults["analysis.trajectory_max_flows"]`` flows, or past
-    ``["models.max_steps"]`` flow-steps and timer firings in all
-    (:func:`~qcnmodel.models.dcqcn_runs.runs_work`), the linearisation's verdict stays."""
-    from qcnmodel import config
-    from qcnmodel.models.dcqcn_runs import runs_work
-
-    cap = config.defaults["analysis.trajectory_max_flows"]
-    if model.n_flows > cap:
-        return (f"N = {model.n_flows} > {cap} flows "
-                '(config.defaults["analysis.trajectory_max_flows"])')  # fmt: skip
-    work, budget = runs_work(model), config.defaults["models.max_steps"]
-    if work > budget:
-        return (f"{work:.3g} flow-steps and timer firings > {budget:.3g} "
-                '(config.defaults["models.max_steps"])')  # fmt: skip
-    return None
-
-
 def _add_runs(model, out: dict, progress: bool = False) -> None:
-    """The every-flow runs' verdict (:func:`qcnmodel.models.dcqcn_runs.runs_verdict`) as the
-    point's verdict where they apply (:func:`_runs_skipped`); else the linearisation's
-    verdict stays and ``runs`` says why."""
-    out["stable_linearised"] = out["stable"]
-    why = _runs_skipped(model)
+    """The every-flow runs at this RTT (:func:`qcnmodel.models.dcqcn_runs.runs_verdict`:
+    whether and how the queue cycles) beside the verdict, which is the runs' critical RTT's
+    where they apply (:func:`~qcnmodel.models.dcqcn_runs.runs_skipped`); else the
+    linearisation's verdict stays and ``runs`` says why."""
+    from qcnmodel.models.dcqcn_runs import runs_skipped
+
+    why = runs_skipped(model)
     if why is not None:
         out["runs"] = {"skipped": why}
         return
     verdict = model.runs_verdict(progress=progress)
     out["runs"] = verdict.to_dict() | {"text": verdict.text()}
-    out["stable"] = verdict.stable
-    out["boundary_method"] = "runs"
 
 
 #: the parameter preset of each model when none is given
@@ -236,13 +202,16 @@ def run(args) -> int:
             warnings.simplefilter("ignore", RuntimeWarning)  # as the error below
             out = summary(model)
     except ValueError as exc:  # the analysis at a point where the model does not apply
-        # past the marking ramp (DCQCN's cliff regime) the every-flow runs still answer
-        ramp = _has_runs(model) and "on the marking ramp" in str(exc)
-        why = _runs_skipped(model) if ramp else None
-        if not ramp or why is not None:
-            extra = f"; the every-flow runs, which answer past the ramp, were not run: {why}"
-            raise ValueError(_at_point(args.model, model, exc) + (extra if ramp else "")) from None
-        out = _without_fixed_point(model, _at_point(args.model, model, exc))
+        # past the marking ramp (DCQCN's cliff regime) only the every-flow runs answer
+        extra = ""
+        if _has_runs(model) and "on the marking ramp" in str(exc):
+            from qcnmodel.models.dcqcn_runs import runs_skipped
+
+            extra = ("; the every-flow runs, which answer past the ramp, were not run: "
+                     f"{runs_skipped(model)}")  # fmt: skip
+        raise ValueError(_at_point(args.model, model, exc) + extra) from None
+    if "no_fixed_point" in out:
+        out["no_fixed_point"] = _at_point(args.model, model, out["no_fixed_point"])
     if _has_runs(model):
         _add_runs(model, out, progress_on(args))
     out["validity"] = _validity(args.model, model, out)
@@ -254,61 +223,82 @@ def run(args) -> int:
     if args.json:
         print_json(out)
         return 0
-    rows = [
-        ("model", f"{out['model']} ({out['model_class']}), variant {out['model_variant']}"),
-        ("RTT", f"{out['rtt_s'] * 1e6:.4g} us"),
-        ("flows N", f"{out['n_flows']}"),
-        ("phase margin", f"{out['phase_margin_deg']:.3f} deg"),
-        ("gain margin", f"{out['gain_margin_db']:.3f} dB"),
-        ("delay margin", f"{out['delay_margin_s'] * 1e6:.4g} us"),
-        ("gain crossover", f"{out['crossover_rad_s']:.6g} rad/s"),
-        ("critical RTT", f"{out['critical_rtt_s'] * 1e6:.4g} us"),
-        ("closed loop", "stable" if out["stable"] else "UNSTABLE"),
-    ]
-    if "runs" in out:
-        _runs_rows(out, rows)
-    if out.get("boundary_method") == "trajectories":
-        rows.insert(-2, ("judged by", "the model's trajectories (the critical RTT is where the "
-                                      "odds of an unstable run pass one half); critical RTT "
-                                      "and verdict are theirs, the margins above the "
-                                      "linearised loop's"))  # fmt: skip
-        rows.insert(
-            -1, ("linearised critical RTT", f"{out['critical_rtt_linearised_s'] * 1e6:.4g} us")
-        )
-    from qcnmodel.analysis.boundary import past_trajectory_limit
-
-    if past_trajectory_limit(model):
-        from qcnmodel.studies.verdict import linearised_note
-
-        rows.insert(-2, ("judged by", linearised_note([model.n_flows])))
-    if out["validity"]:
-        for note in out["validity"]:
-            rows.append(("outside validity", f"{note['finding']}: {note['where']}; "
-                                             f"{note['effect']}"))  # fmt: skip
-    else:
-        rows.append(("validity", "inside the validated domain of this model"))
-    if out["loop_delay_s"] != out["rtt_s"]:
-        rows.insert(2, ("loop delay", f"{out['loop_delay_s'] * 1e6:.4g} us"))
-    for k, v in out["fixed_point"].items():
-        rows.append((f"fixed point {k}", f"{v:.6g}" if isinstance(v, float) else str(v)))
+    rows = _text_rows(out, model)
     width = max(len(k) for k, _ in rows)
     for k, v in rows:
         print(f"{k:<{width}}  {v}")
     return 0
 
 
-def _runs_rows(out: dict, rows: list) -> None:
-    """The text rows of the every-flow runs' verdict (in place)."""
-    runs = out["runs"]
-    if "skipped" in runs:
-        rows.insert(-1, ("judged by", f"the linearised loop (every-flow runs skipped: "
-                                      f"{runs['skipped']})"))  # fmt: skip
-        return
-    if "no_fixed_point" in out:
-        rows[3:9] = [("margins", f"none: {out['no_fixed_point']}")]
+def _rtt_text(value: float, model, judged: bool) -> str:
+    """A critical RTT in words: ``inf`` and ``nan`` said against the search interval (the
+    trajectories' when ``judged`` by them, else the linearised loop's)."""
+    from qcnmodel import config
+
+    if math.isfinite(value):
+        return f"{value * 1e6:.4g} us"
+    lo, hi = config.defaults["analysis.rtt_search"]
+    if judged:
+        lo, hi = (
+            getattr(model, "trajectory_rtt_search", None)
+            or config.defaults["analysis.trajectory_rtt_search"]
+        )
+    if math.isinf(value):
+        return f"none up to {hi * 1e6:.4g} us (stable across the search)"
+    return f"none: unstable already at {lo * 1e6:.4g} us (the search's start)"
+
+
+def _text_rows(out: dict, model) -> list[tuple[str, str]]:
+    """The rows ``qcnmodel margins`` prints for the summary ``out`` of ``model``."""
+    from qcnmodel.analysis.boundary import past_trajectory_limit
+
+    rows = [
+        ("model", f"{out['model']} ({out['model_class']}), variant {out['model_variant']}"),
+        ("RTT", f"{out['rtt_s'] * 1e6:.4g} us"),
+        ("flows N", f"{out['n_flows']}"),
+    ]
+    if out["loop_delay_s"] != out["rtt_s"]:
+        rows.append(("loop delay", f"{out['loop_delay_s'] * 1e6:.4g} us"))
+    loop = "no_fixed_point" not in out
+    if loop:
+        rows += [
+            ("phase margin", f"{out['phase_margin_deg']:.3f} deg"),
+            ("gain margin", f"{out['gain_margin_db']:.3f} dB"),
+            ("delay margin", f"{out['delay_margin_s'] * 1e6:.4g} us"),
+            ("gain crossover", f"{out['crossover_rad_s']:.6g} rad/s"),
+        ]
     else:
-        rows[-2] = ("linearised critical RTT", rows[-2][1])
-        rows[-1] = ("linearised loop", "stable" if out["stable_linearised"] else "UNSTABLE")
-    rows.append(("judged by", "the model's every-flow runs (the packet rules on a fluid "
-                              "queue), the validated verdict"))  # fmt: skip
-    rows.append(("closed loop", runs["text"]))
+        rows.append(("margins", f"none: {out['no_fixed_point']}"))
+    runs = out.get("runs", {})
+    judged = out.get("boundary_method") == "trajectories"
+    if judged:
+        who = ("the model's every-flow runs (the packet rules on a fluid queue; a run is "
+               "unstable when its queue cycles through Kmax or stays above it)" if runs
+               else "the model's trajectories")  # fmt: skip
+        rows.append(("judged by", f"{who}: the critical RTT is where the odds of an unstable "
+                                  "run pass one half; critical RTT and verdict are theirs"
+                                  + (", the margins above the linearised loop's" if loop
+                                     else "")))  # fmt: skip
+    rows.append(("critical RTT", _rtt_text(out["critical_rtt_s"], model, judged)))
+    if judged and loop:
+        rows.append(("linearised critical RTT",
+                      _rtt_text(out["critical_rtt_linearised_s"], model, False)))  # fmt: skip
+    if "skipped" in runs:
+        rows.append(("judged by", f"the linearised loop (every-flow runs skipped: "
+                                  f"{runs['skipped']})"))  # fmt: skip
+    if past_trajectory_limit(model):
+        from qcnmodel.studies.verdict import linearised_note
+
+        rows.append(("judged by", linearised_note([model.n_flows])))
+    rows.append(("closed loop", "stable" if out["stable"] else "UNSTABLE"))
+    if "text" in runs:
+        rows.append(("runs at this RTT", runs["text"]))
+    if out["validity"]:
+        for note in out["validity"]:
+            rows.append(("outside validity", f"{note['finding']}: {note['where']}; "
+                                             f"{note['effect']}"))  # fmt: skip
+    else:
+        rows.append(("validity", "inside the validated domain of this model"))
+    for k, v in out["fixed_point"].items():
+        rows.append((f"fixed point {k}", f"{v:.6g}" if isinstance(v, float) else str(v)))
+    return rows

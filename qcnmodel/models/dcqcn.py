@@ -101,6 +101,7 @@ from qcnmodel.models._base import (
     integrate,
     trajectory,
 )
+from qcnmodel.models.dcqcn_runs import RunsJudged
 from qcnmodel.params._validate import check_choice
 from qcnmodel.params.dcqcn import DCQCNParams
 from qcnmodel.units import parse_time
@@ -185,7 +186,7 @@ def _system() -> DelaySystem:
 
 
 @dataclass(frozen=True)
-class DCQCNFluidModel(LoopModel):
+class DCQCNFluidModel(RunsJudged, LoopModel):
     """DCQCN fluid model at one operating point (LoopModel protocol).
 
     Parameters
@@ -450,14 +451,6 @@ class DCQCNFluidModel(LoopModel):
         return eq.dcqcn_symbolic()
 
     # ------------------------------------------------------------------ simulation
-    def runs_verdict(self, seeds: int | None = None, progress: bool = False):
-        """Whether the queue cycles through Kmax in the every-flow runs (the packet rules on a
-        fluid queue, whatever ``trajectories`` says): the validated DCQCN verdict,
-        :func:`qcnmodel.models.dcqcn_runs.runs_verdict` (a ``RunsVerdict``)."""
-        from qcnmodel.models.dcqcn_runs import runs_verdict
-
-        return runs_verdict(self, seeds, progress)
-
     def default_dt(self) -> float:
         """min(loop delay/10, 5 us) (``config.defaults["models.dcqcn_max_dt"]``). At the paper's
         defaults the fastest linear mode is ~1.1e4 1/s (dt*|lambda| ~ 0.06 for RK4); measured

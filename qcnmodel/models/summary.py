@@ -43,15 +43,27 @@ def summary(model, loop=None, fixed_point: bool = True, method: str = "model") -
         ``n_flows``, ``phase_margin_deg``, ``gain_margin_db``, ``delay_margin_s``,
         ``crossover_rad_s``, ``phase_crossover_rad_s``, ``critical_rtt_s``, ``stable``,
         ``boundary_method`` and ``fixed_point``. With ``boundary_method = "trajectories"``
-        (the congested packet-fidelity QCN model) ``critical_rtt_s`` comes from the model's
-        trajectories and ``stable`` means ``rtt_s < critical_rtt_s``; the margins remain
-        those of the linearised loop, whose critical RTT is ``critical_rtt_linearised_s``.
+        (the congested packet-fidelity QCN model, DCQCN's ``packet``) ``critical_rtt_s``
+        comes from the model's trajectories and ``stable`` means ``rtt_s <
+        critical_rtt_s``; the margins remain those of the linearised loop, whose critical
+        RTT is ``critical_rtt_linearised_s`` and verdict ``stable_linearised``. Where such a
+        model has no fixed point (the loop raises a ``ValueError`` naming the equilibrium)
+        but its trajectories need none (``trajectory_needs_loop = False``: DCQCN's
+        every-flow runs past the marking ramp), the margins are NaN, ``no_fixed_point``
+        says why and the trajectories still judge; elsewhere a missing fixed point raises
+        ``ValueError``.
     """
     if not (hasattr(model, "loop") and hasattr(model, "replace")):
         raise ValueError(f"model: must be a loop model (with loop() and replace()), got "
                          f"{type(model).__name__}")  # fmt: skip
     name, variant = identify(model)
-    loop = model.loop() if loop is None else loop
+    try:
+        loop = model.loop() if loop is None else loop
+    except ValueError as exc:  # no fixed point: trajectories that need none still judge
+        if ("equilibrium" not in str(exc) or not judged_by_trajectories(model, method)
+                or getattr(model, "trajectory_needs_loop", True)):  # fmt: skip
+            raise
+        return _without_loop(model, name, variant, str(exc), fixed_point)
     m = loop.margins()
     out = {
         "model": name,
@@ -70,6 +82,7 @@ def summary(model, loop=None, fixed_point: bool = True, method: str = "model") -
         "boundary_method": boundary_method(model) if method == "model" else method,
     }
     if judged_by_trajectories(model, method):
+        out["stable_linearised"] = out["stable"]
         out["stable"] = bool(judged_stable(model, [model.rtt], [m.stable],
                                            out["critical_rtt_s"])[0])  # fmt: skip
         out["critical_rtt_linearised_s"] = float(
@@ -77,6 +90,41 @@ def summary(model, loop=None, fixed_point: bool = True, method: str = "model") -
         )
     if fixed_point:
         out["fixed_point"] = {k: _num(v) for k, v in model.fixed_point().items()}
+    return out
+
+
+def _without_loop(model, name: str, variant: str, why: str, fixed_point: bool) -> dict:
+    """:func:`summary` of a model judged by trajectories that need no fixed point, at a point
+    where it has none (e.g. DCQCN past its marking ramp): no margins (NaN), the
+    trajectories' critical RTT and verdict, and ``no_fixed_point`` saying why."""
+    nan = float("nan")
+    crit = float(critical_rtt(model))
+    out = {
+        "model": name,
+        "model_variant": variant,
+        "model_class": type(model).__name__,
+        "rtt_s": float(model.rtt),
+        "loop_delay_s": float(getattr(model, "loop_delay", model.rtt)),
+        "n_flows": int(model.n_flows),
+        **dict.fromkeys(
+            (
+                "phase_margin_deg",
+                "gain_margin_db",
+                "delay_margin_s",
+                "crossover_rad_s",
+                "phase_crossover_rad_s",
+            ),
+            nan,
+        ),  # fmt: skip
+        "critical_rtt_s": crit,
+        "stable": bool(judged_stable(model, [model.rtt], None, crit)[0]),
+        "boundary_method": "trajectories",
+        "critical_rtt_linearised_s": nan,
+        "stable_linearised": None,
+        "no_fixed_point": why,
+    }
+    if fixed_point:
+        out["fixed_point"] = {}
     return out
 
 

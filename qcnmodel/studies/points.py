@@ -119,19 +119,19 @@ def analysis_point(
     Returns
     -------
     dict
-        ``valid`` (False where the model has no equilibrium), and the margins and critical
-        RTT of :func:`qcnmodel.models.summary.summary`.
+        ``valid`` (False where the model has no equilibrium and nothing else judges it), and
+        the margins and critical RTT of :func:`qcnmodel.models.summary.summary` (NaN margins
+        where trajectories that need no fixed point judge a point without one).
     """
     from qcnmodel.models.summary import summary
 
     try:
         m = point_model(model, preset, sets, params, variant, **point)
-        loop = m.loop()
+        s = summary(m, fixed_point=False)
     except ValueError as exc:
         if "equilibrium" in str(exc):
             return {"valid": False}
         raise
-    s = summary(m, loop, fixed_point=False)
     keys = ("phase_margin_deg", "gain_margin_db", "delay_margin_s", "crossover_rad_s",
             "critical_rtt_s", "stable")  # fmt: skip
     return {"valid": True, **{k: s[k] for k in keys}}

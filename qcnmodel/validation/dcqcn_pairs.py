@@ -530,10 +530,12 @@ def pair_traces(n, tau, window=(0.13, 0.15)):
 def dcqcn_plan(quick: bool, sim_overrides=()) -> list[tuple]:
     """The DCQCN checks of the validation: (callable, args, kwargs), each returning rows.
 
-    ``quick``: N = 2 at 25 us and N = 10 at 50 us, and the boundary in N on 2, 4, 10 at
-    50 us (a few seconds); else the full grid (:data:`FULL_GRID`), N = 10 at 50 us at the
-    other parameters (:data:`OTHER_FIELDS`) and the boundaries in N (at every delay) and in
-    delay (N = 2, 4, 10) on three seeds (about a minute). Every check
+    ``quick``: N = 2 at 25 us and N = 10 at 50 us, the boundary in N on 2, 4, 10 at
+    50 us and the default's critical RTT at N = 4 and 10 against 25 and 50 us (a few
+    seconds); else the full grid (:data:`FULL_GRID`), N = 10 at 50 us at the other
+    parameters (:data:`OTHER_FIELDS`), the boundaries in N (at every delay) and in delay
+    (N = 2, 4, 10) on three seeds, and the default's critical RTT at every N of
+    :data:`BOUNDARY_NS` (:mod:`.dcqcn_critical`; a few minutes). Every check
     compares all of :data:`DCQCN_VARIANTS`. ``sim_overrides``: DCQCN parameter fields for the
     simulator, as (name, value) pairs.
     """
@@ -545,12 +547,17 @@ def dcqcn_plan(quick: bool, sim_overrides=()) -> list[tuple]:
         for fields in OTHER_FIELDS:
             out += [(check, (10, 50e-6), {"fields": fields, **so})
                     for check in (check_equilibrium, check_oscillation)]  # fmt: skip
+    from qcnmodel.validation.dcqcn_critical import check_critical_rtt
+
     if quick:
         out.append((check_boundary_n, (50e-6,), {"ns": (2, 4, 10), **so}))
+        out += [(check_critical_rtt, (n,), {"taus": (25e-6, 50e-6), "seeds": (0,), **so})
+                for n in (4, 10)]  # fmt: skip
     else:
         seeds = {"seeds": BOUNDARY_SEEDS, **so}
         out += [(check_boundary_n, (t,), dict(seeds)) for t in TAUS]
         out += [(check_boundary_delay, (n,), dict(seeds)) for n in BOUNDARY_DELAY_NS]
+        out += [(check_critical_rtt, (n,), dict(seeds)) for n in BOUNDARY_NS]
     return out
 
 

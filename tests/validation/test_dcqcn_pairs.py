@@ -64,6 +64,7 @@ def test_plan_entries_are_callables_over_every_variant(quick):
     assert names.count("check_equilibrium") == names.count("check_oscillation") == len(grid) + other
     assert names.count("check_boundary_n") == (1 if quick else len(D.TAUS))
     assert names.count("check_boundary_delay") == (0 if quick else 3)
+    assert names.count("check_critical_rtt") == (2 if quick else len(D.BOUNDARY_NS))
 
 
 # ---------------------------------------------------------------------------- quick pairs
@@ -154,6 +155,12 @@ def test_quick_plan_rows():
     for v in D.DCQCN_VARIANTS:
         assert any(r.model_variant == v for r in rows)
     assert all(r.check.startswith("dcqcn-") for r in rows)
+    # the default's critical RTT (the surfaces' number) against the packets at 25 and 50 us:
+    # N = 4 shows no cycle there, N = 10 cycles at both
+    crit = {r.parameters.split(",")[0]: r for r in rows
+            if r.quantity == "critical RTT (every-flow runs)"}  # fmt: skip
+    assert set(crit) == {"N=4", "N=10"} and all(r.passed for r in crit.values())
+    assert crit["N=4"].simulated == "> 50 us" and crit["N=10"].simulated == "< 25 us"
 
 
 # ---------------------------------------------------------------------------- full grid
@@ -235,6 +242,17 @@ def test_full_boundary_in_n(tau, variant):
 def test_full_boundary_in_delay(n, variant):
     rows = D.check_boundary_delay(n, variants=[BEST, MF], seeds=D.BOUNDARY_SEEDS)
     assert _row(rows, variant, "stability boundary in delay").passed
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("n", D.BOUNDARY_NS)
+def test_full_critical_rtt_of_the_runs(n):
+    """The critical RTT the surfaces give (the default's runs) falls in the simulated delay
+    bracket over the grid's delays, three seeds (qcnmodel.validation.dcqcn_critical)."""
+    from qcnmodel.validation.dcqcn_critical import check_critical_rtt
+
+    (row,) = check_critical_rtt(n)
+    assert row.passed, (row.model, row.simulated, row.note)
 
 
 @pytest.mark.slow
