@@ -78,7 +78,18 @@ _SHIPPED: dict = {
     # 5 Gb/s: 1 in 20 seeds unstable at 400 us, 5 at 476, 10 at 566, 16 at 617), so its
     # verdict is the majority of an odd number of runs (9: a 1-in-4 coin still reads
     # "stable" 95 % of the time). The validation estimates the model's prediction with it.
-    "models.verdict_run": {"duration": 0.6, "settle": 0.3, "record_dt": 50e-6, "seeds": 9},
+    # Its sources are the packet simulator's greedy ones of the matched pairs and of
+    # `check --confirm` (qcnmodel.validation.network): each offers min(line rate,
+    # offered_share x C/N) from idle and holds back up to source_buffer bytes in its
+    # adapter, so a backlogged flow sends at its rate limiter's rate
+    "models.verdict_run": {
+        "duration": 0.6,
+        "settle": 0.3,
+        "record_dt": 50e-6,
+        "seeds": 9,
+        "offered_share": 2.0,
+        "source_buffer": 1.5e6,
+    },
     # a DCQCN run of the every-flow model for its verdict (models.dcqcn_runs): as long as the
     # validation's matched pairs (the cycle through Kmax settles within 50 ms from an empty
     # queue at N = 2-64, 25-100 us), read on 10 us bin means; seeds as models.verdict_run

@@ -262,10 +262,11 @@ for r in pk:
 # sample lands on, the sampled queue's frame noise), so each seed is one run, as each packet
 # simulation is. Near the critical RTT a run oscillates with odds that grow with the RTT, and
 # a verdict is the majority of several runs (the model's `trajectory_unstable()` takes 9).
-# `qm.unstable_fraction` gives the model's odds over RTT, from the runs of its verdict (sources
-# offering the line rate); the packets' are counted over as many seeds with the validation's
-# detector and run length (`qcnmodel.validation.pairs.sim_unstable`, sources offering 2 C / N
-# each with an adapter buffer). docs/validation.md compares both with the same sources. `qm.odds_crossing` places each side's boundary where its odds pass one half.
+# `qm.unstable_fraction` gives the model's odds over RTT, from the runs of its verdict; the
+# packets' are counted over as many seeds with the validation's detector and run length
+# (`qcnmodel.validation.pairs.sim_unstable`). Both sides have the same sources: each offers
+# 2 C / N from idle and holds back what its rate limiter refuses in an adapter buffer.
+# `qm.odds_crossing` places each side's boundary where its odds pass one half.
 
 # %%
 import qcnmodel as qm

@@ -24,6 +24,7 @@ from qcnmodel import config
 
 __all__ = [
     "MAX_VERDICT_SEEDS",
+    "greedy_sources",
     "majority_unstable",
     "odds_unstable",
     "seed_verdicts",
@@ -48,11 +49,11 @@ def seed_verdicts(model, seeds: int | None = None) -> Iterator[str]:
     """The detector's class (``"stable"``, ``"oscillating"``, ``"underflow"`` ...) of the runs
     of ``model`` with seeds 0, 1, ... ``seeds - 1``, lazily.
 
-    Each run starts from idle rate limiters (greedy sources offering the line rate), lasts
+    Each run starts from idle rate limiters (greedy sources, :func:`greedy_sources`), lasts
     ``models.verdict_run["duration"]`` and is judged after ``["settle"]`` on the queue's bin
     means (the simulator's trace is binned). ``model`` needs ``simulate(duration,
-    start="idle", record_dt=..., seed=...)`` returning a dataset with ``q`` (bytes) and
-    ``params.qeq``.
+    start="idle", offered=..., record_dt=..., seed=..., source_buffer=...)`` returning a
+    dataset with ``q`` (bytes), ``params.qeq``, ``params.line_rate`` and ``n_flows``.
     """
     from qcnmodel.analysis.timeseries import oscillation
 
@@ -60,10 +61,27 @@ def seed_verdicts(model, seeds: int | None = None) -> Iterator[str]:
     n = verdict_seeds(seeds)
     dt = run["record_dt"]
     skip = int(round(run["settle"] / dt))
+    offered, buffer = greedy_sources(model)
     for seed in range(n):
-        q = model.simulate(run["duration"], start="idle", record_dt=dt, seed=seed).q.values
+        q = model.simulate(run["duration"], start="idle", offered=offered, record_dt=dt,
+                           seed=seed, source_buffer=buffer).q.values  # fmt: skip
         qb = 0.5 * (q[1:] + q[:-1])  # bin means, as the simulator's trace is binned
         yield oscillation(qb[skip:], dt, model.params.qeq)["verdict"]
+
+
+def greedy_sources(model) -> tuple[float, float]:
+    """``(offered, source_buffer)`` of the verdict's runs: each source offers
+    ``min(line rate, offered_share x C / N)`` (C the port's service rate,
+    ``model.capacity_bps`` where the model has one) and holds back up to ``source_buffer``
+    bytes (``config.defaults["models.verdict_run"]``; with every flow followed, the cohorts
+    hold none): the packet simulator's greedy sources in the matched pairs and in ``check
+    --confirm``, from the same start."""
+    run = config.defaults["models.verdict_run"]
+    line = float(model.params.line_rate)
+    cap = float(getattr(model, "capacity_bps", line))
+    offered = min(line, float(run["offered_share"]) * cap / model.n_flows)
+    agents = getattr(model, "trajectory_method", "agents") == "agents"
+    return offered, float(run["source_buffer"]) if agents else 0.0
 
 
 def _count(model, n: int, enough) -> tuple[int, int]:

@@ -359,8 +359,9 @@ class QCNPacketModel(LoopModel):
 
     def trajectory_unstable(self, seeds: int | None = None) -> bool:
         """The trajectories' verdict at this operating point: a majority of ``seeds`` runs
-        from idle rate limiters (greedy sources offering the line rate; run length, settling
-        and seeds from ``config.defaults["models.verdict_run"]``) oscillate or underflow by
+        from idle rate limiters (the packet simulator's greedy sources,
+        :func:`._verdict_run.greedy_sources`; run length, settling and seeds from
+        ``config.defaults["models.verdict_run"]``) oscillate or underflow by
         :func:`qcnmodel.analysis.timeseries.oscillation`, the detector the validation applies
         to model and packet traces alike (:mod:`._verdict_run`)."""
         return majority_unstable(self, seeds)

@@ -30,6 +30,7 @@ import math
 
 import numpy as np
 
+from qcnmodel import config
 from qcnmodel.sim.network import (
     Buffers,
     ConstantFlow,
@@ -62,14 +63,17 @@ def link_delay_for_rtt(
 
 
 #: each source's adapter buffer (B; one flow per source, so one VOQ): what a rate limiter
-#: holds back waits there, and the model's sources hold the same (``source_buffer``)
-SOURCE_BUFFER = 1.5e6
+#: holds back waits there, and the model's sources hold the same (``source_buffer``); one
+#: home with the models' trajectory verdict, ``config.defaults["models.verdict_run"]``
+SOURCE_BUFFER = float(config.defaults["models.verdict_run"]["source_buffer"])
+#: a greedy source offers this many fair shares C/N (at most the line rate): the same home
+GREEDY_SHARE = float(config.defaults["models.verdict_run"]["offered_share"])
 
 
 def source_rate(n: int, capacity: float, line_rate: float, demand: str) -> float:
     """Offered rate per source (bit/s) for ``demand`` in {"greedy", "constant"}."""
     if demand == "greedy":
-        return min(line_rate, 2.0 * capacity / n)
+        return min(line_rate, GREEDY_SHARE * capacity / n)
     if demand == "constant":
         return line_rate / n
     raise ValueError(f"demand: must be 'greedy' or 'constant', got {demand!r}")

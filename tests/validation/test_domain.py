@@ -52,10 +52,16 @@ def test_critical_rtt_band_is_judged_per_flow_count():
 
 
 def test_fixed_sampling_region_only_with_fixed_sampling():
-    table = validity_notes("qcn", "packet", (10, 10), (10e-6, 1e-4), fixed_sampling=False)
+    from qcnmodel.validation.domain import Region
+
+    region = Region("x", "fixed sampling probability", "", fixed_sampling=True)
+    assert region.applies((10, 10), (10e-6, 1e-4), fixed_sampling=True)
+    assert not region.applies((10, 10), (10e-6, 1e-4), fixed_sampling=False)
+    either = Region("y", "every operating point", "")
+    assert either.applies((10, 10), (10e-6, 1e-4), fixed_sampling=False)
+    # the default model agrees with fixed 1 % and 10 % sampling (N = 1, 10): no region
     fixed = validity_notes("qcn", "packet", (10, 10), (10e-6, 1e-4), fixed_sampling=True)
-    assert not any(n.finding == "relay loop" and n.applies for n in table)
-    assert any(n.finding == "relay loop" and n.applies for n in fixed)
+    assert not any(n.applies for n in fixed)
 
 
 def test_unvalidated_configuration_says_so():

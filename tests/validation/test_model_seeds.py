@@ -82,3 +82,17 @@ def test_the_seed_count_is_bounded(monkeypatch):
     monkeypatch.setitem(config.defaults, "models.verdict_run", run)
     with pytest.raises(ValueError, match=r"seeds: must be a whole number in \[1, "):
         model_seeds("packet", P.Case(10))  # no billion-entry tuple
+
+
+def test_the_surfaces_run_the_validated_trajectories():
+    """The runs that margins, check and the maps count (``trajectory_odds``) are the ones the
+    validation compares with the packets: the same greedy sources (2 C / N offered from idle,
+    the adapter's buffer), seeds, length and detector, so their odds are equal run for run.
+    Both sides are computed here, neither from the other."""
+    from qcnmodel.validation.network import SOURCE_BUFFER, source_rate
+    from qcnmodel.validation.traces import model_of
+
+    case = P.Case(20, 476e-6, 5e9)
+    assert source_rate(20, 5e9, 10e9, "greedy") == 0.5e9 and SOURCE_BUFFER == 1.5e6
+    surfaces = model_of("packet", case).trajectory_odds(9, None)
+    assert surfaces == P._odds(P._model_traces("packet", case, P.DURATION, 9), case, P.SETTLE)
