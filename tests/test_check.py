@@ -400,6 +400,23 @@ def test_headline_explains_a_margin_beyond_minus_180():
     assert "exceeds the critical RTT there (178 us) by 822 us" in h
 
 
+def test_headline_says_a_missing_critical_rtt_in_words():
+    from types import SimpleNamespace
+
+    from qcnmodel.studies.verdict import headline
+
+    def worst(crit):
+        r = SimpleNamespace(verdict="unstable", worst_point={"n_flows": 28, "rtt_s": 2e-6},
+                            worst_phase_margin_deg=2.7, critical_rtt_s={28: crit},
+                            judged_flows=(28,), model_label="M", pm_threshold_deg=30.0,
+                            fix=None, searched={}, fallback="")  # fmt: skip
+        return headline(r, CheckRanges(rtt=(2e-6, 1e-3), flows=(28, 28)))
+
+    nan = worst(float("nan"))  # the runs cycle from the search's start
+    assert "nan" not in nan and "no critical RTT: they oscillate from the smallest RTT" in nan
+    assert "critical RTT 350 us;" in worst(350e-6)
+
+
 def test_confirm_classify_names_a_drifting_queue():
     # synthetic traces (bins of 50 us over 0.2 s, Qeq 26 KB): a flat queue at Qeq, the same
     # plus a ramp of 2 x Qeq (a trend the oscillation detector alone reads as stable), a

@@ -19,6 +19,8 @@ which needs a root search per delay, is only computed by the main check.
 
 from __future__ import annotations
 
+import math
+
 import numpy as np
 
 from qcnmodel.params import QCNParams
@@ -408,8 +410,11 @@ def headline(result, ranges) -> str:
         text.append(r.fallback)
     if wp["n_flows"] in judged:  # its verdict is the trajectories', not the phase margin's
         crit = r.critical_rtt_s.get(wp["n_flows"], float("nan"))
-        text.append(f"Worst point: {where}, judged by the model's trajectories (critical RTT "
-                    f"{_us(crit)}; linearised phase margin {pm:.1f} deg).")  # fmt: skip
+        said = (f"critical RTT {_us(crit)}" if math.isfinite(crit) else
+                "no critical RTT: they oscillate from the smallest RTT they are run at"
+                if math.isnan(crit) else "stable at every RTT they are run at")  # fmt: skip
+        text.append(f"Worst point: {where}, judged by the model's trajectories ({said}; "
+                    f"linearised phase margin {pm:.1f} deg).")  # fmt: skip
         if r.verdict != "stable":
             text.append(_binding(r, ranges))
     elif r.verdict == "stable":
