@@ -215,10 +215,12 @@ def validity_notes(model: str, variant: str, n_range, rtt_range, critical_rtt=No
     -------
     list of ValidityNote
         Every region of the domain (an unknown model or variant gives one note saying that
-        it is not validated), with ``applies`` set for the checked ranges, and the untested
-        parameters' note where there is one.
+        it is not validated), with ``applies`` set for the checked ranges, the untested
+        parameters' note and the untested operating point's
+        (:func:`~qcnmodel.validation.envelope.unreached_note`: ranges beyond a grid of
+        pairs, DCQCN's) where there are.
     """
-    from qcnmodel.validation.envelope import untested_note
+    from qcnmodel.validation.envelope import unreached_note, untested_note
 
     regions = DOMAIN.get((model, variant))
     if regions is None:
@@ -228,8 +230,8 @@ def validity_notes(model: str, variant: str, n_range, rtt_range, critical_rtt=No
     notes = [ValidityNote(r.finding, r.where, r.effect, FINDINGS.get(r.finding, ""),
                           r.applies(n_range, rtt_range, critical_rtt, fixed_sampling))
              for r in regions]  # fmt: skip
-    untested = untested_note(model, params, capacity)
-    return notes + ([untested] if untested is not None else [])
+    extra = (untested_note(model, params, capacity), unreached_note(model, n_range, rtt_range))
+    return notes + [note for note in extra if note is not None]
 
 
 def point_validity(

@@ -19,10 +19,16 @@ import dataclasses
 import functools
 import math
 
-__all__ = ["envelope", "untested_fields", "untested_note"]
+__all__ = ["envelope", "operating_span", "unreached_note", "untested_fields", "untested_note"]
 
 #: the note's finding id
 UNTESTED = "untested parameters"
+#: the operating-point note's finding id
+UNREACHED = "untested operating point"
+#: what an untested note says of the model there
+_NOT_MEASURED = ("the model applies the same rules there, but its agreement with the packet "
+                 "simulator is not measured (`qcnmodel validate`; --confirm puts a verdict "
+                 "to packets)")  # fmt: skip
 
 
 @functools.cache
@@ -129,7 +135,46 @@ def untested_note(model: str, params, capacity: float | None = None):
         UNTESTED,
         "the parameter set",
         "the validation's matched pairs never ran " + "; ".join(fields),
-        "the model applies the same rules there, but its agreement with the packet "
-        "simulator is not measured (`qcnmodel validate`; --confirm puts a verdict to packets)",
+        _NOT_MEASURED,
         True,
     )
+
+
+def operating_span(model: str) -> dict[str, tuple[float, float]] | None:
+    """``{"n_flows": (lo, hi), "rtt": (lo, hi)}``: the flows and loop delays (s) ``model``'s
+    matched pairs ran, where they form one grid (DCQCN: N = 2-64, 25-100 us); None where the
+    pairs' points are scattered over the plane (QCN: the validity domain's regions say where
+    they part from the packets)."""
+    if model != "dcqcn":
+        return None
+    from qcnmodel.validation.dcqcn_pairs import BOUNDARY_NS, TAUS
+
+    return {"n_flows": (float(min(BOUNDARY_NS)), float(max(BOUNDARY_NS))),
+            "rtt": (float(min(TAUS)), float(max(TAUS)))}  # fmt: skip
+
+
+def unreached_note(model: str, n_range, rtt_range):
+    """A :class:`~qcnmodel.validation.domain.ValidityNote` naming the parts of the checked
+    ranges (flows, RTT in s; inclusive) outside :func:`operating_span`, or None."""
+    from qcnmodel.validation.domain import ValidityNote
+
+    span = operating_span(model)
+    if span is None:
+        return None
+    parts = []
+    (n_lo, n_hi), (r_lo, r_hi) = span["n_flows"], span["rtt"]
+    if float(n_range[0]) < n_lo or float(n_range[1]) > n_hi:
+        parts.append(f"N = {_range_text(n_range, 1.0, '')} (pairs: {n_lo:g} .. {n_hi:g})")
+    if float(rtt_range[0]) < r_lo * (1 - 1e-9) or float(rtt_range[1]) > r_hi * (1 + 1e-9):
+        parts.append(f"RTT {_range_text(rtt_range, 1e6, ' us')} (pairs: {r_lo * 1e6:g} .. "
+                     f"{r_hi * 1e6:g} us)")  # fmt: skip
+    if not parts:
+        return None
+    return ValidityNote(UNREACHED, "the operating point",
+                        "the validation's matched pairs never ran " + "; ".join(parts),
+                        _NOT_MEASURED, True)  # fmt: skip
+
+
+def _range_text(rng, scale: float, unit: str) -> str:
+    lo, hi = float(rng[0]) * scale, float(rng[1]) * scale
+    return (f"{lo:.4g}" if lo == hi else f"{lo:.4g} .. {hi:.4g}") + unit

@@ -87,3 +87,22 @@ def test_a_value_that_is_no_number_is_outside(value):
     from qcnmodel.validation.envelope import _covers
 
     assert not _covers(("range", 1.0, 2.0), value)
+
+
+def test_dcqcn_points_beyond_the_pairs_grid_are_named():
+    """The DCQCN pairs run one grid (N = 2-64, loop delay 25-100 us, dcqcn_pairs.BOUNDARY_NS
+    and TAUS): a point or range beyond it gets the untested-operating-point note, naming the
+    part outside; QCN's pairs are scattered, and its domain regions speak instead."""
+    from qcnmodel.validation.domain import point_validity, validity_notes
+    from qcnmodel.validation.envelope import UNREACHED, unreached_note
+
+    assert unreached_note("dcqcn", (2, 64), (25e-6, 100e-6)) is None
+    far = unreached_note("dcqcn", (1, 10), (50e-6, 500e-6))
+    assert far.applies and far.finding == UNREACHED
+    assert "N = 1 .. 10 (pairs: 2 .. 64)" in far.effect
+    assert "RTT 50 .. 500 us (pairs: 25 .. 100 us)" in far.effect
+    assert unreached_note("qcn", (1, 1000), (1e-9, 1.0)) is None
+    at = point_validity("dcqcn", "packet", 2, 500e-6)
+    assert [v["finding"] for v in at].count(UNREACHED) == 1
+    inside = validity_notes("dcqcn", "packet", (10, 10), (50e-6, 50e-6))
+    assert not any(n.finding == UNREACHED for n in inside)
