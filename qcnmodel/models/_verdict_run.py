@@ -24,6 +24,9 @@ from qcnmodel import config
 
 __all__ = [
     "MAX_VERDICT_SEEDS",
+    "agreed",
+    "count_unstable",
+    "decided",
     "greedy_sources",
     "majority_unstable",
     "odds_unstable",
@@ -84,16 +87,31 @@ def greedy_sources(model) -> tuple[float, float]:
     return offered, float(run["source_buffer"]) if agents else 0.0
 
 
-def _count(model, n: int, enough) -> tuple[int, int]:
-    """``(unstable, runs)`` of the runs of :func:`seed_verdicts` with seeds 0 .. ``n - 1``,
-    taken in seed order until ``enough(unstable, runs)`` holds (or all ``n`` are run)."""
+def count_unstable(flags, enough) -> tuple[int, int]:
+    """``(unstable, runs)`` of the runs' flags (True: unstable), taken in order until
+    ``enough(unstable, runs)`` holds or the flags end."""
     votes, runs = 0, 0
-    for verdict in seed_verdicts(model, n):
-        votes += verdict != "stable"
+    for unstable in flags:
+        votes += bool(unstable)
         runs += 1
         if enough(votes, runs):
             break
     return votes, runs
+
+
+def decided(n: int):
+    """The stopping rule of a majority of ``n`` runs: once it cannot change."""
+    return lambda v, r: 2 * v > n or 2 * (r - v) >= n
+
+
+def agreed(unanimous: int | None):
+    """The stopping rule of the odds: the first ``unanimous`` runs agree (None: never)."""
+    return lambda v, r: r == unanimous and v in (0, r)
+
+
+def _count(model, n: int, enough) -> tuple[int, int]:
+    """:func:`count_unstable` of the runs of :func:`seed_verdicts` with seeds 0 .. n - 1."""
+    return count_unstable((v != "stable" for v in seed_verdicts(model, n)), enough)
 
 
 def majority_unstable(model, seeds: int | None = None) -> bool:
@@ -101,7 +119,7 @@ def majority_unstable(model, seeds: int | None = None) -> bool:
     The runs are taken in seed order until the majority is decided (the same answer as all
     of them)."""
     n = verdict_seeds(seeds)
-    votes, _ = _count(model, n, lambda v, r: 2 * v > n or 2 * (r - v) >= n)
+    votes, _ = _count(model, n, decided(n))
     return 2 * votes > n
 
 
@@ -113,5 +131,4 @@ def odds_unstable(model, seeds: int | None = None, unanimous: int | None = 5) ->
     the odds are near 0 or 1, and five like runs in a row happen by chance one time in 16 at
     even odds (``unanimous=None`` runs them all). Near a boundary every run counts, so the
     odds are those of all ``seeds`` runs."""
-    n = verdict_seeds(seeds)
-    return _count(model, n, lambda v, r: r == unanimous and v in (0, r))
+    return _count(model, verdict_seeds(seeds), agreed(unanimous))

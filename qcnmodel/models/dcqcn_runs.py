@@ -261,15 +261,11 @@ def runs_verdict(model, seeds: int | None = None, progress: bool = False) -> Run
 
 def _count(model, n: int, enough) -> tuple[int, int]:
     """``(unstable, runs)`` of :func:`seed_runs` with seeds 0 .. ``n - 1`` (a run is unstable
-    unless :func:`run_class` says ``"stable"``), taken in seed order until ``enough(unstable,
-    runs)`` holds (or all ``n`` are run)."""
-    votes, runs = 0, 0
-    for o in seed_runs(model, n):
-        votes += run_class(o) != "stable"
-        runs += 1
-        if enough(votes, runs):
-            break
-    return votes, runs
+    unless :func:`run_class` says ``"stable"``), in seed order until ``enough`` holds
+    (:func:`~qcnmodel.models._verdict_run.count_unstable`)."""
+    from qcnmodel.models._verdict_run import count_unstable
+
+    return count_unstable((run_class(o) != "stable" for o in seed_runs(model, n)), enough)
 
 
 class RunsJudged:
@@ -310,20 +306,19 @@ class RunsJudged:
     def trajectory_unstable(self, seeds: int | None = None) -> bool:
         """Whether most of the ``seeds`` runs are unstable (taken in seed order until the
         majority is decided)."""
-        from qcnmodel.models._verdict_run import verdict_seeds
+        from qcnmodel.models._verdict_run import decided, verdict_seeds
 
         n = verdict_seeds(seeds)
-        votes, _ = _count(self, n, lambda v, r: 2 * v > n or 2 * (r - v) >= n)
+        votes, _ = _count(self, n, decided(n))
         return 2 * votes > n
 
     def trajectory_odds(self, seeds: int | None = None, unanimous: int | None = 5
                         ) -> tuple[int, int]:  # fmt: skip
         """``(unstable, runs)``: every one of ``seeds`` runs unless the first ``unanimous``
         agree (None: all), as the QCN model's odds."""
-        from qcnmodel.models._verdict_run import verdict_seeds
+        from qcnmodel.models._verdict_run import agreed, verdict_seeds
 
-        n = verdict_seeds(seeds)
-        return _count(self, n, lambda v, r: r == unanimous and v in (0, r))
+        return _count(self, verdict_seeds(seeds), agreed(unanimous))
 
     def trajectory_verdicts(self, seeds: int | None = None) -> tuple[str, ...]:
         """The class of each run (:func:`run_class`), seeds 0 .. ``seeds - 1``."""
