@@ -90,9 +90,10 @@ _SHIPPED: dict = {
         "offered_share": 2.0,
         "source_buffer": 1.5e6,
     },
-    # a DCQCN run of the every-flow model for its verdict (models.dcqcn_runs): as long as the
-    # validation's matched pairs (the cycle through Kmax settles within 50 ms from an empty
-    # queue at N = 2-64, 25-100 us), read on 10 us bin means; seeds as models.verdict_run
+    # a DCQCN run of the every-flow model for its verdict (models.dcqcn_runs), and of the
+    # validation's matched pairs, which read it from here (the cycle through Kmax settles
+    # within 50 ms from an empty queue at N = 2-64, 25-100 us), read on 10 us bin means;
+    # seeds as models.verdict_run
     "models.dcqcn_run": {
         "duration": 0.15,
         "settle": 0.05,

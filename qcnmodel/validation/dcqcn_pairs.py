@@ -72,6 +72,7 @@ import math
 
 import numpy as np
 
+from qcnmodel import config
 from qcnmodel.models import MODELS
 from qcnmodel.models._dcqcn_agents import link_delay
 from qcnmodel.models._verdict_run import verdict_seeds
@@ -108,8 +109,10 @@ PARAMS = DCQCNParams()
 LINE = PARAMS.line_rate
 FRAME = int(PARAMS.packet_size)
 QREF = cycle_reference(PARAMS)
-#: run length, settling time dropped before measuring, and trace bin (s)
-DURATION, SETTLE, BIN = 0.15, 0.05, 10e-6
+#: run length, settling time dropped before measuring, and trace bin (s): the every-flow
+#: runs' verdict's (one home, ``config.defaults["models.dcqcn_run"]``)
+_RUN = config.defaults["models.dcqcn_run"]
+DURATION, SETTLE, BIN = float(_RUN["duration"]), float(_RUN["settle"]), float(_RUN["record_dt"])
 NS = (2, 4, 10, 20, 64)
 TAUS = (25e-6, 50e-6, 85e-6, 100e-6)
 FULL_GRID = tuple((n, t) for n in NS for t in TAUS)
