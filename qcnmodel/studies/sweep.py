@@ -308,7 +308,6 @@ def _execute_local(call, todo, n_jobs, prepare=None):
 
 
 def _open_checkpoint(directory: Path, func, grid, fixed, points):
-    directory.mkdir(parents=True, exist_ok=True)
     meta = {
         "function": f"{func.__module__}.{func.__qualname__}",
         "grid": {k: [_plain(v) for v in vals] for k, vals in grid.items()},
@@ -316,16 +315,18 @@ def _open_checkpoint(directory: Path, func, grid, fixed, points):
     }
     meta_path = directory / "sweep.json"
     meta_text = json.dumps(meta, sort_keys=True, default=str)
-    if meta_path.exists():
-        if meta_path.read_text() != meta_text:
-            raise ValueError(
-                f"checkpoint: {directory} holds a different sweep (grid, fixed arguments or "
-                "function differ); use another directory or delete it"
-            )
-    else:
-        meta_path.write_text(meta_text)
+    # the lock first: a second sweep on the same checkpoint is told so, and never reads the
+    # description while the first one writes it
     lock = _lock(directory)
     try:
+        if meta_path.exists():
+            if meta_path.read_text() != meta_text:
+                raise ValueError(
+                    f"checkpoint: {directory} holds a different sweep (grid, fixed arguments "
+                    "or function differ); use another directory or delete it"
+                )
+        else:
+            meta_path.write_text(meta_text)
         results = _read_log(directory / "points.jsonl", points)
         log = open(directory / "points.jsonl", "a")
     except BaseException:
@@ -379,10 +380,19 @@ def remove_checkpoint(directory: str | Path) -> bool:
 
 
 def _lock(directory: Path):
-    """An exclusive lock on ``directory/lock``; another sweep holding it is an error."""
+    """An exclusive lock on ``directory/lock`` (the directory made if missing); another sweep
+    holding it is an error."""
     import fcntl
 
-    f = open(directory / "lock", "a+")
+    for _ in range(3):  # a finishing sweep may remove the directory between the two steps
+        directory.mkdir(parents=True, exist_ok=True)
+        try:
+            f = open(directory / "lock", "a+")
+            break
+        except FileNotFoundError:
+            continue
+    else:
+        f = open(directory / "lock", "a+")
     try:
         fcntl.flock(f, fcntl.LOCK_EX | fcntl.LOCK_NB)
     except OSError:
