@@ -58,6 +58,9 @@ _SHIPPED: dict = {
     # minutes, most of it in the idle start's samples at large RTTs); beyond it, and beyond
     # the validation's N = 100, the linearised loop judges, and the outputs say so
     "analysis.trajectory_max_flows": 200,
+    # a tqdm counter on stderr of the runs a trajectory critical-RTT search takes (seconds to
+    # a minute each); the CLI turns it on where it shows progress
+    "analysis.trajectory_progress": False,
     # -- models: fluid integration ---------------------------------------------------------
     # largest step of the compiled integrator (s): QCN, QCN classes, ECM; and DCQCN
     "models.max_dt": 10e-6,

@@ -17,6 +17,7 @@ is refused, since ``--rtt 5`` would otherwise mean five seconds. Values beyond t
 
 from __future__ import annotations
 
+import contextlib
 import json
 import math
 import os
@@ -357,6 +358,21 @@ def progress_on(args, default_tty: bool = True) -> bool:
     if getattr(args, "progress", False):
         return True
     return sys.stderr.isatty() if default_tty else True
+
+
+@contextlib.contextmanager
+def trajectory_progress(on: bool):
+    """Within the block, a trajectory critical-RTT search counts its runs on stderr when
+    ``on`` (``config.defaults["analysis.trajectory_progress"]``, restored after)."""
+    from qcnmodel import config
+
+    key = "analysis.trajectory_progress"
+    before = config.defaults[key]
+    config.defaults[key] = bool(on)
+    try:
+        yield
+    finally:
+        config.defaults[key] = before
 
 
 def qcn_params(args):

@@ -39,6 +39,7 @@ from qcnmodel.cli.common import (
     qcn_params,
     rtt_value,
     split_range,
+    trajectory_progress,
 )
 
 MODELS = MODEL_CHOICES
@@ -198,9 +199,9 @@ def run(args) -> int:
         check_out(args.out, (".json",))
     model = build_model(args)
     try:
-        with warnings.catch_warnings():  # a point outside the model's domain is said once,
-            warnings.simplefilter("ignore", RuntimeWarning)  # as the error below
-            out = summary(model)
+        with warnings.catch_warnings(), trajectory_progress(progress_on(args)):
+            warnings.simplefilter("ignore", RuntimeWarning)  # a point outside the model's
+            out = summary(model)  # domain is said once, as the error below
     except ValueError as exc:  # the analysis at a point where the model does not apply
         # past the marking ramp (DCQCN's cliff regime) only the every-flow runs answer
         extra = ""

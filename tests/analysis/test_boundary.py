@@ -345,3 +345,17 @@ def test_critical_rtts_of_workers_join_this_process_memo(monkeypatch):
 
     monkeypatch.setattr(boundary, "_search", no_search)
     assert [critical_rtt(m.replace(rtt=300e-6)) for m in models] == got
+
+
+def test_the_search_counts_its_runs_on_stderr_when_asked(capsys, monkeypatch):
+    from qcnmodel import config
+    from qcnmodel.cli.common import trajectory_progress
+
+    trajectory_critical_rtt(_Odds(), start=100e-6)
+    assert capsys.readouterr().err == ""  # off by default
+    with trajectory_progress(True):
+        assert config.defaults["analysis.trajectory_progress"] is True
+        got = trajectory_critical_rtt(_Odds(), start=100e-6)
+    assert config.defaults["analysis.trajectory_progress"] is False  # restored
+    assert "critical RTT from the model's runs" in capsys.readouterr().err
+    assert got == trajectory_critical_rtt(_Odds(), start=100e-6)  # the counter changes nothing
