@@ -23,8 +23,11 @@ from qcnmodel.validation.dcqcn_pairs import (
     LINE,
     PARAMS,
     TAUS,
+    _bracket,
+    _first,
     _keyed,
-    sim_point,
+    _majority,
+    _marks,
 )
 from qcnmodel.validation.rows import Row
 
@@ -45,36 +48,22 @@ def check_critical_rtt(n: int, taus=TAUS, seeds=BOUNDARY_SEEDS, sim_overrides=()
     from qcnmodel.analysis.margins import critical_rtt
     from qcnmodel.models.dcqcn import DCQCNFluidModel
 
-    flags = []
-    for tau in taus:
-        votes = sum(sim_point(n, tau, s, overrides=tuple(sim_overrides))["cliff_cycle"]
-                    for s in seeds)  # fmt: skip
-        flags.append(2 * votes > len(seeds))
-    lo = hi = None
-    for tau, cycles in zip(taus, flags):
-        if cycles:
-            hi = tau
-            break
-        lo = tau
+    us = [t * 1e6 for t in taus]
+    flags = [_majority(n, t, seeds, sim_overrides) for t in taus]
+    lo, hi = _first(flags, us)  # the grid's bracket of the first cycle, us
     model = DCQCNFluidModel(PARAMS, rtt=taus[0], n_flows=n, **DCQCN_VARIANTS[DEFAULT_VARIANT])
     crit = float(critical_rtt(model))
-    above = lo is None or (not math.isnan(crit) and crit > lo)
-    below = hi is None or math.isnan(crit) or crit <= hi
-    if lo is None:
-        sim = f"< {hi * 1e6:g} us"
-    elif hi is None:
-        sim = f"> {lo * 1e6:g} us"
-    else:
-        sim = f"({lo * 1e6:g}, {hi * 1e6:g}] us"
-    marks = ", ".join(f"{t * 1e6:g}{'U' if f else 'S'}" for t, f in zip(taus, flags))
+    above = lo is None or (not math.isnan(crit) and crit * 1e6 > lo)
+    below = hi is None or math.isnan(crit) or crit * 1e6 <= hi
     ok = above and below
     row = Row("dcqcn-boundary", "critical RTT (every-flow runs)",
               f"N={n}, C={LINE / 1e9:g} Gb/s, {len(seeds)} seed(s), majority",
-              DEFAULT_VARIANT, _text(crit, *model.trajectory_rtt_search), sim,
+              DEFAULT_VARIANT, _text(crit, *model.trajectory_rtt_search),
+              _bracket(lo, hi, " us"),
               "" if ok else "differ", "same grid bracket",
               "the grid step: the packets are classed on the grid's delays, the critical RTT "
               "must fall between the last delay without a cycle and the first with one", ok,
               "", f"the critical RTT that margins, sweeps and maps give (where the odds of a "
               f"run cycling through Kmax or staying above it pass one half, "
-              f"qcnmodel.analysis.margins.critical_rtt); sim {marks}")  # fmt: skip
+              f"qcnmodel.analysis.margins.critical_rtt); sim {_marks(us, flags)}")  # fmt: skip
     return _keyed([row], f"N={n}")
