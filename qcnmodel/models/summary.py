@@ -12,6 +12,8 @@ built with.
 
 from __future__ import annotations
 
+import math
+
 from qcnmodel.analysis.boundary import boundary_method, judged_by_trajectories, judged_stable
 from qcnmodel.analysis.margins import critical_rtt
 from qcnmodel.models import identify
@@ -57,75 +59,46 @@ def summary(model, loop=None, fixed_point: bool = True, method: str = "model") -
         raise ValueError(f"model: must be a loop model (with loop() and replace()), got "
                          f"{type(model).__name__}")  # fmt: skip
     name, variant = identify(model)
+    why = None  # why there is no loop, where trajectories judge without one
     try:
         loop = model.loop() if loop is None else loop
     except ValueError as exc:  # no fixed point: trajectories that need none still judge
         if ("equilibrium" not in str(exc) or not judged_by_trajectories(model, method)
                 or getattr(model, "trajectory_needs_loop", True)):  # fmt: skip
             raise
-        return _without_loop(model, name, variant, str(exc), fixed_point)
-    m = loop.margins()
+        loop, why = None, str(exc)
+    m = None if loop is None else loop.margins()
     out = {
         "model": name,
         "model_variant": variant,
         "model_class": type(model).__name__,
         "rtt_s": float(model.rtt),
-        "loop_delay_s": float(loop.delay),
+        "loop_delay_s": float(
+            getattr(model, "loop_delay", model.rtt) if m is None else loop.delay
+        ),  # fmt: skip
         "n_flows": int(model.n_flows),
-        "phase_margin_deg": float(m.phase_margin_deg),
-        "gain_margin_db": float(m.gain_margin_db),
-        "delay_margin_s": float(m.delay_margin_s),
-        "crossover_rad_s": float(m.crossover_rad_s),
-        "phase_crossover_rad_s": float(m.phase_crossover_rad_s),
+        **{k: math.nan if m is None else float(getattr(m, k)) for k in _MARGINS},
         "critical_rtt_s": float(critical_rtt(model, loop=loop, method=method)),
-        "stable": bool(m.stable),
+        "stable": None if m is None else bool(m.stable),
         "boundary_method": boundary_method(model) if method == "model" else method,
     }
     if judged_by_trajectories(model, method):
         out["stable_linearised"] = out["stable"]
-        out["stable"] = bool(judged_stable(model, [model.rtt], [m.stable],
-                                           out["critical_rtt_s"])[0])  # fmt: skip
-        out["critical_rtt_linearised_s"] = float(
-            critical_rtt(model, loop=loop, method="linearisation")
+        out["stable"] = bool(judged_stable(model, [model.rtt], None, out["critical_rtt_s"])[0])
+        out["critical_rtt_linearised_s"] = (
+            math.nan if m is None else float(critical_rtt(model, loop=loop, method="linearisation"))
         )
+    if why is not None:
+        out["no_fixed_point"] = why
     if fixed_point:
-        out["fixed_point"] = {k: _num(v) for k, v in model.fixed_point().items()}
+        fp = {} if m is None else model.fixed_point()
+        out["fixed_point"] = {k: _num(v) for k, v in fp.items()}
     return out
 
 
-def _without_loop(model, name: str, variant: str, why: str, fixed_point: bool) -> dict:
-    """:func:`summary` of a model judged by trajectories that need no fixed point, at a point
-    where it has none (e.g. DCQCN past its marking ramp): no margins (NaN), the
-    trajectories' critical RTT and verdict, and ``no_fixed_point`` saying why."""
-    nan = float("nan")
-    crit = float(critical_rtt(model))
-    out = {
-        "model": name,
-        "model_variant": variant,
-        "model_class": type(model).__name__,
-        "rtt_s": float(model.rtt),
-        "loop_delay_s": float(getattr(model, "loop_delay", model.rtt)),
-        "n_flows": int(model.n_flows),
-        **dict.fromkeys(
-            (
-                "phase_margin_deg",
-                "gain_margin_db",
-                "delay_margin_s",
-                "crossover_rad_s",
-                "phase_crossover_rad_s",
-            ),
-            nan,
-        ),  # fmt: skip
-        "critical_rtt_s": crit,
-        "stable": bool(judged_stable(model, [model.rtt], None, crit)[0]),
-        "boundary_method": "trajectories",
-        "critical_rtt_linearised_s": nan,
-        "stable_linearised": None,
-        "no_fixed_point": why,
-    }
-    if fixed_point:
-        out["fixed_point"] = {}
-    return out
+#: the linearised loop's margins a summary gives (``Margins`` attributes of the same names)
+_MARGINS = ("phase_margin_deg", "gain_margin_db", "delay_margin_s", "crossover_rad_s",
+            "phase_crossover_rad_s")  # fmt: skip
 
 
 def _num(v):
