@@ -140,17 +140,17 @@ def untested_note(model: str, params, capacity: float | None = None):
     )
 
 
-def operating_span(model: str) -> dict[str, tuple[float, float]] | None:
-    """``{"n_flows": (lo, hi), "rtt": (lo, hi)}``: the flows and loop delays (s) ``model``'s
-    matched pairs ran, where they form one grid (DCQCN: N = 2-64, 25-100 us); None where the
-    pairs' points are scattered over the plane (QCN: the validity domain's regions say where
-    they part from the packets)."""
+def operating_span(model: str) -> dict[str, tuple] | None:
+    """``{"n_flows": span, "rtt": span}`` (spans as :func:`envelope`'s, ``("range", lo,
+    hi)``, RTT in s): the flows and loop delays ``model``'s matched pairs ran, where they
+    form one grid (DCQCN: N = 2-64, 25-100 us); None where the pairs' points are scattered
+    over the plane (QCN: the validity domain's regions say where they part from the
+    packets)."""
     if model != "dcqcn":
         return None
     from qcnmodel.validation.dcqcn_pairs import BOUNDARY_NS, TAUS
 
-    return {"n_flows": (float(min(BOUNDARY_NS)), float(max(BOUNDARY_NS))),
-            "rtt": (float(min(TAUS)), float(max(TAUS)))}  # fmt: skip
+    return {"n_flows": _span(BOUNDARY_NS), "rtt": _span(TAUS)}
 
 
 def unreached_note(model: str, n_range, rtt_range):
@@ -162,19 +162,15 @@ def unreached_note(model: str, n_range, rtt_range):
     if span is None:
         return None
     parts = []
-    (n_lo, n_hi), (r_lo, r_hi) = span["n_flows"], span["rtt"]
-    if float(n_range[0]) < n_lo or float(n_range[1]) > n_hi:
-        parts.append(f"N = {_range_text(n_range, 1.0, '')} (pairs: {n_lo:g} .. {n_hi:g})")
-    if float(rtt_range[0]) < r_lo * (1 - 1e-9) or float(rtt_range[1]) > r_hi * (1 + 1e-9):
-        parts.append(f"RTT {_range_text(rtt_range, 1e6, ' us')} (pairs: {r_lo * 1e6:g} .. "
-                     f"{r_hi * 1e6:g} us)")  # fmt: skip
+    for name, rng, label, scale, unit in (("n_flows", n_range, "N = ", 1.0, ""),
+                                          ("rtt", rtt_range, "RTT ", 1e6, " us")):  # fmt: skip
+        _, lo, hi = span[name]
+        if not all(_covers(span[name], v) for v in rng):
+            checked = _shown(("range", float(rng[0]) * scale, float(rng[1]) * scale), unit)
+            pairs = _shown(("range", lo * scale, hi * scale), unit)
+            parts.append(f"{label}{checked} (pairs: {pairs})")
     if not parts:
         return None
     return ValidityNote(UNREACHED, "the operating point",
                         "the validation's matched pairs never ran " + "; ".join(parts),
                         _NOT_MEASURED, True)  # fmt: skip
-
-
-def _range_text(rng, scale: float, unit: str) -> str:
-    lo, hi = float(rng[0]) * scale, float(rng[1]) * scale
-    return (f"{lo:.4g}" if lo == hi else f"{lo:.4g} .. {hi:.4g}") + unit
