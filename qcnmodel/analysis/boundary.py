@@ -281,26 +281,21 @@ def _memo_key(model, *search):
 def _search(model, lo: float, hi: float, tol: float, start, n_seeds) -> float:
     """:func:`trajectory_critical_rtt` once its settings are checked (no memo), with a
     counter of the runs on stderr where ``config.defaults["analysis.trajectory_progress"]``."""
+    import sys
+
+    from tqdm import tqdm
+
     from qcnmodel import config
 
-    bar = None
-    if config.defaults["analysis.trajectory_progress"]:
-        import sys
-
-        from tqdm import tqdm
-
-        n = getattr(model, "n_flows", None)
-        bar = tqdm(desc="critical RTT from the model's runs" + (f", N = {n}" if n else ""),
-                   unit="run", file=sys.stderr, leave=False)  # fmt: skip
-    try:
+    n = getattr(model, "n_flows", None)
+    with tqdm(desc="critical RTT from the model's runs" + (f", N = {n}" if n else ""),
+              unit="run", file=sys.stderr, leave=False,
+              disable=not config.defaults["analysis.trajectory_progress"]) as bar:  # fmt: skip
         return _searched(model, lo, hi, tol, start, n_seeds, bar)
-    finally:
-        if bar is not None:
-            bar.close()
 
 
 def _searched(model, lo: float, hi: float, tol: float, start, n_seeds, bar) -> float:
-    """:func:`_search`'s body; ``bar`` (or None) counts the runs."""
+    """:func:`_search`'s body; ``bar`` (a tqdm bar, perhaps disabled) counts the runs."""
     odds: dict[float, tuple[int, int]] = {}  # rtt -> (unstable runs, runs)
 
     def ask(rtt: float, runs: int, every: bool = False) -> None:
@@ -310,8 +305,7 @@ def _searched(model, lo: float, hi: float, tol: float, start, n_seeds, bar) -> f
                 odds[rtt] = at.trajectory_odds(runs, None if every else 5)
             else:
                 odds[rtt] = (int(bool(at.trajectory_unstable())), 1)
-            if bar is not None:
-                bar.update(odds[rtt][1])
+            bar.update(odds[rtt][1])
         except RuntimeError as exc:  # e.g. an integrator that stalls: an answer, not a crash
             raise ValueError(f"the model's trajectories failed at RTT {rtt * 1e6:.4g} us "
                              f"({exc}); its critical RTT cannot be found from them (the "

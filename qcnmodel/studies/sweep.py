@@ -384,15 +384,17 @@ def _lock(directory: Path):
     holding it is an error."""
     import fcntl
 
-    for _ in range(3):  # a finishing sweep may remove the directory between the two steps
+    for attempt in range(3):  # a finishing sweep may remove the directory in between
         directory.mkdir(parents=True, exist_ok=True)
         try:
             f = open(directory / "lock", "a+")
             break
         except FileNotFoundError:
-            continue
-    else:
-        f = open(directory / "lock", "a+")
+            if attempt == 2:
+                raise ValueError(
+                    f"checkpoint: {directory} was removed three times by a "
+                    "finishing sweep while this one opened it; run again"
+                ) from None
     try:
         fcntl.flock(f, fcntl.LOCK_EX | fcntl.LOCK_NB)
     except OSError:
