@@ -30,6 +30,7 @@ from qcnmodel.units import parse_number, parse_rate, parse_time
 __all__ = [
     "LoopModel",
     "NoStandingQueue",
+    "Overloaded",
     "OPERATING_POINT",
     "check_operating_point",
     "hotspot_spec",
@@ -49,6 +50,19 @@ class NoStandingQueue(ValueError):
     exists (the queue empties, or holds well below its set point, and the port can idle).
     It is a ValueError, the model's "no answer here": ``check`` names the flow count and
     the parameters, and its fix search does not recommend such a value."""
+
+
+class Overloaded(ValueError):
+    """No equilibrium because the port stays overloaded: even the strongest feedback the
+    protocol sends leaves the flows above their fair share C/N, so the congested queue grows
+    until frames are dropped or paused. It is a ValueError (the model has no operating point
+    there) that a check reads as a verdict: the parameter set cannot hold that many flows
+    (:func:`qcnmodel.analysis.overload.held_flows` finds how many it holds). ``ratio`` is
+    the flows' stationary rate under that feedback over C/N (above 1)."""
+
+    def __init__(self, message: str, ratio: float = float("nan")):
+        super().__init__(message)
+        self.ratio = float(ratio)
 
 
 def check_operating_point(model, capacity: bool = False, ps: bool = False) -> None:

@@ -20,11 +20,14 @@ import math
 
 import numpy as np
 
-from qcnmodel.models._base import NoStandingQueue
+from qcnmodel.models._base import NoStandingQueue, Overloaded
 from qcnmodel.models._qcn_cohort import R_PERIOD, cohort_path
 from qcnmodel.models._qcn_cp import K_C, K_ENQ, K_FBMAX, K_N, K_QEQ, K_SIGMA, cp_signals
 
 __all__ = ["Stationary", "age_grid", "equilibrium", "response"]
+
+#: log survival below which a cohort's path no longer counts (the age grid ends there)
+_NEGLIGIBLE_LOG_SURVIVAL = -40.0
 
 
 def age_grid(tt, tb, rate, kappa, rel=0.01, per_cycle=150, max_uniform=60000):
@@ -67,6 +70,11 @@ class Stationary:
     def set_birth(self, tr0, c0):
         out = cohort_path(tr0, tr0 - c0, self.kappa, self.roff, self.k, self.tt, self.tb,
                           self.ages)  # fmt: skip
+        bad = ~np.all(np.isfinite(out), axis=0)
+        if bad.any():  # a tail past survival e^-40 (e.g. at the line rate) counts for nothing
+            i = int(np.argmax(bad))
+            if i > 1 and out[5, i - 1] < _NEGLIGIBLE_LOG_SURVIVAL:
+                out, self.ages = out[:, :i], self.ages[:i]
         surv = np.exp(out[5])
         m = surv / _trap(self.ages, surv)
         c, sent, _, _, psi = out[:5]
@@ -125,9 +133,16 @@ def equilibrium(k, tt, tb, roff, fb_guess=None):
     target = k[K_C] / k[K_N]
     starts = [] if fb_guess is None else [fb_guess]
     starts += [-f * k[K_FBMAX] for f in (0.0, 0.01, 0.03, 0.1, 0.2, 0.4, 0.7)]
+    # past full scale on the mean: the noisy samples saturate only gradually
+    starts += [-(k[K_FBMAX] + f * k[K_SIGMA]) for f in (0.0, 2.0, 4.0)]
     scale = max(k[K_SIGMA], 1.0)
     best = math.inf
-    for fb0 in starts:
+    ratio = None  # the rate at full-scale feedback over C/N, once a first start has failed
+    for i, fb0 in enumerate(starts):
+        if i == 1:  # an overloaded port has no equilibrium: say so without the other starts
+            ratio = _saturated_rate(k, tt, tb, roff, target)
+            if ratio > 1.0:
+                break
         kap0, _ = _signals(k, fb0, target)
         st = Stationary(k, tt, tb, roff, age_grid(tt, tb, target, max(kap0, 1e-6) / 3.0))
 
@@ -147,13 +162,16 @@ def equilibrium(k, tt, tb, roff, fb_guess=None):
         if res < 1e-7:
             return float(sol.x[0] * scale), st
         best = min(best, res)
-    ratio = _saturated_rate(k, tt, tb, roff, target)
+    if ratio is None:
+        ratio = _saturated_rate(k, tt, tb, roff, target)
     if ratio > 1.0:
-        raise ValueError(
-            f"no equilibrium: even full-scale feedback (Fb = -Fbmax) leaves the reaction "
+        raise Overloaded(
+            f"no equilibrium: even full-scale feedback on every sample (Fb beyond -Fbmax by "
+            f"{_SATURATED_SIGMAS:g} times its noise std) leaves the reaction "
             f"points' stationary rate at {ratio:.4g} x the fair share C/N, so the port stays "
             f"overloaded at N = {k[K_N]:g} (its queue grows until frames are dropped or "
-            "paused): fewer flows, a larger gd or a higher sampling probability hold it"
+            "paused): fewer flows, a larger gd or a higher sampling probability hold it",
+            ratio,
         )
     raise ValueError(
         "no equilibrium: no feedback level makes the reaction points' stationary rate equal "
@@ -161,14 +179,26 @@ def equilibrium(k, tt, tb, roff, fb_guess=None):
     )
 
 
+#: noise std (Fb's) past -Fbmax at which every sample's quantised feedback is full scale
+_SATURATED_SIGMAS = 8.0
+
+
+def _full_scale(k) -> float:
+    """The mean feedback -Fb (frames) at which the noisy samples all quantise to full scale:
+    Fbmax plus :data:`_SATURATED_SIGMAS` noise std (the mean cut and the CNM probability rise
+    until then, so an equilibrium can lie past Fbmax)."""
+    return float(k[K_FBMAX] + _SATURATED_SIGMAS * k[K_SIGMA])
+
+
 def _saturated_rate(k, tt, tb, roff, target) -> float:
-    """The reaction points' stationary rate over C/N at full-scale feedback (births solved;
-    nan where that fails): above 1, no feedback level can hold the flows at C/N."""
+    """The reaction points' stationary rate over C/N at full-scale feedback on every sample
+    (:func:`_full_scale`; births solved; nan where that fails): above 1, no feedback level
+    can hold the flows at C/N."""
     from scipy.optimize import root
 
     try:
         with np.errstate(all="ignore"):
-            kap, cut = _signals(k, -k[K_FBMAX], target)
+            kap, cut = _signals(k, -_full_scale(k), target)
             st = Stationary(k, tt, tb, roff, age_grid(tt, tb, target, max(kap, 1e-6) / 3.0))
             st.kappa, st.cut = kap, cut
 
