@@ -43,6 +43,7 @@ _LAZY = {
     "trajectory_critical_rtt": "qcnmodel.analysis.boundary",
     "unstable_fraction": "qcnmodel.analysis.boundary",
     "odds_crossing": "qcnmodel.analysis.boundary",
+    "held_flows": "qcnmodel.analysis.overload",
     # parameters beyond QCN
     "DCQCNParams": "qcnmodel.params.dcqcn",
     "ECMParams": "qcnmodel.params.protocols",

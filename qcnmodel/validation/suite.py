@@ -1,10 +1,10 @@
 """The validation suite: which matched pairs and deck runs ``--quick`` and the full run do.
 
-:func:`plan` lists the comparisons (functions of :mod:`.pairs`, :mod:`.spread_check` and the
-DCQCN pairs), :func:`run_validation` runs them (in parallel with ``jobs``) and collects the
-:class:`~.rows.Row` s, marks the known disagreements (:mod:`.findings`) and tells regressions
-(rows that fail and are not known) from them: the exit status of ``qcnmodel validate`` follows
-the regressions only.
+:func:`plan` lists the comparisons (functions of :mod:`.pairs`, :mod:`.spread_check`,
+:mod:`.overload` and the DCQCN pairs), :func:`run_validation` runs them (in parallel with
+``jobs``) and collects the :class:`~.rows.Row` s, marks the known disagreements
+(:mod:`.findings`) and tells regressions (rows that fail and are not known) from them: the
+exit status of ``qcnmodel validate`` follows the regressions only.
 """
 
 from __future__ import annotations
@@ -71,8 +71,19 @@ def pair_cases(quick: bool) -> dict[str, list]:
             "recovery": rec, "spread": [c(10)] if quick else [c(10), c(100)]}  # fmt: skip
 
 
+def overload_cases(quick: bool) -> list[tuple]:
+    """(case, grid fractions) of the largest-N-held rows (:mod:`.overload`): a 5 Gb/s port
+    fed at 10 Gb/s, and in the full run a 10 Gb/s one."""
+    from qcnmodel.validation.overload import FRACTIONS, QUICK_FRACTIONS
+
+    if quick:
+        return [(P.Case(10), QUICK_FRACTIONS)]
+    return [(P.Case(10), FRACTIONS), (P.Case(10, capacity=10e9), FRACTIONS)]
+
+
 def plan(quick: bool) -> list[tuple]:
     """(callable, args, kwargs) of every matched-pair check; each returns a list of rows."""
+    from qcnmodel.validation.overload import check_overload
     from qcnmodel.validation.spread_check import check_spread
 
     v = list(COMPARED)
@@ -93,6 +104,8 @@ def plan(quick: bool) -> list[tuple]:
     out += [(check_spread, (k,), {"seeds": (0,) if quick else (0, 1, 2)})
             for k in cases["spread"]]  # fmt: skip
     out.append((P.check_rtt_classes, (), {"seeds": (0, 1) if quick else (0, 1, 2, 3)}))
+    out += [(check_overload, (k,), {"variants": v, "fractions": fr})
+            for k, fr in overload_cases(quick)]  # fmt: skip
     try:
         from qcnmodel.validation.dcqcn_pairs import dcqcn_plan
     except ImportError:  # the DCQCN pairs are optional in a partial install of the package

@@ -59,3 +59,14 @@ def test_linearised_boundary_at_ten_flows():
     rows = P.check_boundary(P.Case(10), [DEFAULT], BOUNDARY_GRID, bisect_steps=1,
                             seeds=(0, 1, 2))  # fmt: skip
     assert _row(rows, DEFAULT, "critical RTT").passed
+
+
+def test_largest_flow_count_held_against_the_packets():
+    # the quick plan's row: packets at N = 500, 600, 700 into a 5 Gb/s port bracket the
+    # largest N held; the default model's equilibrium ends inside, the paper's does not
+    from qcnmodel.validation.overload import QUICK_FRACTIONS, check_overload
+
+    rows = check_overload(P.Case(10), [DEFAULT, "paper"], QUICK_FRACTIONS)
+    assert _row(rows, DEFAULT, "largest N held").passed
+    assert _row(rows, DEFAULT, "largest N held").simulated == "[500, 600)"
+    assert not _row(rows, "paper", "largest N held").passed
