@@ -274,3 +274,16 @@ def test_past_the_trajectories_flow_limit_says_who_judges(capsys, monkeypatch):
         len(judged) == 1 and "N = 11: judged by the linearised loop, past the 10 flows" in judged[0]
     )
     assert "linearised critical RTT" not in text  # the critical RTT printed is that one
+
+
+def test_an_overloaded_port_is_an_answer_not_an_error(capsys):
+    # 100000 flows into 10 Gb/s: below MinRate each (5 Mb/s), no feedback can hold them; the
+    # point is judged unstable at every RTT, with the flows' rate at full feedback
+    assert main(["margins", "--flows", "100000", "--json"]) == 0
+    out = json.loads(capsys.readouterr().out)
+    assert out["stable"] is False and out["boundary_method"] == "overload"
+    assert out["overloaded"] > 1 and out["critical_rtt_s"] is None
+    assert "stays overloaded" in out["no_fixed_point"]
+    assert main(["margins", "--flows", "100000"]) == 0
+    text = capsys.readouterr().out
+    assert "none: overloaded at every RTT" in text and "UNSTABLE" in text

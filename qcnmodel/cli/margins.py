@@ -280,14 +280,26 @@ def _text_rows(out: dict, model) -> list[tuple[str, str]]:
                                   "run pass one half; critical RTT and verdict are theirs"
                                   + (", the margins above the linearised loop's" if loop
                                      else "")))  # fmt: skip
-    rows.append(("critical RTT", _rtt_text(out["critical_rtt_s"], model, judged)))
+    over = out.get("boundary_method") == "overload"
+    if over:
+        rows.append(
+            (
+                "judged by",
+                f"the equilibrium: there is none, the port stays overloaded "
+                f"(the flows at {out['overloaded']:.4g} x C/N under full "
+                "feedback; qcnmodel.held_flows finds the largest N held)",
+            )
+        )
+        rows.append(("critical RTT", "none: overloaded at every RTT"))
+    else:
+        rows.append(("critical RTT", _rtt_text(out["critical_rtt_s"], model, judged)))
     if judged and loop:
         rows.append(("linearised critical RTT",
                       _rtt_text(out["critical_rtt_linearised_s"], model, False)))  # fmt: skip
     if "skipped" in runs:
         rows.append(("judged by", f"the linearised loop (every-flow runs skipped: "
                                   f"{runs['skipped']})"))  # fmt: skip
-    if past_trajectory_limit(model):
+    if past_trajectory_limit(model) and not over:
         from qcnmodel.studies.verdict import linearised_note
 
         rows.append(("judged by", linearised_note([model.n_flows])))

@@ -17,6 +17,7 @@ import math
 from qcnmodel.analysis.boundary import boundary_method, judged_by_trajectories, judged_stable
 from qcnmodel.analysis.margins import critical_rtt
 from qcnmodel.models import identify
+from qcnmodel.models._base import Overloaded
 
 __all__ = ["critical_rtt", "summary"]
 
@@ -52,8 +53,11 @@ def summary(model, loop=None, fixed_point: bool = True, method: str = "model") -
         model has no fixed point (the loop raises a ``ValueError`` naming the equilibrium)
         but its trajectories need none (``trajectory_needs_loop = False``: DCQCN's
         every-flow runs past the marking ramp), the margins are NaN, ``no_fixed_point``
-        says why and the trajectories still judge; elsewhere a missing fixed point raises
-        ``ValueError``.
+        says why and the trajectories still judge. Where the port stays overloaded (no
+        feedback level holds the flows at C/N) the answer is ``stable = False`` at every
+        RTT, NaN margins and critical RTT, ``boundary_method = "overload"`` and
+        ``overloaded`` the flows' rate over C/N at full feedback; elsewhere a missing fixed
+        point raises ``ValueError``.
     """
     if not (hasattr(model, "loop") and hasattr(model, "replace")):
         raise ValueError(f"model: must be a loop model (with loop() and replace()), got "
@@ -62,12 +66,14 @@ def summary(model, loop=None, fixed_point: bool = True, method: str = "model") -
     why = None  # why there is no loop, where trajectories judge without one
     try:
         loop = model.loop() if loop is None else loop
+        m = loop.margins()
+    except Overloaded as exc:  # a verdict: the port stays overloaded at any RTT
+        return _overloaded(model, name, variant, method, exc, fixed_point)
     except ValueError as exc:  # no fixed point: trajectories that need none still judge
         if ("equilibrium" not in str(exc) or not judged_by_trajectories(model, method)
                 or getattr(model, "trajectory_needs_loop", True)):  # fmt: skip
             raise
-        loop, why = None, str(exc)
-    m = None if loop is None else loop.margins()
+        loop, m, why = None, None, str(exc)
     out = {
         "model": name,
         "model_variant": variant,
@@ -93,6 +99,32 @@ def summary(model, loop=None, fixed_point: bool = True, method: str = "model") -
     if fixed_point:
         fp = {} if m is None else model.fixed_point()
         out["fixed_point"] = {k: _num(v) for k, v in fp.items()}
+    return out
+
+
+def _overloaded(model, name, variant, method, exc, fixed_point: bool) -> dict:
+    """The summary of a model without equilibrium because its port stays overloaded
+    (:class:`~qcnmodel.models._base.Overloaded`): unstable at every RTT, NaN margins and
+    critical RTT, ``overloaded`` the flows' rate over C/N at full feedback and
+    ``no_fixed_point`` why."""
+    out = {
+        "model": name,
+        "model_variant": variant,
+        "model_class": type(model).__name__,
+        "rtt_s": float(model.rtt),
+        "loop_delay_s": float(getattr(model, "loop_delay", model.rtt)),
+        "n_flows": int(model.n_flows),
+        **{k: math.nan for k in _MARGINS},
+        "critical_rtt_s": math.nan,
+        "stable": False,
+        "boundary_method": "overload",
+        "overloaded": exc.ratio,
+        "no_fixed_point": str(exc),
+    }
+    if judged_by_trajectories(model, method):
+        out.update(stable_linearised=None, critical_rtt_linearised_s=math.nan)
+    if fixed_point:
+        out["fixed_point"] = {}
     return out
 
 

@@ -25,6 +25,7 @@ import numpy as np
 
 from qcnmodel import config
 from qcnmodel._errors import unknown_name
+from qcnmodel.models._base import Overloaded
 from qcnmodel.params import QCNParams
 from qcnmodel.studies.verdict import (
     _verdict_of,
@@ -119,6 +120,8 @@ class CheckResult:
     confirmation_traces: dict | None = field(default=None, compare=False, repr=False)
     validity: list = field(default_factory=list)
     judged_flows: tuple = ()
+    overloaded: dict = field(default_factory=dict)
+    held_flows: int | None = None
 
     @property
     def fix(self) -> dict | None:
@@ -164,6 +167,8 @@ class CheckResult:
             "model_fallback": self.fallback,
             "validity": self.validity,
             "judged_by_trajectories": list(self.judged_flows),
+            "overloaded": {str(k): v for k, v in self.overloaded.items()},
+            "held_flows": self.held_flows,
             "confirmation": self.confirmation,
         }
 
@@ -290,10 +295,18 @@ def _check(params, ranges, model, variant, base, fallback, recommend, confirm,
     lin: dict[int, tuple] = {}
     crit: dict[int, float] = {}
     models = {int(n): base.replace(n_flows=int(n)) for n in ranges.flow_grid()}
+    overloaded: dict[int, float] = {}  # N -> the flows' rate over C/N at full feedback
     for n, model_n in models.items():
         try:
             loop = model_n.loop()
             m = margins_over_delay(loop, taus + extra_delay(model_n))  # the RTTs' loop delays
+        except Overloaded as exc:  # a verdict: these flows cannot be held at C/N
+            overloaded[n] = exc.ratio
+            lin[n] = (np.full(taus.shape, -np.inf), np.zeros(taus.shape, bool))
+            crit[n] = float("nan")
+            if progress is not None:
+                progress.update(1)
+            continue
         except ValueError as exc:  # e.g. no equilibrium at this N: say where, and with what
             also = "" if ranges.capacity is None else ", check the port's rate (rate)"
             raise ValueError(f"flows: the model cannot be analysed at N = {n} ({exc}); "
@@ -307,7 +320,8 @@ def _check(params, ranges, model, variant, base, fallback, recommend, confirm,
         if progress is not None:
             progress.update(1)
     judged = [n for n in models if n not in crit]  # flow counts judged by the trajectories
-    too_many = [n for n in crit if boundary == "model" and past_trajectory_limit(models[n])]
+    too_many = [n for n in crit if boundary == "model" and n not in overloaded
+                and past_trajectory_limit(models[n])]  # fmt: skip
     if judged:
         from qcnmodel.studies.boundaries import critical_rtts
 
@@ -344,6 +358,8 @@ def _check(params, ranges, model, variant, base, fallback, recommend, confirm,
         judged_flows=tuple(judged),
         searched=search["searched"],
         fallback=fallback,
+        overloaded=overloaded,
+        held_flows=_held(base, overloaded),
     )
     result = dataclasses.replace(result, headline=headline(result, ranges),
                                  validity=_validity(result, ranges, params))  # fmt: skip
@@ -358,6 +374,16 @@ def _check(params, ranges, model, variant, base, fallback, recommend, confirm,
         result = dataclasses.replace(result, confirmation=drop_traces(conf),
                                      confirmation_traces=conf)  # fmt: skip
     return result
+
+
+def _held(base, overloaded: dict) -> int | None:
+    """The largest flow count ``base`` holds below the first overloaded one (None when no
+    flow count of the ranges is overloaded)."""
+    if not overloaded:
+        return None
+    from qcnmodel.analysis.overload import held_flows
+
+    return held_flows(base, min(overloaded))
 
 
 def _put_to_trajectories(fix: dict, base, judged, ranges: CheckRanges) -> dict:

@@ -28,9 +28,13 @@ def render(result, ranges, file: str, figure=None) -> str:
         f"N {ranges.flows[0]} .. {ranges.flows[1]} ({ranges.n_rtt} x {len(ranges.flow_grid())} "
         "points)"
         + ("" if ranges.capacity is None else f", port at {ranges.capacity / 1e9:g} Gb/s"),
-        f"worst phase margin  {wrap_phase(r.worst_phase_margin_deg):9.2f} deg "
-        f"(N={wp.get('n_flows')}, RTT={wp.get('rtt_s', 0) * 1e6:.4g} us; wrapped to "
-        "(-180, 180], stability from the Nyquist count)",
+        (
+            f"worst phase margin  none: N={wp.get('n_flows')} is overloaded (no equilibrium)"
+            if wp.get("n_flows") in getattr(r, "overloaded", {})
+            else f"worst phase margin  {wrap_phase(r.worst_phase_margin_deg):9.2f} deg "
+            f"(N={wp.get('n_flows')}, RTT={wp.get('rtt_s', 0) * 1e6:.4g} us; wrapped to "
+            "(-180, 180], stability from the Nyquist count)"
+        ),
         f"worst gain margin   {r.worst_gain_margin_db:9.2f} dB",
         f"worst delay margin  {r.worst_delay_margin_s * 1e6:9.4g} us",
         "critical RTT per N (largest RTT with a positive phase margin, or [t] where the odds "
@@ -38,7 +42,12 @@ def render(result, ranges, file: str, figure=None) -> str:
         "unstable at any RTT):",
     ]
     judged = set(r.judged_flows)
+    over = getattr(r, "overloaded", {})
     for n, c in r.critical_rtt_s.items():
+        if n in over:
+            lines.append(f"  N={n:<5d}   overloaded (no equilibrium: the feedback cannot hold "
+                         "the flows at C/N)")  # fmt: skip
+            continue
         lines.append(f"  N={n:<5d} {c * 1e6:10.4g} us" + (" [t]" if n in judged else ""))
     need = f"stable with PM >= {r.pm_threshold_deg:g} deg"
     if judged:
@@ -92,10 +101,13 @@ def confirmation_lines(c: dict, figure=None) -> list[str]:
     for row in c["rows"]:
         model = "stable" if row["predicted_stable"] else "unstable"
         how = "trajectories; linearised " if row.get("judged_by") == "trajectories" else ""
+        pm = f"({how}PM {wrap_phase(row['phase_margin_deg']):.1f} deg)"
+        if row.get("judged_by") == "overload":
+            model, pm = "overloaded", "(no equilibrium: the queue must climb)"
         lines += [
             f"  {row['role']}:",
             f"    N={row['n_flows']:<4d} RTT={row['rtt_s'] * 1e6:8.4g} us: model {model} "
-            f"({how}PM {wrap_phase(row['phase_margin_deg']):.1f} deg), packets {row['verdict']} "
+            f"{pm}, packets {row['verdict']} "
             f"(queue std {row['std'] / 1e3:.3g} KB, empty {row['underflow']:.0%}, ACF peak "
             f"{row['acf_peak']:.2f}, trend {row.get('drift', 0.0) / 1e3:+.3g} KB; model time "
             f"constant {row.get('time_constant_s', 0.0):.3g} s) -> {outcome(row)}",

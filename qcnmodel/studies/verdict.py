@@ -408,7 +408,10 @@ def headline(result, ranges) -> str:
     text = [f"{r.verdict.upper()} over {span} ({r.model_label}; stable means {means})."]
     if getattr(r, "fallback", ""):
         text.append(r.fallback)
-    if wp["n_flows"] in judged:  # its verdict is the trajectories', not the phase margin's
+    over = getattr(r, "overloaded", {})
+    if wp["n_flows"] in over:  # no operating point: the port cannot be held there
+        text.append(_overload_text(r, wp["n_flows"]))
+    elif wp["n_flows"] in judged:  # its verdict is the trajectories', not the phase margin's
         crit = r.critical_rtt_s.get(wp["n_flows"], float("nan"))
         said = (f"critical RTT {_us(crit)}" if math.isfinite(crit) else
                 "no critical RTT: they oscillate from the smallest RTT they are run at"
@@ -460,6 +463,25 @@ def headline(result, ranges) -> str:
 
 #: units of the searched fields in the headline (TOML values are SI)
 _UNITS = {"qeq": " B", "bc_limit": " B", "sample_base": " B", "timer": " s"}
+
+
+def _overload_text(r, n: int) -> str:
+    """The worst point and binding constraint of a check whose ranges reach flow counts the
+    feedback cannot hold (no equilibrium: the port stays overloaded)."""
+    over = sorted(r.overloaded)
+    held = getattr(r, "held_flows", None)
+    most = "" if held is None else (f" It holds at most N = {held} flows "
+                                    "(qcnmodel.held_flows)." if held > 0 else
+                                    " It holds not even one flow.")  # fmt: skip
+    ns = f"N = {over[0]}" + (f" (and {len(over) - 1} more flow counts up to {over[-1]})"
+                             if len(over) > 1 else "")  # fmt: skip
+    ratio = r.overloaded[over[0]]
+    at = f" at {ratio:.3g} x C/N" if math.isfinite(ratio) else " above C/N"
+    return (f"Worst point: {ns}, where the feedback cannot hold the flows at their fair "
+            f"share C/N at any RTT: the model has no equilibrium, as even full-scale feedback "
+            f"on every sample leaves them{at}, so the congested queue grows until frames are "
+            f"dropped or paused.{most} Fewer flows, a larger gd or a higher sampling "
+            "probability hold more.")  # fmt: skip
 
 
 def _binding(r, ranges) -> str:

@@ -106,7 +106,6 @@ def _err(capsys) -> str:
             ["margins", "--model", "dcqcn", "--flows", "100000"],
             ["flows=100000", "dcqcn model: no equilibrium"],
         ),
-        (["margins", "--flows", "100000"], ["rtt=100 us, flows=100000", "no equilibrium"]),
         # a set point below a frame: the model has no answer; the field set is named
         (["margins", "--set", "qeq=1e-320"], ["no equilibrium", "qeq = 9.99989e-321 B"]),
         (["margins", "--set", "w=64"], ["standing queue", "w = 64"]),
