@@ -290,3 +290,17 @@ def test_report_jobs_option(capsys):
     assert report_config(build_parser().parse_args(["report"])).jobs is None
     assert main(["report", "--jobs", "0"]) == 2
     assert "jobs" in capsys.readouterr().err
+
+
+def test_a_report_over_flow_counts_unstable_or_overloaded_everywhere(tmp_path):
+    # N = 600 is unstable at every RTT in the linearised loop (no positive critical RTT) and
+    # N = 2000 is overloaded (no equilibrium): the report still answers, drawing its loop
+    # figures at the held flow count and saying where the critical RTT is missing
+    cfg = ReportConfig(n_rtt=8, flows=(600, 2000), weights=(2.0,), ps_values=(0.01,),
+                       packet=False, recommend=False)  # fmt: skip
+    paths = write_report(tmp_path / "rep", cfg, progress=False)
+    md = (tmp_path / "rep" / "report.md").read_text()
+    assert "UNSTABLE" in md and "N = 2000, where the feedback cannot hold the flows" in md
+    assert "linearised critical RTT none: unstable at every RTT at N = 600" in md
+    assert "3 x the reference RTT" in md
+    assert len(paths["figures"]) >= 4

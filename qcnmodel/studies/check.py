@@ -181,6 +181,14 @@ def _model(params: QCNParams, model: str, variant: str | None = None):
     from qcnmodel.models import build_model
 
     if model not in CHECK_MODELS:
+        from qcnmodel.models import MODELS
+
+        if model in MODELS:  # a model of another protocol's parameters
+            which = " or ".join(CHECK_MODELS)
+            raise ValueError(f"model: check judges QCN parameter sets with the {which} model, "
+                             f"not {model!r}; the {model} model's margins, critical RTT and "
+                             f"sweeps are `qcnmodel margins --model {model}` and `qcnmodel "
+                             f"sweep --model {model}`")  # fmt: skip
         raise unknown_name("model", "model", model, CHECK_MODELS, sort=False)
     return build_model(model, params, variant)
 

@@ -86,7 +86,7 @@ def confirmation_lines(c: dict, figure=None) -> list[str]:
     """The packet confirmation: the overall answer, then per point its role, the model's
     verdict (phase margin), the packets' verdict with the detector's numbers, and agree or
     DISAGREE; then the figure's path when one was drawn."""
-    from qcnmodel.studies.confirm import SETTLE_TAUS, outcome
+    from qcnmodel.studies.confirm import SETTLE_TAUS, model_word, outcome
 
     n_agree = sum(outcome(row) == "agree" for row in c["rows"])
     n_open = sum(outcome(row) == "inconclusive" for row in c["rows"])
@@ -99,11 +99,11 @@ def confirmation_lines(c: dict, figure=None) -> list[str]:
            "constants of their mode" if n_open else "") + ")"
     ]  # fmt: skip
     for row in c["rows"]:
-        model = "stable" if row["predicted_stable"] else "unstable"
+        model = model_word(row)
         how = "trajectories; linearised " if row.get("judged_by") == "trajectories" else ""
         pm = f"({how}PM {wrap_phase(row['phase_margin_deg']):.1f} deg)"
-        if row.get("judged_by") == "overload":
-            model, pm = "overloaded", "(no equilibrium: the queue must climb)"
+        if model == "overloaded":
+            pm = "(no equilibrium: the queue must climb)"
         lines += [
             f"  {row['role']}:",
             f"    N={row['n_flows']:<4d} RTT={row['rtt_s'] * 1e6:8.4g} us: model {model} "

@@ -412,6 +412,13 @@ def _agrees(pt: dict, run: dict, qeq: float) -> bool:
     return (run["verdict"] == "stable") == pt["stable"]
 
 
+def model_word(row: dict) -> str:
+    """The model's prediction at a confirmation row: stable, unstable or overloaded."""
+    if row.get("judged_by") == OVERLOAD:
+        return "overloaded"
+    return "stable" if row["predicted_stable"] else "unstable"
+
+
 def outcome(row: dict) -> str:
     """'agree', 'DISAGREE' or 'inconclusive' (the run cannot hold the point's mode)."""
     if not row.get("conclusive", True):

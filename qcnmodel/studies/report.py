@@ -375,7 +375,7 @@ def _confirm_section(doc, cfg: ReportConfig, verdict, ranges, figdir):
     conf = confirm_verdict(cfg.params, verdict, ranges,
                            build_model("qcn", cfg.params, cfg.variant, capacity=cfg.capacity),
                            duration=cfg.confirm_duration, jobs=cfg.jobs)  # fmt: skip
-    from qcnmodel.studies.confirm import FACTORS, MAX_DURATION, SETTLE_TAUS, outcome
+    from qcnmodel.studies.confirm import FACTORS, MAX_DURATION, SETTLE_TAUS, model_word, outcome
 
     n_agree = sum(outcome(r) == "agree" for r in conf["rows"])
     n_bad = sum(outcome(r) == "DISAGREE" for r in conf["rows"])
@@ -405,8 +405,7 @@ def _confirm_section(doc, cfg: ReportConfig, verdict, ranges, figdir):
     doc.table(["point", "N", "RTT (us)", "model", "model PM (deg)", "packets",
                "queue std (KB)", "trend (KB)", "empty", "agree"],
               [[r["role"], r["n_flows"], f"{r['rtt_s'] * 1e6:.4g}",
-                "stable" if r["predicted_stable"] else "unstable",
-                f"{wrap_phase(r['phase_margin_deg']):.1f}", r["verdict"],
+                model_word(r), f"{wrap_phase(r['phase_margin_deg']):.1f}", r["verdict"],
                 r["std"] / 1e3, f"{r['drift'] / 1e3:+.3g}", f"{r['underflow']:.0%}",
                 {"agree": "yes", "DISAGREE": "NO"}.get(outcome(r), outcome(r))]
                for r in conf["rows"]])  # fmt: skip
@@ -539,11 +538,13 @@ def _worst_case_section(doc, cfg: ReportConfig, grid) -> None:
         for ps in cfg.ps_values:
             sub = grid.sel(w=w, ps=ps)
             stable_frac = float(sub["stable"].mean())
-            worst_rows.append(
-                [f"W={w:g}, Ps={ps:.0%}", float(sub["critical_rtt"].min()) * 1e6,
-                 int(sub.n_flows[int(np.nanargmin(sub["critical_rtt"].values))]),
-                 stable_frac]
-            )  # fmt: skip
+            crit = sub["critical_rtt"].values
+            if np.all(np.isnan(crit)):  # no equilibrium at any N of the range
+                worst_rows.append([f"W={w:g}, Ps={ps:.0%}", float("nan"), "n/a", stable_frac])
+                continue
+            worst_rows.append([f"W={w:g}, Ps={ps:.0%}", float(np.nanmin(crit)) * 1e6,
+                               int(sub.n_flows[int(np.nanargmin(crit))]),
+                               stable_frac])  # fmt: skip
     doc.paragraph(
         "For each setting (fixed sampling probability Ps): the smallest critical RTT over N "
         "(the largest RTT at which every N in the range is stable; negative: some N is "
@@ -552,12 +553,12 @@ def _worst_case_section(doc, cfg: ReportConfig, grid) -> None:
     )
     doc.table(["setting", "smallest critical RTT (us)", "at N", "stable fraction"],
               worst_rows)  # fmt: skip
-    best = max(worst_rows, key=lambda r: r[1])
-    doc.paragraph(
-        f"Over RTT {cfg.rtt_min * 1e6:g} us .. {cfg.rtt_max * 1e3:g} ms and N "
-        f"{min(cfg.flows)} .. {max(cfg.flows)}, the setting with the largest worst-case "
-        f"critical RTT is {best[0]} ({best[1]:.4g} us)."
-    )
+    best = max(worst_rows, key=lambda r: -np.inf if np.isnan(r[1]) else r[1])
+    doc.paragraph(f"Over RTT {cfg.rtt_min * 1e6:g} us .. {cfg.rtt_max * 1e3:g} ms and N "
+                  f"{min(cfg.flows)} .. {max(cfg.flows)}, " + (
+                      "no setting has an equilibrium at any N (n/a: no margin is defined)."
+                      if np.isnan(best[1]) else f"the setting with the largest worst-case "
+                      f"critical RTT is {best[0]} ({best[1]:.4g} us)."))  # fmt: skip
 
 
 def _capacity(cfg: ReportConfig) -> float:

@@ -36,11 +36,22 @@ def draw_all(cfg, grid, figdir: Path, progress: bool = False) -> list[tuple[Path
 def _names(cfg):
     """Set the QCN model's names in titles and captions (published equations or packet
     fidelity); returns the fluid model at the reference point and that point."""
+    from qcnmodel.analysis.overload import has_operating_point
     from qcnmodel.models import build_model
 
-    ref = {"n": 10 if 10 in cfg.flows else cfg.flows[len(cfg.flows) // 2], "rtt": 100e-6}
+    flows = [int(n) for n in cfg.flows]
+    first = 10 if 10 in flows else flows[len(flows) // 2]
+    ref = {"n": first, "rtt": 100e-6}
     fluid = build_model("qcn", cfg.params, cfg.variant, rtt=ref["rtt"], n_flows=ref["n"],
                         capacity=cfg.capacity)  # fmt: skip
+    # the flow count nearest the first choice that the feedback holds (an overloaded port
+    # has no loop to draw)
+    for n in sorted(flows, key=lambda m: (abs(m - first), m)):
+        if has_operating_point(fluid.replace(n_flows=n)):
+            ref["n"], fluid = n, fluid.replace(n_flows=n)
+            break
+    else:
+        ref["n"] = None
     paper = fluid.fidelity == "paper"
     _NAME["loop"] = "QCN loop (published equations)" if paper else "QCN packet-fidelity loop"
     _NAME["model"] = ("QCN fluid model (published equations)" if paper
@@ -60,6 +71,8 @@ def draw_models(cfg, figdir: Path, progress: bool = False) -> list[tuple[Path, s
     from qcnmodel.models import build_model
 
     fluid, ref = _names(cfg)
+    if ref["n"] is None:  # every flow count of the ranges is overloaded: no loop to draw
+        return []
     fop = build_model("fopdt", cfg.params, rtt=ref["rtt"], n_flows=ref["n"],
                       capacity=cfg.capacity)  # fmt: skip
     loop = fluid.loop()  # one tabulation of the loop at the reference point, shared
@@ -115,21 +128,38 @@ def _nyquist(fluid, loop, ref, crit, figdir):
 
     from qcnmodel.analysis.plot import plot_nyquist
 
-    rtt_bad = 1.5 * crit
+    _, rtt_bad, said = _around(crit, ref["rtt"])
     fig, axes = plt.subplots(1, 2, figsize=(11, 5))
     plot_nyquist(loop, ax=axes[0])
     plot_nyquist(fluid.replace(rtt=rtt_bad).loop(), ax=axes[1])
     for ax, what in ((axes[0], f"RTT {ref['rtt'] * 1e6:g} us"),
-                     (axes[1], f"RTT {rtt_bad * 1e6:.0f} us = 1.5 x critical")):  # fmt: skip
+                     (axes[1], f"RTT {rtt_bad * 1e6:.0f} us = {said[1]}")):  # fmt: skip
         ax.set_title(f"{what}, N = {ref['n']} flows\n{ax.get_title()}", fontsize=9,
                      color=ax.title.get_color())  # fmt: skip
     return (
         save(fig, figdir / "nyquist.png"),
-        f"Nyquist plots of the {_NAME['loop']} below and above the linearised critical RTT "
-        f"({crit * 1e6:.0f} us at N = {ref['n']}); arrows show increasing frequency, the "
-        "verdict and the encirclement count of -1 are in each title; the contour indents "
-        "around the integrator at s = 0.",
+        f"Nyquist plots of the {_NAME['loop']} at {ref['rtt'] * 1e6:g} us and {said[1]} "
+        f"(linearised critical RTT {_rtt_words(crit)} at N = {ref['n']}); arrows show "
+        "increasing frequency, the verdict and the encirclement count of -1 are in each "
+        "title; the contour indents around the integrator at s = 0.",
     )
+
+
+def _around(crit: float, ref_rtt: float, low: float = 1.0) -> tuple[float, float, tuple]:
+    """(RTT below, RTT above, their words) to draw a loop on both sides of its critical RTT
+    ``crit``: ``low`` x and 1.5 x it; without a positive, finite one (unstable at every RTT,
+    or stable at every one) the reference RTT and 3 x it."""
+    if 0 < crit < np.inf:
+        below = "the reference RTT" if low == 1.0 else f"{low:g} x the critical RTT"
+        return (low * crit if low != 1.0 else ref_rtt), 1.5 * crit, (below, "1.5 x critical")
+    return ref_rtt, 3.0 * ref_rtt, ("the reference RTT", "3 x the reference RTT")
+
+
+def _rtt_words(crit: float) -> str:
+    """A critical RTT for a caption: in us, or what its absence means."""
+    if 0 < crit < np.inf:
+        return f"{crit * 1e6:.0f} us"
+    return "none: stable at every RTT" if crit == np.inf else "none: unstable at every RTT"
 
 
 def _step(loop, fop, figdir):
@@ -138,10 +168,14 @@ def _step(loop, fop, figdir):
     from qcnmodel.analysis.plot import plot_step
 
     fig, axes = plt.subplots(1, 2, figsize=(12, 4.5))
-    plot_step([loop.step_response()], ax=axes[0])
-    axes[0].set_title(f"linearised {_NAME['loop']}")
-    plot_step([fop.loop()], ax=axes[1])
-    axes[1].set_title("FOPDT view")
+    for ax, lp, title in ((axes[0], loop, f"linearised {_NAME['loop']}"),
+                          (axes[1], fop.loop(), "FOPDT view")):  # fmt: skip
+        try:
+            plot_step([lp.step_response()], ax=ax)
+        except ValueError:  # an unstable closed loop has no step response: say so
+            ax.text(0.5, 0.5, "closed loop unstable at this point:\nno step response",
+                    ha="center", va="center", transform=ax.transAxes)  # fmt: skip
+        ax.set_title(title)
     return (
         save(fig, figdir / "step.png"),
         f"Closed-loop step responses of the linearised loops: the {_NAME['model']} and the "
@@ -152,10 +186,10 @@ def _step(loop, fop, figdir):
 def _nonlinear(fluid, ref, crit, qeq, figdir):
     import matplotlib.pyplot as plt
 
-    rtt_bad = 1.5 * crit
+    rtt_ok, rtt_bad, said = _around(crit, ref["rtt"], 0.5)
     fig, axes = plt.subplots(1, 2, figsize=(12, 4.5))
     amp = {}
-    for rtt, style in ((0.5 * crit, "-"), (rtt_bad, "--")):
+    for rtt, style in ((rtt_ok, "-"), (rtt_bad, "--")):
         m = fluid.replace(rtt=rtt)
         q0 = float(m.fixed_point()["q"])
         # around the equilibrium: the model the loop linearises (the packet fidelity's
@@ -183,13 +217,14 @@ def _nonlinear(fluid, ref, crit, qeq, figdir):
         ax.set_xlabel("time (ms)")
         ax.legend()
         ax.grid(True, alpha=0.3)
-    (e1, l1), (e2, l2) = amp[0.5 * crit], amp[rtt_bad]
+    (e1, l1), (e2, l2) = amp[rtt_ok], amp[rtt_bad]
     return (
         save(fig, figdir / "nonlinear.png"),
         f"Nonlinear trajectories of the {_NAME['model']} (N = {ref['n']}). "
         f"Left: after the queue is displaced by 5% of Qeq the largest deviation is {e1:.3g} B "
-        f"in the first 20 ms and {l1:.3g} B after 80 ms at 0.5 x the critical RTT, against "
-        f"{e2:.3g} B and {l2:.3g} B at 1.5 x (the critical RTT the verdict uses; the "
+        f"in the first 20 ms and {l1:.3g} B after 80 ms at {said[0]}, against "
+        f"{e2:.3g} B and {l2:.3g} B at {said[1]} (critical RTT {_rtt_words(crit)}, the one "
+        "the verdict uses; the "
         "displaced queue of the packet fidelity is its population of cohorts). Right: the "
         "start of a "
         "packet run (empty queue; idle rate limiters, every flow followed, or every source at "
