@@ -107,7 +107,7 @@ _SHIPPED: dict = {
         "window_delays": 400,
     },
     # the RTTs (s) over which a boundary search of the DCQCN every-flow runs looks
-    # (data-centre loops; the runs are validated at 25-100 us)
+    # (data-centre loops; the runs are validated at 25-100 us, their critical RTT to 1.6 ms)
     "analysis.runs_rtt_search": (5e-6, 1e-3),
     # the every-flow DCQCN model's largest step (s; it steps by one packet time at the line
     # rate below it): a rate change and a mark take effect at a step's start. Halving it from

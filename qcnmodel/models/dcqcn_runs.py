@@ -152,8 +152,13 @@ def run_length(model) -> tuple[float, float]:
     settling time spans at least ``["settle_delays"]`` RTTs and the window read at least
     ``["window_delays"]`` (module docstring, "Long loops"). Up to 125 us (the validation's
     grid) they are the configured 0.15 s and 50 ms."""
+    return run_length_at(float(model.rtt))
+
+
+def run_length_at(rtt: float) -> tuple[float, float]:
+    """:func:`run_length` at the loop delay ``rtt`` (s): the packet runs that the runs are
+    compared with are as long."""
     run = config.defaults["models.dcqcn_run"]
-    rtt = float(model.rtt)
     settle = max(float(run["settle"]), run["settle_delays"] * rtt)
     window = max(float(run["duration"]) - float(run["settle"]), run["window_delays"] * rtt)
     return settle + window, settle

@@ -10,6 +10,13 @@ classes over the loop delays of the grid at the same N: the simulated bracket ``
 (``lo < critical <= hi``, as ``stable = rtt < critical`` reads; ``> 100 us`` when no delay
 of the grid cycles, ``< 25 us`` when all do, an unstable-from-the-start ``nan`` included).
 The tolerance is the grid's step, as for the grid's own boundary rows.
+
+Where no delay of the grid cycles (N = 2-6 at the defaults), the full run goes on to the
+longer delays :data:`LONG_TAUS` until one does, each packet run as long as the every-flow
+runs' at that delay (:func:`~qcnmodel.models.dcqcn_runs.run_length_at`: at least 50 RTTs of
+settling and 400 of window), so that the runs' critical RTT beyond 100 us is compared too
+(N = 2: 879 us against a first cycle between 650 and 1000 us; N = 4: 416 against 400-650;
+N = 6: 199 against 150-250).
 """
 
 from __future__ import annotations
@@ -31,7 +38,10 @@ from qcnmodel.validation.dcqcn_pairs import (
 )
 from qcnmodel.validation.rows import Row
 
-__all__ = ["check_critical_rtt"]
+__all__ = ["LONG_TAUS", "check_critical_rtt"]
+
+#: loop delays beyond the grid (s), run in turn until the packets cycle (about x1.6 apart)
+LONG_TAUS = (150e-6, 250e-6, 400e-6, 650e-6, 1000e-6, 1600e-6)
 
 
 def _text(crit: float, lo_search: float, hi_search: float) -> str:
@@ -42,14 +52,21 @@ def _text(crit: float, lo_search: float, hi_search: float) -> str:
     return f"{crit * 1e6:.0f} us"
 
 
-def check_critical_rtt(n: int, taus=TAUS, seeds=BOUNDARY_SEEDS, sim_overrides=()) -> list[Row]:
+def check_critical_rtt(n: int, taus=TAUS, seeds=BOUNDARY_SEEDS, sim_overrides=(),
+                       longer=()) -> list[Row]:  # fmt: skip
     """The default's critical RTT at ``n`` flows against the simulated delay bracket over
-    ``taus`` (module docstring)."""
+    ``taus``, then over ``longer`` delays until the packets cycle (module docstring)."""
     from qcnmodel.analysis.margins import critical_rtt
     from qcnmodel.models.dcqcn import DCQCNFluidModel
 
-    us = [t * 1e6 for t in taus]
     flags = [_majority(n, t, seeds, sim_overrides) for t in taus]
+    taus = list(taus)
+    for t in longer if not any(flags) else ():
+        taus.append(t)
+        flags.append(_majority(n, t, seeds, sim_overrides))
+        if flags[-1]:
+            break
+    us = [t * 1e6 for t in taus]
     lo, hi = _first(flags, us)  # the grid's bracket of the first cycle, us
     model = DCQCNFluidModel(PARAMS, rtt=taus[0], n_flows=n, **DCQCN_VARIANTS[DEFAULT_VARIANT])
     crit = float(critical_rtt(model))

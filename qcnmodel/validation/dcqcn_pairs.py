@@ -186,8 +186,11 @@ def _classes(o: dict, above_kmax: float) -> dict:
 
 
 @functools.lru_cache(maxsize=512)
-def sim_point(n, tau, seed=0, duration=DURATION, overrides=(), fields=()) -> dict:
-    """Simulate one point (cached) and measure it.
+def sim_point(n, tau, seed=0, duration=None, overrides=(), fields=()) -> dict:
+    """Simulate one point (cached) and measure it: ``duration`` s (default the every-flow
+    runs' length at ``tau``, :func:`~qcnmodel.models.dcqcn_runs.run_length_at`: the
+    configured 0.15 s with 50 ms of settling up to 125 us, longer beyond), read after the
+    settling time.
 
     Returns
     -------
@@ -199,23 +202,26 @@ def sim_point(n, tau, seed=0, duration=DURATION, overrides=(), fields=()) -> dic
         simulator only; ``fields``: DCQCN parameter fields of the point (model and simulator
         alike, :data:`OTHER_FIELDS`), the links at its line rate and frames of its size.
     """
+    from qcnmodel.models.dcqcn_runs import run_length_at
     from qcnmodel.sim.api import simulate
 
+    long, settle = run_length_at(tau)
+    duration = long if duration is None else duration
     pp = params_of(fields)
     spec = dcqcn_spec(n, tau, pp.line_rate, int(pp.packet_size))
     r = simulate(spec, protocol="dcqcn", duration=duration, seed=seed, bin_width=BIN,
                  overrides={**dict(fields), **dict(overrides)})  # fmt: skip
     ds = r.dataset
     o = _measure(ds.hot_queue_mean.values, ds.flow_throughput.values,
-                 ds.hot_port_throughput.values, pp.kmax)  # fmt: skip
+                 ds.hot_port_throughput.values, pp.kmax, settle)  # fmt: skip
     o["wall_s"] = r.wall_s
     return o
 
 
-def _measure(q, flows, thr, kmax=PARAMS.kmax) -> dict:
-    """The detector's reading of a trace after SETTLE (queue q, per-flow rates ``flows`` of
-    shape (n, bins), departure rate ``thr``), as :func:`sim_point` returns it."""
-    w = int(round(SETTLE / BIN))
+def _measure(q, flows, thr, kmax=PARAMS.kmax, settle=SETTLE) -> dict:
+    """The detector's reading of a trace after ``settle`` s (queue q, per-flow rates
+    ``flows`` of shape (n, bins), departure rate ``thr``), as :func:`sim_point` returns it."""
+    w = int(round(settle / BIN))
     q = q[w:]
     o = oscillation(q, BIN, QREF)
     ft = flows[:, w:]
@@ -550,17 +556,18 @@ def dcqcn_plan(quick: bool, sim_overrides=()) -> list[tuple]:
         for fields in OTHER_FIELDS:
             out += [(check, (10, 50e-6), {"fields": fields, **so})
                     for check in (check_equilibrium, check_oscillation)]  # fmt: skip
-    from qcnmodel.validation.dcqcn_critical import check_critical_rtt
+    from qcnmodel.validation.dcqcn_critical import LONG_TAUS, check_critical_rtt
 
     if quick:
         out.append((check_boundary_n, (50e-6,), {"ns": (2, 4, 10), **so}))
-        out += [(check_critical_rtt, (n,), {"taus": (25e-6, 50e-6), "seeds": (0,), **so})
+        out += [(check_critical_rtt, (n,), {"taus": (25e-6, 50e-6), "seeds": (0,),
+                                            "longer": LONG_TAUS, **so})
                 for n in (4, 10)]  # fmt: skip
     else:
         seeds = {"seeds": BOUNDARY_SEEDS, **so}
         out += [(check_boundary_n, (t,), dict(seeds)) for t in TAUS]
         out += [(check_boundary_delay, (n,), dict(seeds)) for n in BOUNDARY_DELAY_NS]
-        out += [(check_critical_rtt, (n,), dict(seeds)) for n in BOUNDARY_NS]
+        out += [(check_critical_rtt, (n,), {"longer": LONG_TAUS, **seeds}) for n in BOUNDARY_NS]
     return out
 
 
