@@ -39,7 +39,9 @@ def age_grid(tt, tb, rate, kappa, rel=0.01, per_cycle=150, max_uniform=60000):
     h0 = min(cyc_b, cyc_t) / per_cycle
     a_end = min(40.0 / max(kappa * rate, 1e-12), 60.0)
     a_switch = min(h0 / rel, a_end, h0 * max_uniform)
-    if not (h0 > 0 and math.isfinite(a_end / a_switch)):  # e.g. a timer of 1e-320 s
+    with np.errstate(over="ignore", divide="ignore", invalid="ignore"):  # tested just below
+        ratio = a_end / a_switch
+    if not (h0 > 0 and math.isfinite(ratio)):  # e.g. a timer of 1e-320 s
         first = min(cyc_b, cyc_t)
         raise ValueError(f"no equilibrium: the reaction points' first cycle ({first:.3g} s, "
                          "byte counter or timer) is too short to resolve")  # fmt: skip
