@@ -284,6 +284,10 @@ def test_an_overloaded_port_is_an_answer_not_an_error(capsys):
     assert out["stable"] is False and out["boundary_method"] == "overload"
     assert out["overloaded"] > 1 and out["critical_rtt_s"] is None
     assert "stays overloaded" in out["no_fixed_point"]
+    # the packets hold 1100 flows and their queue climbs from 1150 (the validation's
+    # largest-N-held rows): the number of flows held lies between
+    assert 1100 <= out["held_flows"] < 1150
     assert main(["margins", "--flows", "100000"]) == 0
     text = capsys.readouterr().out
     assert "none: overloaded at every RTT" in text and "UNSTABLE" in text
+    assert f"flows held        at most N = {out['held_flows']}" in text

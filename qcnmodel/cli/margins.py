@@ -213,6 +213,10 @@ def run(args) -> int:
         raise ValueError(_at_point(args.model, model, exc) + extra) from None
     if "no_fixed_point" in out:
         out["no_fixed_point"] = _at_point(args.model, model, out["no_fixed_point"])
+    if out.get("boundary_method") == "overload":  # how many flows the set holds, then
+        from qcnmodel.analysis.overload import held_flows
+
+        out["held_flows"] = held_flows(model, int(model.n_flows))
     if _has_runs(model):
         _add_runs(model, out, progress_on(args))
     out["validity"] = _validity(args.model, model, out)
@@ -282,14 +286,12 @@ def _text_rows(out: dict, model) -> list[tuple[str, str]]:
                                      else "")))  # fmt: skip
     over = out.get("boundary_method") == "overload"
     if over:
-        rows.append(
-            (
-                "judged by",
-                f"the equilibrium: there is none, the port stays overloaded "
-                f"(the flows at {out['overloaded']:.4g} x C/N under full "
-                "feedback; qcnmodel.held_flows finds the largest N held)",
-            )
-        )
+        rows.append(("judged by", f"the equilibrium: there is none, the port stays overloaded "
+                                  f"(the flows at {out['overloaded']:.4g} x C/N under full "
+                                  "feedback)"))  # fmt: skip
+        if "held_flows" in out:
+            rows.append(("flows held", f"at most N = {out['held_flows']} (qcnmodel.held_flows: "
+                                       "the largest N with an equilibrium)"))  # fmt: skip
         rows.append(("critical RTT", "none: overloaded at every RTT"))
     else:
         rows.append(("critical RTT", _rtt_text(out["critical_rtt_s"], model, judged)))
