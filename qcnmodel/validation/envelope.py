@@ -171,6 +171,11 @@ def unreached_note(model: str, n_range, rtt_range):
             parts.append(f"{label}{checked} (pairs: {pairs})")
     if not parts:
         return None
-    return ValidityNote(UNREACHED, "the operating point",
-                        "the validation's matched pairs never ran " + "; ".join(parts),
-                        _NOT_MEASURED, True)  # fmt: skip
+    effect = "the validation's matched pairs never ran " + "; ".join(parts)
+    if model == "dcqcn" and parts[-1].startswith("RTT"):  # the verdict reaches further
+        from qcnmodel.validation.dcqcn_critical import LONG_TAUS
+
+        effect += (f"; past them only the critical RTT (the verdict) is compared with packets,"
+                   f" on delays up to {max(LONG_TAUS) * 1e6:g} us (at N = 2-6, whose packets "
+                   "first cycle beyond 100 us)")  # fmt: skip
+    return ValidityNote(UNREACHED, "the operating point", effect, _NOT_MEASURED, True)
