@@ -101,9 +101,8 @@ def test_dcqcn_points_beyond_the_pairs_grid_are_named():
     assert far.applies and far.finding == UNREACHED
     assert "N = 1 .. 10 (pairs: 2 .. 64)" in far.effect
     assert "RTT 50 .. 500 us (pairs: 25 .. 100 us)" in far.effect
-    assert "only the critical RTT (the verdict) is compared with packets, on delays up to 1600 us" in (
-        far.effect
-    )
+    said = "only the critical RTT (the verdict) is compared with packets, on delays up to 1600 us"
+    assert said in far.effect
     assert "critical RTT" not in unreached_note("dcqcn", (1, 10), (50e-6, 100e-6)).effect
     assert unreached_note("qcn", (1, 1000), (1e-9, 1.0)) is None
     at = point_validity("dcqcn", "packet", 2, 500e-6)
