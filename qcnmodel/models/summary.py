@@ -63,12 +63,12 @@ def summary(model, loop=None, fixed_point: bool = True, method: str = "model") -
         raise ValueError(f"model: must be a loop model (with loop() and replace()), got "
                          f"{type(model).__name__}")  # fmt: skip
     name, variant = identify(model)
-    why = None  # why there is no loop, where trajectories judge without one
+    why, over = None, None  # why there is no loop; the overload that says so, if one does
     try:
         loop = model.loop() if loop is None else loop
         m = loop.margins()
     except Overloaded as exc:  # a verdict: the port stays overloaded at any RTT
-        return _overloaded(model, name, variant, method, exc, fixed_point)
+        loop, m, why, over = None, None, str(exc), exc
     except ValueError as exc:  # no fixed point: trajectories that need none still judge
         if ("equilibrium" not in str(exc) or not judged_by_trajectories(model, method)
                 or getattr(model, "trajectory_needs_loop", True)):  # fmt: skip
@@ -84,47 +84,25 @@ def summary(model, loop=None, fixed_point: bool = True, method: str = "model") -
         ),  # fmt: skip
         "n_flows": int(model.n_flows),
         **{k: math.nan if m is None else float(getattr(m, k)) for k in _MARGINS},
-        "critical_rtt_s": float(critical_rtt(model, loop=loop, method=method)),
+        "critical_rtt_s": (math.nan if over is not None else
+                           float(critical_rtt(model, loop=loop, method=method))),
         "stable": None if m is None else bool(m.stable),
-        "boundary_method": boundary_method(model) if method == "model" else method,
-    }
+        "boundary_method": ("overload" if over is not None else
+                            boundary_method(model) if method == "model" else method),
+    }  # fmt: skip
     if judged_by_trajectories(model, method):
         out["stable_linearised"] = out["stable"]
         out["stable"] = bool(judged_stable(model, [model.rtt], None, out["critical_rtt_s"])[0])
         out["critical_rtt_linearised_s"] = (
             math.nan if m is None else float(critical_rtt(model, loop=loop, method="linearisation"))
         )
+    if over is not None:  # unstable at every RTT; the flows' rate over C/N at full feedback
+        out.update(stable=False, overloaded=over.ratio)
     if why is not None:
         out["no_fixed_point"] = why
     if fixed_point:
         fp = {} if m is None else model.fixed_point()
         out["fixed_point"] = {k: _num(v) for k, v in fp.items()}
-    return out
-
-
-def _overloaded(model, name, variant, method, exc, fixed_point: bool) -> dict:
-    """The summary of a model without equilibrium because its port stays overloaded
-    (:class:`~qcnmodel.models._base.Overloaded`): unstable at every RTT, NaN margins and
-    critical RTT, ``overloaded`` the flows' rate over C/N at full feedback and
-    ``no_fixed_point`` why."""
-    out = {
-        "model": name,
-        "model_variant": variant,
-        "model_class": type(model).__name__,
-        "rtt_s": float(model.rtt),
-        "loop_delay_s": float(getattr(model, "loop_delay", model.rtt)),
-        "n_flows": int(model.n_flows),
-        **{k: math.nan for k in _MARGINS},
-        "critical_rtt_s": math.nan,
-        "stable": False,
-        "boundary_method": "overload",
-        "overloaded": exc.ratio,
-        "no_fixed_point": str(exc),
-    }
-    if judged_by_trajectories(model, method):
-        out.update(stable_linearised=None, critical_rtt_linearised_s=math.nan)
-    if fixed_point:
-        out["fixed_point"] = {}
     return out
 
 
