@@ -33,6 +33,7 @@ from qcnmodel.studies.verdict import (
     inactive_fields,
     linearised_note,
     model_label,
+    no_operating_point,
     search_fix,
     search_steps,
     trajectory_note,
@@ -310,7 +311,7 @@ def _check(params, ranges, model, variant, base, fallback, recommend, confirm,
             m = margins_over_delay(loop, taus + extra_delay(model_n))  # the RTTs' loop delays
         except Overloaded as exc:  # a verdict: these flows cannot be held at C/N
             overloaded[n] = exc.ratio
-            lin[n] = (np.full(taus.shape, -np.inf), np.zeros(taus.shape, bool))
+            lin[n] = no_operating_point(taus)
             crit[n] = float("nan")
             if progress is not None:
                 progress.update(1)

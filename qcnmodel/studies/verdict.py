@@ -172,8 +172,14 @@ def scan(model, ranges, flows=None, method: str = "model", critical=None) -> dic
                 st = judged_stable(m, taus, st, critical.get(int(n)))
             out[int(n)] = (pm, np.asarray(st, bool))
         except ValueError:
-            out[int(n)] = (np.full(taus.shape, -np.inf), np.zeros(taus.shape, bool))
+            out[int(n)] = no_operating_point(taus)
     return out
+
+
+def no_operating_point(taus) -> tuple[np.ndarray, np.ndarray]:
+    """The :func:`scan` entry of a flow count whose model has no operating point: phase
+    margin ``-inf`` and unstable at every RTT of ``taus``."""
+    return np.full(np.shape(taus), -np.inf), np.zeros(np.shape(taus), bool)
 
 
 def _verdict_of(table: dict, threshold: float, judged=(), critical=None,
@@ -410,7 +416,7 @@ def headline(result, ranges) -> str:
         text.append(r.fallback)
     over = getattr(r, "overloaded", {})
     if wp["n_flows"] in over:  # no operating point: the port cannot be held there
-        text.append(_overload_text(r, wp["n_flows"]))
+        text.append(_overload_text(r))
     elif wp["n_flows"] in judged:  # its verdict is the trajectories', not the phase margin's
         crit = r.critical_rtt_s.get(wp["n_flows"], float("nan"))
         said = (f"critical RTT {_us(crit)}" if math.isfinite(crit) else
@@ -465,7 +471,7 @@ def headline(result, ranges) -> str:
 _UNITS = {"qeq": " B", "bc_limit": " B", "sample_base": " B", "timer": " s"}
 
 
-def _overload_text(r, n: int) -> str:
+def _overload_text(r) -> str:
     """The worst point and binding constraint of a check whose ranges reach flow counts the
     feedback cannot hold (no equilibrium: the port stays overloaded)."""
     over = sorted(r.overloaded)
