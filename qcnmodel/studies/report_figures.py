@@ -35,23 +35,14 @@ def draw_all(cfg, grid, figdir: Path, progress: bool = False) -> list[tuple[Path
 
 def _names(cfg):
     """Set the QCN model's names in titles and captions (published equations or packet
-    fidelity); returns the fluid model at the reference point and that point."""
-    from qcnmodel.analysis.overload import has_operating_point
+    fidelity); returns the fluid model at the first choice of reference point and that
+    point (:func:`_reference` moves it to a flow count the feedback holds)."""
     from qcnmodel.models import build_model
 
     flows = [int(n) for n in cfg.flows]
-    first = 10 if 10 in flows else flows[len(flows) // 2]
-    ref = {"n": first, "rtt": 100e-6}
+    ref = {"n": 10 if 10 in flows else flows[len(flows) // 2], "rtt": 100e-6}
     fluid = build_model("qcn", cfg.params, cfg.variant, rtt=ref["rtt"], n_flows=ref["n"],
                         capacity=cfg.capacity)  # fmt: skip
-    # the flow count nearest the first choice that the feedback holds (an overloaded port
-    # has no loop to draw)
-    for n in sorted(flows, key=lambda m: (abs(m - first), m)):
-        if has_operating_point(fluid.replace(n_flows=n)):
-            ref["n"], fluid = n, fluid.replace(n_flows=n)
-            break
-    else:
-        ref["n"] = None
     paper = fluid.fidelity == "paper"
     _NAME["loop"] = "QCN loop (published equations)" if paper else "QCN packet-fidelity loop"
     _NAME["model"] = ("QCN fluid model (published equations)" if paper
@@ -70,8 +61,8 @@ def draw_models(cfg, figdir: Path, progress: bool = False) -> list[tuple[Path, s
     from qcnmodel.analysis.margins import critical_rtt
     from qcnmodel.models import build_model
 
-    fluid, ref = _names(cfg)
-    if ref["n"] is None:  # every flow count of the ranges is overloaded: no loop to draw
+    fluid, ref = _reference(cfg, *_names(cfg))
+    if fluid is None:  # every flow count of the ranges is overloaded: no loop to draw
         return []
     fop = build_model("fopdt", cfg.params, rtt=ref["rtt"], n_flows=ref["n"],
                       capacity=cfg.capacity)  # fmt: skip
@@ -84,6 +75,19 @@ def draw_models(cfg, figdir: Path, progress: bool = False) -> list[tuple[Path, s
         crit = float(critical_rtt(fluid, loop=loop))  # the model's own boundary
         out.append(_nonlinear(fluid, ref, crit, cfg.params.qeq, figdir))
     return out
+
+
+def _reference(cfg, fluid, ref):
+    """``(fluid, ref)`` at the flow count of ``cfg.flows`` nearest ``ref["n"]`` that the
+    feedback holds (an overloaded port has no loop to draw); ``(None, ref)`` when none
+    does."""
+    from qcnmodel.analysis.overload import has_operating_point
+
+    for n in sorted((int(m) for m in cfg.flows), key=lambda m: (abs(m - ref["n"]), m)):
+        model = fluid.replace(n_flows=n)
+        if has_operating_point(model):
+            return model, {**ref, "n": n}
+    return None, ref
 
 
 def add_not_drawn(doc, command: str | None = None) -> None:
@@ -128,7 +132,7 @@ def _nyquist(fluid, loop, ref, crit, figdir):
 
     from qcnmodel.analysis.plot import plot_nyquist
 
-    _, rtt_bad, said = _around(crit, ref["rtt"])
+    _, rtt_bad, said = _around(crit, ref["rtt"])  # the reference RTT, then above
     fig, axes = plt.subplots(1, 2, figsize=(11, 5))
     plot_nyquist(loop, ax=axes[0])
     plot_nyquist(fluid.replace(rtt=rtt_bad).loop(), ax=axes[1])
@@ -145,13 +149,12 @@ def _nyquist(fluid, loop, ref, crit, figdir):
     )
 
 
-def _around(crit: float, ref_rtt: float, low: float = 1.0) -> tuple[float, float, tuple]:
+def _around(crit: float, ref_rtt: float) -> tuple[float, float, tuple]:
     """(RTT below, RTT above, their words) to draw a loop on both sides of its critical RTT
-    ``crit``: ``low`` x and 1.5 x it; without a positive, finite one (unstable at every RTT,
+    ``crit``: 0.5 x and 1.5 x it; without a positive, finite one (unstable at every RTT,
     or stable at every one) the reference RTT and 3 x it."""
     if 0 < crit < np.inf:
-        below = "the reference RTT" if low == 1.0 else f"{low:g} x the critical RTT"
-        return (low * crit if low != 1.0 else ref_rtt), 1.5 * crit, (below, "1.5 x critical")
+        return 0.5 * crit, 1.5 * crit, ("0.5 x the critical RTT", "1.5 x critical")
     return ref_rtt, 3.0 * ref_rtt, ("the reference RTT", "3 x the reference RTT")
 
 
@@ -186,7 +189,7 @@ def _step(loop, fop, figdir):
 def _nonlinear(fluid, ref, crit, qeq, figdir):
     import matplotlib.pyplot as plt
 
-    rtt_ok, rtt_bad, said = _around(crit, ref["rtt"], 0.5)
+    rtt_ok, rtt_bad, said = _around(crit, ref["rtt"])
     fig, axes = plt.subplots(1, 2, figsize=(12, 4.5))
     amp = {}
     for rtt, style in ((rtt_ok, "-"), (rtt_bad, "--")):
