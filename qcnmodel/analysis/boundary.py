@@ -31,7 +31,8 @@ import numpy as np
 
 __all__ = ["METHODS", "boundary_method", "check_method", "first_unstable_rtt",
            "judged_by_trajectories", "judged_stable", "odds_crossing",
-           "past_trajectory_limit", "trajectory_critical_rtt", "unstable_fraction"]  # fmt: skip
+           "past_trajectory_limit", "search_from", "trajectory_critical_rtt",
+           "unstable_fraction"]  # fmt: skip
 
 
 def boundary_method(model) -> str:
@@ -163,6 +164,22 @@ def first_unstable_rtt(unstable, rtt_min: float, rtt_max: float, rel_tol: float 
         else:
             lo = mid
     return math.sqrt(lo * hi)
+
+
+def search_from(model, rtt_min: float | None) -> tuple[float | None, float | None]:
+    """The search interval of a trajectory critical RTT that starts at ``rtt_min`` (None: the
+    model's own interval): from the larger of ``rtt_min`` and the interval's start (the
+    smallest RTT the trajectories are run at) to its end, at least 1.5 ``rtt_min``."""
+    if rtt_min is None:
+        return None, None
+    from qcnmodel import config
+
+    lo, hi = (
+        getattr(model, "trajectory_rtt_search", None)
+        or config.defaults["analysis.trajectory_rtt_search"]
+    )
+    lo = max(float(lo), float(rtt_min))
+    return lo, max(float(hi), 1.5 * lo)
 
 
 def trajectory_critical_rtt(

@@ -32,7 +32,18 @@ def has_operating_point(model) -> bool:
     return True
 
 
-def held_flows(model, n_max: int) -> int:
+def _whole(name: str, value) -> int:
+    """``value`` as a whole number >= 1, else a ``ValueError`` naming ``name``."""
+    try:
+        ok = not isinstance(value, bool) and int(value) == value and value >= 1
+    except (TypeError, ValueError, OverflowError):
+        ok = False
+    if not ok:
+        raise ValueError(f"{name}: need a whole number >= 1, got {value!r}")
+    return int(value)
+
+
+def held_flows(model, n_max: int, n_min: int = 1) -> int:
     """The largest flow count in ``1 .. n_max`` at which ``model`` has an operating point.
 
     Parameters
@@ -42,6 +53,9 @@ def held_flows(model, n_max: int) -> int:
     n_max : int
         Upper end of the search (e.g. for QCN the floor's count C / MinRate, from which
         the flows at their rate floor alone fill the port).
+    n_min : int, optional
+        A flow count already known to be held (default 1, which is then tested): the
+        bisection starts there, which saves the fixed points below it.
 
     Returns
     -------
@@ -50,18 +64,19 @@ def held_flows(model, n_max: int) -> int:
         below which it holds and from which (N + 1) it does not, found by bisection, which
         assumes that a model that holds N flows holds fewer.
     """
-    if isinstance(n_max, bool) or int(n_max) != n_max or n_max < 1:
-        raise ValueError(f"n_max: need a whole number >= 1, got {n_max!r}")
-    n_max = int(n_max)
+    n_max = _whole("n_max", n_max)
+    n_min = _whole("n_min", n_min)
+    if n_min > n_max:
+        raise ValueError(f"n_min: need at most n_max = {n_max}, got {n_min}")
 
     def holds(n: int) -> bool:
         return has_operating_point(model.replace(n_flows=n))
 
     if holds(n_max):
         return n_max
-    if not holds(1):
+    if n_min == 1 and not holds(1):
         return 0
-    lo, hi = 1, n_max  # lo holds, hi does not
+    lo, hi = n_min, n_max  # lo holds, hi does not
     while hi - lo > 1:
         mid = (lo + hi) // 2
         lo, hi = (mid, hi) if holds(mid) else (lo, mid)

@@ -14,7 +14,12 @@ from __future__ import annotations
 
 import math
 
-from qcnmodel.analysis.boundary import boundary_method, judged_by_trajectories, judged_stable
+from qcnmodel.analysis.boundary import (
+    boundary_method,
+    judged_by_trajectories,
+    judged_stable,
+    search_from,
+)
 from qcnmodel.analysis.margins import critical_rtt
 from qcnmodel.models import identify
 from qcnmodel.models._base import Overloaded
@@ -92,7 +97,13 @@ def summary(model, loop=None, fixed_point: bool = True, method: str = "model") -
     }  # fmt: skip
     if judged_by_trajectories(model, method):
         out["stable_linearised"] = out["stable"]
-        out["stable"] = bool(judged_stable(model, [model.rtt], None, out["critical_rtt_s"])[0])
+        crit = out["critical_rtt_s"]
+        lo, hi = search_from(model, model.rtt)
+        if over is None and math.isnan(crit) and lo == model.rtt:
+            # the runs cycle at the search's start (many flows, timers in step) but this
+            # RTT lies above it: it may lie in a stable band, which a search from here finds
+            crit = out["critical_rtt_from_rtt_s"] = float(critical_rtt(model, lo, hi))
+        out["stable"] = bool(judged_stable(model, [model.rtt], None, crit)[0])
         out["critical_rtt_linearised_s"] = (
             math.nan if m is None else float(critical_rtt(model, loop=loop, method="linearisation"))
         )

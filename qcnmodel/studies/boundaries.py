@@ -11,6 +11,8 @@ searches, so that asking again here (a report's points table) costs nothing.
 
 from __future__ import annotations
 
+import math
+
 __all__ = ["critical_rtts", "workers"]
 
 
@@ -26,22 +28,32 @@ def workers(jobs: int | None, tasks: int) -> int:
     return max(1, min(usable_cores() if jobs in (None, -1) else int(jobs), tasks))
 
 
-def _one(model) -> float:
+def _one(model, rtt_min: float | None = None) -> float:
+    from qcnmodel.analysis.boundary import judged_by_trajectories, search_from
     from qcnmodel.analysis.margins import critical_rtt
 
-    return float(critical_rtt(model))
+    if not judged_by_trajectories(model):
+        rtt_min = None  # the linearised loop's search interval is its own
+    lo, hi = search_from(model, rtt_min)
+    crit = float(critical_rtt(model, lo, hi))
+    if math.isnan(crit) and lo is not None:  # unstable from the range's start: the
+        below = float(critical_rtt(model))  # critical RTT below it, where there is one
+        if below < lo:
+            crit = below
+    return crit
 
 
-def _one_shared(model) -> tuple[float, dict]:
+def _one_shared(model, rtt_min: float | None = None) -> tuple[float, dict]:
     """:func:`_one` in a worker, with the searches it memoised, for this process's memo."""
     from qcnmodel.analysis import boundary
 
     before = set(boundary._MEMO)
-    value = _one(model)
+    value = _one(model, rtt_min)
     return value, {k: v for k, v in boundary._MEMO.items() if k not in before}
 
 
-def critical_rtts(models, jobs: int | None = None, progress=None) -> list[float]:
+def critical_rtts(models, jobs: int | None = None, progress=None,
+                  rtt_min: float | None = None) -> list[float]:  # fmt: skip
     """:func:`~qcnmodel.analysis.margins.critical_rtt` of each of ``models``, in order.
 
     Parameters
@@ -52,13 +64,19 @@ def critical_rtts(models, jobs: int | None = None, progress=None) -> list[float]
         Processes (default the cores this process may use; 1 runs here).
     progress : tqdm, optional
         Advanced once per answer.
+    rtt_min : float, optional
+        For models judged by their trajectories, the smallest RTT of interest (a check's
+        range): their search starts there (:func:`~qcnmodel.analysis.boundary.search_from`),
+        so that a cycle at smaller RTTs (many flows whose timers run in step, at 10 Gb/s
+        N = 30-50 below about 100 us) does not decide the RTTs above it. Default: the
+        model's own interval.
     """
     models = list(models)
     n = workers(jobs, len(models))
     if n <= 1:
         out = []
         for m in models:
-            out.append(_one(m))
+            out.append(_one(m, rtt_min))
             if progress is not None:
                 progress.update(1)
         return out
@@ -72,7 +90,7 @@ def critical_rtts(models, jobs: int | None = None, progress=None) -> list[float]
     out: list[float] = [float("nan")] * len(models)
     pool = ProcessPoolExecutor(n, mp_context=mp.get_context("fork"), initializer=_ignore_sigint)
     try:
-        futs = {pool.submit(_one_shared, models[i]): i for i in order}
+        futs = {pool.submit(_one_shared, models[i], rtt_min): i for i in order}
         from concurrent.futures import as_completed
 
         from qcnmodel.analysis import boundary

@@ -337,8 +337,9 @@ def _check(params, ranges, model, variant, base, fallback, recommend, confirm,
         if progress is not None:  # one step more per flow count judged by trajectories
             progress.total = (progress.total or 0) + len(judged)
             progress.refresh()
-        crit.update(zip(judged, critical_rtts([models[n] for n in judged], jobs=jobs,
-                                              progress=progress)))  # fmt: skip
+        found = critical_rtts([models[n] for n in judged], jobs=jobs, progress=progress,
+                              rtt_min=ranges.rtt[0])  # fmt: skip
+        crit.update(zip(judged, found))
         crit = {n: crit[n] for n in models}
     table = {n: (pm, judged_stable(models[n], taus, st, crit[n]) if n in judged else st)
              for n, (pm, st) in lin.items()}  # fmt: skip
@@ -368,7 +369,7 @@ def _check(params, ranges, model, variant, base, fallback, recommend, confirm,
         searched=search["searched"],
         fallback=fallback,
         overloaded=overloaded,
-        held_flows=_held(base, overloaded),
+        held_flows=_held(base, overloaded, models),
     )
     result = dataclasses.replace(result, headline=headline(result, ranges),
                                  validity=_validity(result, ranges, params))  # fmt: skip
@@ -385,14 +386,17 @@ def _check(params, ranges, model, variant, base, fallback, recommend, confirm,
     return result
 
 
-def _held(base, overloaded: dict) -> int | None:
+def _held(base, overloaded: dict, held) -> int | None:
     """The largest flow count ``base`` holds below the first overloaded one (None when no
-    flow count of the ranges is overloaded)."""
+    flow count of the ranges is overloaded); the search starts from the largest flow count
+    ``held`` by the ranges below it."""
     if not overloaded:
         return None
     from qcnmodel.analysis.overload import held_flows
 
-    return held_flows(base, min(overloaded))
+    first = min(overloaded)
+    below = [n for n in held if n < first and n not in overloaded]
+    return held_flows(base, first, n_min=max(below, default=1))
 
 
 def _put_to_trajectories(fix: dict, base, judged, ranges: CheckRanges) -> dict:

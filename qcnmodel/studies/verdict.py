@@ -495,15 +495,20 @@ def _binding(r, ranges) -> str:
     crit = {n: c for n, c in r.critical_rtt_s.items()}
     n_bad = [n for n, c in crit.items() if not (c > ranges.rtt[0])]
     if n_bad:
-        ns = ", ".join(map(str, n_bad))
-        if set(n_bad) <= set(getattr(r, "judged_flows", ())):
+        judged = set(getattr(r, "judged_flows", ()))
+        by_runs = ", ".join(str(n) for n in n_bad if n in judged)
+        by_loop = ", ".join(str(n) for n in n_bad if n not in judged)
+        parts = []
+        if by_runs:
             from qcnmodel import config
 
             low = max(ranges.rtt[0], config.defaults["analysis.trajectory_rtt_search"][0])
-            return (f"Binding constraint: at N = {ns} the model's trajectories oscillate "
-                    f"already at {_us(low)}, the smallest RTT they are run at.")  # fmt: skip
-        return (f"Binding constraint: at N = {ns} the loop has no positive phase margin even "
-                f"at the smallest RTT checked ({_us(ranges.rtt[0])}).")  # fmt: skip
+            parts.append(f"at N = {by_runs} the model's trajectories oscillate already at "
+                         f"{_us(low)}, the smallest RTT they are run at")  # fmt: skip
+        if by_loop:
+            parts.append(f"at N = {by_loop} the loop has no positive phase margin even at "
+                         f"the smallest RTT checked ({_us(ranges.rtt[0])})")  # fmt: skip
+        return "Binding constraint: " + "; ".join(parts) + "."
     n, c = min(crit.items(), key=lambda kv: kv[1])
     if c < ranges.rtt[1]:
         return (f"Binding constraint: the critical RTT at N = {n} is {_us(c)}, below the "

@@ -359,3 +359,48 @@ def test_the_search_counts_its_runs_on_stderr_when_asked(capsys, monkeypatch):
     assert config.defaults["analysis.trajectory_progress"] is False  # restored
     assert "critical RTT from the model's runs" in capsys.readouterr().err
     assert got == trajectory_critical_rtt(_Odds(), start=100e-6)  # the counter changes nothing
+
+
+class _Band:
+    """Many flows at 10 Gb/s: runs cycle below 80 us (timers in step) and above 400 us, and
+    are stable between (a picklable toy for the forked workers)."""
+
+    boundary_method = "trajectories"
+    n_flows = 50
+
+    def __init__(self, rtt=1e-4):
+        self.rtt = rtt
+
+    def replace(self, rtt):
+        return _Band(rtt)
+
+    def trajectory_unstable(self):
+        return self.rtt < 80e-6 or self.rtt > 400e-6
+
+
+@pytest.mark.parametrize("jobs", [1, 2])
+def test_a_range_above_a_low_rtt_cycle_is_searched_from_its_start(jobs, monkeypatch):
+    from qcnmodel.analysis import boundary
+    from qcnmodel.studies.boundaries import critical_rtts
+
+    monkeypatch.setattr(boundary, "_MEMO", {})
+    # from the model's own start (20 us) the runs cycle at once: no critical RTT
+    assert math.isnan(critical_rtts([_Band()], jobs=jobs)[0])
+    assert math.isnan(critical_rtts([_Band()], jobs=jobs, rtt_min=2e-6)[0])
+    # a check over RTTs from 150 us: stable there, the turn at 400 us
+    got = critical_rtts([_Band()], jobs=jobs, rtt_min=150e-6)[0]
+    assert 400e-6 / 1.15 <= got <= 400e-6 * 1.15  # the search's default 15 % spacing
+    # a range that starts inside the upper unstable band
+    assert math.isnan(critical_rtts([_Band()], jobs=jobs, rtt_min=500e-6)[0])
+
+
+def test_a_range_past_the_boundary_keeps_the_critical_rtt_below_it(monkeypatch):
+    # from 400 us the toy (turning at 250 us) is unstable at once; the critical RTT said is
+    # the one below the range (the model's own search), not "none"
+    from qcnmodel.analysis import boundary
+    from qcnmodel.studies.boundaries import critical_rtts
+
+    monkeypatch.setattr(boundary, "_MEMO", {})
+    got = critical_rtts([_Toy()], jobs=1, rtt_min=400e-6)[0]
+    assert got == critical_rtts([_Toy()], jobs=1)[0]
+    assert 250e-6 / 1.15 <= got <= 250e-6 * 1.15

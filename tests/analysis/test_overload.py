@@ -34,10 +34,24 @@ def test_ends_of_the_search():
     assert held_flows(_Toy(0), 100) == 0  # not even one flow
 
 
-@pytest.mark.parametrize("bad", [0, -3, 2.5, True, "10"])
+@pytest.mark.parametrize("bad", [0, -3, 2.5, True, "10", "abc", None, float("nan")])
 def test_the_search_end_is_a_whole_number(bad):
-    with pytest.raises((ValueError, TypeError), match="n_max"):
+    with pytest.raises(ValueError, match="n_max"):
         held_flows(_Toy(5), bad)
+
+
+@pytest.mark.parametrize("bad", [0, 2.5, "abc", 101])
+def test_the_known_held_count_is_a_whole_number_within_the_search(bad):
+    with pytest.raises(ValueError, match="n_min"):
+        held_flows(_Toy(5), 100, n_min=bad)
+
+
+@pytest.mark.parametrize("limit", [40, 41, 77, 99])
+def test_a_known_held_count_starts_the_bisection(limit):
+    toy = _Toy(limit)
+    assert held_flows(toy, 100, n_min=40) == limit
+    assert min(toy.calls) > 40  # nothing below the count known to be held is tested
+    assert len(toy.calls) <= 1 + 6  # the top end, then log2(60) halvings
 
 
 def test_qcn_port_held_as_the_packets_hold_it():
