@@ -22,7 +22,7 @@ def register(subparsers) -> None:
         "--quick",
         action="store_true",
         help="a subset (2 cores, warm numba caches: 50 s idle, 88 s busy, 3.5 minutes on a "
-        "first run; the full run about 6.5 minutes)",
+        "first run; the full run about 7.5 minutes)",
     )
     add_jobs_option(p, "processes for the comparisons")
     add_out_option(p, "validation-report", "output directory (default validation-report)")

@@ -47,6 +47,17 @@ __all__ = [
 #: empty queue at 2 C / N per source takes up to ~0.2 s to settle (N = 1, RTT 500 us)
 DURATION, SETTLE = 0.6, 0.3
 
+#: run length of the oscillation period rows (s): the same runs continued, measured from
+#: SETTLE. The mean cycle is a statistic of the distribution of cycle lengths; where the
+#: cycle is irregular (underflow, cuts at random instants) its estimate over the class rows'
+#: 0.3 s window varies from seed to seed by more than the period tolerance (N = 1 at
+#: 500 us: 5.6-49 ms over 3 simulated seeds), while 2.7 s hold hundreds of cycles of a few
+#: ms and tens of cycles of 50 ms.
+PERIOD_DURATION = 3.0
+#: trace bin of those runs (s): 2.7 s of a 100-flow port's traces in bins of 50 us exceed the
+#: simulator's trace memory budget (``config.defaults["sim.max_trace_bytes"]``)
+PERIOD_BIN = 100e-6
+
 
 def _window(tr: Trace, settle: float) -> slice:
     return slice(int(round(settle / tr.dt)), None)
@@ -105,10 +116,19 @@ def check_equilibrium(case: Case, variants, duration=DURATION, settle=SETTLE, se
     return rows
 
 
-def check_oscillation(case: Case, variants, duration=DURATION, settle=SETTLE, seeds=(0,)):
+def check_oscillation(
+    case: Case,
+    variants,
+    duration=DURATION,
+    settle=SETTLE,
+    seeds=(0,),
+    period_duration=PERIOD_DURATION,
+):
     """Stable vs sustained oscillation (same detector on both traces) and the period; each
     side is the majority class and the median period over its seeds (the simulator's
-    ``seeds``, a stochastic model's :func:`model_seeds`)."""
+    ``seeds``, a stochastic model's :func:`model_seeds`). The class is judged over
+    ``settle`` .. ``duration``; where both sides are unstable the period is measured on the
+    same runs continued to ``period_duration`` (:data:`PERIOD_DURATION`)."""
     sims = [sim_trace(case, duration, s) for s in seeds]
     os_ = _pooled(_detect(sims, case, settle), "simulated")
     par = case.label(
@@ -129,25 +149,32 @@ def check_oscillation(case: Case, variants, duration=DURATION, settle=SETTLE, se
                         f"{os_['votes']}, model std {om['std']:.0f} B{om['votes']}",
                         key=_key("oscillation", "class", case, v)))  # fmt: skip
         if om["verdict"] != "stable" and os_["verdict"] != "stable":
-            tm, ts = om["period_zc"], os_["period_zc"]
-            spread = os_["period_spread"] if math.isfinite(os_["period_spread"]) else 0.0
-            tol = min(2 * sims[0].dt + spread, 0.25 * ts)
-            rows.append(Row("oscillation", "oscillation period (mean cycle)", par, v, tm, ts,
-                            tm - ts, tol, "2 trace bins + the simulated cycle-to-cycle spread "
-                            "(std of the same full-cycle lengths), at most 25 % of the "
-                            "simulated period", abs(tm - ts) <= tol, "s",
+            long = max(duration, period_duration)
+            sl = [sim_trace(case, long, s, dt=PERIOD_BIN) for s in seeds]
+            ps = _pooled(_detect(sl, case, settle), "simulated")
+            pm = _pooled(_detect(_model_traces(v, case, long, dt=PERIOD_BIN), case, settle),
+                         "model")  # fmt: skip
+            tm, ts = pm["period_zc"], ps["period_zc"]
+            spread = ps["period_spread"] if math.isfinite(ps["period_spread"]) else 0.0
+            tol = min(2 * sims[0].dt + spread, 0.25 * ts)  # as over the class rows' bins
+            rows.append(Row("oscillation", f"oscillation period (mean cycle, {settle:g}-"
+                            f"{long:g} s)", par, v, tm, ts, tm - ts, tol,
+                            f"2 trace bins of {sims[0].dt * 1e6:g} us + the simulated "
+                            "cycle-to-cycle spread (std of the same full-cycle lengths), at "
+                            "most 25 % of the simulated period", abs(tm - ts) <= tol, "s",
                             f"mean full-cycle length between mean crossings; ACF-peak lags "
-                            f"model {om['period_acf'] * 1e3:.2f} ms, sim "
-                            f"{os_['period_acf'] * 1e3:.2f} ms (ACF peak {os_['acf_peak']:.2f}); "
+                            f"model {pm['period_acf'] * 1e3:.2f} ms, sim "
+                            f"{ps['period_acf'] * 1e3:.2f} ms (ACF peak {ps['acf_peak']:.2f}); "
                             f"linearised phase-crossover period {lin_period * 1e3:.2f} ms"
-                            f"{os_['spread']}{om['spread']}",
+                            f"{ps['spread']}{pm['spread']}",
                             key=_key("oscillation", "period", case, v)))  # fmt: skip
     return rows
 
 
-def _model_traces(variant: str, case: Case, duration: float, runs=None) -> list[Trace]:
+def _model_traces(variant: str, case: Case, duration: float, runs=None,
+                  dt: float = 50e-6) -> list[Trace]:  # fmt: skip
     """The model's trajectories at ``case``, one per seed of :func:`model_seeds`."""
-    return [model_trace(variant, case, duration, seed=k)
+    return [model_trace(variant, case, duration, dt, seed=k)
             for k in model_seeds(variant, case, runs)]  # fmt: skip
 
 

@@ -94,7 +94,10 @@ def sim_trace(case: Case, duration: float = 0.6, seed: int = 0, dt: float = 50e-
     ds = r.dataset
     return Trace(
         t=ds.time.values, q=ds.hot_queue_mean.values, thr=ds.hot_port_throughput.values,
-        flow_thr=ds.flow_throughput.values, dt=dt,
+        flow_thr=ds.flow_throughput.values,
+        # the bins kept (the simulator merges bins where a long run's traces would exceed
+        # its memory limit, and says so)
+        dt=float(ds.attrs.get("bin_width_s", dt)),
         extra={"recovery_time_s": r.metrics["recovery_time_s"], "wall_s": r.wall_s,
                # the mean over *all* flows: the traces keep only the first flows (``flow``)
                "flow_mean": ds.delivered_throughput.values / case.n},
