@@ -28,8 +28,9 @@ table raise the gain with the amplitude), the cycles of the many-flow regime are
 that floor and by the rate limiters, which the method leaves out: there the harmonic balance
 finds no cycle although the loop oscillates. ``method="trajectory"`` measures the cycle of the
 model itself instead: its nonlinear trajectory from a perturbed equilibrium, after the
-transient, with the validation's oscillation detector's definitions (period at the first
-autocorrelation peak, amplitude sqrt(2) x the standard deviation of the queue).
+transient, with the validation's definitions (the period rows' mean full-cycle length between
+mean crossings over 0.3-3 s, which an irregular cycle needs: its autocorrelation peak can
+pick a multiple of the cycle; amplitude sqrt(2) x the standard deviation of the queue).
 """
 
 from __future__ import annotations
@@ -106,23 +107,28 @@ def _describing(fn, fb0: float, amps: np.ndarray, n: int = 256) -> np.ndarray:
     return out
 
 
+#: the trajectory's transient, dropped before its cycle is measured (s; at most half the run)
+_SETTLE = 0.3
+
+
 def _trajectory_cycle(pm, duration) -> LimitCycle:
     from qcnmodel.analysis.timeseries import oscillation
 
     fp = pm.fixed_point()
     ds = pm.simulate(duration, start="equilibrium", x0={"q": 1.5 * fp["q"]},
                      record_dt=50e-6)  # fmt: skip
-    q = ds.q.values[len(ds.q) // 2 :]
+    settle = min(_SETTLE, duration / 2)  # the transient from the perturbed equilibrium
+    q = ds.q.values[int(round(settle / 50e-6)) :]
     st = oscillation(q, 50e-6, pm.params.qeq)
     exists = st["verdict"] != "stable"
-    return LimitCycle(exists, st["period_acf"] if exists else math.nan,
+    return LimitCycle(exists, st["period_zc"] if exists else math.nan,
                       math.nan, math.sqrt(2.0) * st["std"] if exists else math.nan,
                       float(fp["q"]), st["underflow"] > 0.0, np.zeros(0), np.zeros(0),
                       np.zeros(0), "qcn packet", "trajectory", ds)  # fmt: skip
 
 
 def limit_cycle(model, amplitudes=None, method: str | None = None,
-                duration: float = 0.6) -> LimitCycle:  # fmt: skip
+                duration: float = 3.0) -> LimitCycle:  # fmt: skip
     """The limit cycle of ``model`` (the packet-fidelity QCN model) at its RTT.
 
     Parameters
@@ -139,7 +145,9 @@ def limit_cycle(model, amplitudes=None, method: str | None = None,
         misses the packets' boundary at few and at tens of flows) and no ``amplitudes`` are
         given, else the harmonic balance.
     duration : float
-        Simulated time of ``method="trajectory"`` (s); the second half is measured.
+        Simulated time of ``method="trajectory"`` (s); measured after its first 0.3 s (or
+        its second half, if shorter than 0.6 s). The default, 3 s, holds hundreds of a few
+        flows' cycles of a few ms and tens of a slow mode's of 50-100 ms.
 
     Returns
     -------
