@@ -3,6 +3,7 @@
 import json
 import math
 import re
+from pathlib import Path
 
 import pytest
 
@@ -291,3 +292,21 @@ def test_an_overloaded_port_is_an_answer_not_an_error(capsys):
     text = capsys.readouterr().out
     assert "none: overloaded at every RTT" in text and "UNSTABLE" in text
     assert f"flows held        at most N = {out['held_flows']}" in text
+
+
+@pytest.mark.parametrize("name", ["teak-2007-hai.toml", "ibm-zurich.toml"])
+def test_a_parameter_file_outside_the_default_model_falls_back_to_the_paper(name, tmp_path):
+    # the example files with drift: the packet-fidelity model does not follow it; margins
+    # answers with the published equations and says why, as check does
+    import json
+
+    out = tmp_path / "m.json"
+    examples = Path(__file__).resolve().parents[1] / "examples"
+    code = main(["margins", "--params", str(examples / name), "--flows", "10", "--rtt",
+                 "200us", "--out", str(out), "--quiet"])  # fmt: skip
+    assert code == 0
+    d = json.loads(out.read_text())
+    assert d["model_variant"] == "paper"
+    assert "drift_period" in d["model_fallback"] and "--variant paper" in d["model_fallback"]
+    # an explicit variant is the user's choice: no fallback, the error names the field
+    assert main(["margins", "--params", str(examples / name), "--variant", "packet"]) == 2

@@ -187,6 +187,21 @@ def _add_runs(model, out: dict, progress: bool = False) -> None:
     out["runs"] = verdict.to_dict() | {"text": verdict.text()}
 
 
+def _model_or_paper(args):
+    """The model of ``args`` and "", or, where the QCN default (packet fidelity) does not
+    cover the parameter set (drift, another quantiser...; no ``--variant`` given), the
+    published equations and why, as ``qcnmodel check`` does."""
+    try:
+        return build_model(args), ""
+    except ValueError as exc:
+        if args.model != "qcn" or args.variant is not None or "at packet fidelity" not in str(exc):
+            raise
+        model = build_model(argparse.Namespace(**{**vars(args), "variant": "paper"}))
+        return model, (f"the QCN packet-fidelity fluid model does not cover this parameter "
+                       f"set ({exc}); these margins use the published cycle-averaged equations "
+                       "(--variant paper)")  # fmt: skip
+
+
 #: the parameter preset of each model when none is given
 _DEFAULT_PRESET = {"fopdt": "802.1qau", "qcn": "802.1qau", "ecm": "seed004"}
 
@@ -197,7 +212,7 @@ def run(args) -> int:
 
     if args.out:
         check_out(args.out, (".json",))
-    model = build_model(args)
+    model, fallback = _model_or_paper(args)
     try:
         with warnings.catch_warnings(), trajectory_progress(progress_on(args)):
             warnings.simplefilter("ignore", RuntimeWarning)  # a point outside the model's
@@ -219,6 +234,8 @@ def run(args) -> int:
         out["held_flows"] = held_flows(model, int(model.n_flows))
     if _has_runs(model):
         _add_runs(model, out, progress_on(args))
+    if fallback:
+        out["model_fallback"] = fallback
     out["validity"] = _validity(args.model, model, out)
     if args.out:
         from qcnmodel._io import atomic_path, to_jsonable
@@ -258,7 +275,11 @@ def _text_rows(out: dict, model) -> list[tuple[str, str]]:
     from qcnmodel.analysis.boundary import past_trajectory_limit
 
     rows = [
-        ("model", f"{out['model']} ({out['model_class']}), variant {out['model_variant']}"),
+        (
+            "model",
+            f"{out['model']} ({out['model_class']}), variant {out['model_variant']}"
+            + (f": {out['model_fallback']}" if "model_fallback" in out else ""),
+        ),
         ("RTT", f"{out['rtt_s'] * 1e6:.4g} us"),
         ("flows N", f"{out['n_flows']}"),
     ]
