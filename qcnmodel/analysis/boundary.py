@@ -30,7 +30,7 @@ import math
 import numpy as np
 
 __all__ = ["METHODS", "boundary_method", "check_method", "first_unstable_rtt",
-           "judged_by_trajectories", "judged_stable", "odds_crossing",
+           "critical_rtt_above", "judged_by_trajectories", "judged_stable", "odds_crossing",
            "past_trajectory_limit", "search_from", "trajectory_critical_rtt",
            "unstable_fraction"]  # fmt: skip
 
@@ -180,6 +180,24 @@ def search_from(model, rtt_min: float | None) -> tuple[float | None, float | Non
     )
     lo = max(float(lo), float(rtt_min))
     return lo, max(float(hi), 1.5 * lo)
+
+
+def critical_rtt_above(model) -> float | None:
+    """For a model whose trajectories cycle at the start of its critical RTT search (its
+    critical RTT is ``nan``), the critical RTT of a search from its own RTT when that RTT
+    lies past the ladder's first two rungs and most of the first runs there are stable (a
+    stable band above a cycle at small RTTs: at 10 Gb/s, N = 30-60, the flows' timers run in
+    step below about 100 us); else None (nothing to search: unstable there too)."""
+    lo, hi = search_from(model, 0.0)
+    if not model.rtt > 1.5 * lo:  # the default search saw lo and 1.5 lo unstable
+        return None
+    if hasattr(model, "trajectory_odds"):
+        k, n = model.trajectory_odds()  # the search's first count: 5 runs if unanimous
+    else:
+        k, n = int(bool(model.trajectory_unstable())), 1
+    if 2 * k > n:
+        return None
+    return float(trajectory_critical_rtt(model, *search_from(model, model.rtt)))
 
 
 def trajectory_critical_rtt(

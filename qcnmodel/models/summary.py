@@ -16,9 +16,9 @@ import math
 
 from qcnmodel.analysis.boundary import (
     boundary_method,
+    critical_rtt_above,
     judged_by_trajectories,
     judged_stable,
-    search_from,
 )
 from qcnmodel.analysis.margins import critical_rtt
 from qcnmodel.models import identify
@@ -98,11 +98,9 @@ def summary(model, loop=None, fixed_point: bool = True, method: str = "model") -
     if judged_by_trajectories(model, method):
         out["stable_linearised"] = out["stable"]
         crit = out["critical_rtt_s"]
-        lo, hi = search_from(model, model.rtt)
-        if over is None and math.isnan(crit) and lo == model.rtt:
-            # the runs cycle at the search's start (many flows, timers in step) but this
-            # RTT lies above it: it may lie in a stable band, which a search from here finds
-            crit = out["critical_rtt_from_rtt_s"] = float(critical_rtt(model, lo, hi))
+        above = None if over is not None or not math.isnan(crit) else critical_rtt_above(model)
+        if above is not None:  # a stable band above a cycle at small RTTs
+            crit = out["critical_rtt_from_rtt_s"] = above
         out["stable"] = bool(judged_stable(model, [model.rtt], None, crit)[0])
         out["critical_rtt_linearised_s"] = (
             math.nan if m is None else float(critical_rtt(model, loop=loop, method="linearisation"))

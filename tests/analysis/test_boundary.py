@@ -404,3 +404,16 @@ def test_a_range_past_the_boundary_keeps_the_critical_rtt_below_it(monkeypatch):
     got = critical_rtts([_Toy()], jobs=1, rtt_min=400e-6)[0]
     assert got == critical_rtts([_Toy()], jobs=1)[0]
     assert 250e-6 / 1.15 <= got <= 250e-6 * 1.15
+
+
+def test_a_point_in_a_stable_band_above_a_low_rtt_cycle(monkeypatch):
+    from qcnmodel.analysis import boundary
+    from qcnmodel.analysis.boundary import critical_rtt_above
+
+    monkeypatch.setattr(boundary, "_MEMO", {})
+    assert math.isnan(trajectory_critical_rtt(_Band(300e-6)))  # from 20 us: none
+    got = critical_rtt_above(_Band(300e-6))
+    assert 400e-6 / 1.15 <= got <= 400e-6 * 1.15
+    assert critical_rtt_above(_Band(25e-6)) is None  # within the rungs the search ran
+    assert critical_rtt_above(_Band(50e-6)) is None  # unstable at its own RTT
+    assert critical_rtt_above(_Band(600e-6)) is None  # past the band
