@@ -310,3 +310,10 @@ def test_a_parameter_file_outside_the_default_model_falls_back_to_the_paper(name
     assert "drift_period" in d["model_fallback"] and "--variant paper" in d["model_fallback"]
     # an explicit variant is the user's choice: no fallback, the error names the field
     assert main(["margins", "--params", str(examples / name), "--variant", "packet"]) == 2
+
+
+def test_a_field_beyond_the_default_model_falls_back_and_names_it(capsys):
+    # fr_th = 100 is a valid QCN field; the packet-fidelity model follows 48 counter stages
+    assert main(["margins", "--set", "fr_th=100", "--json"]) == 0
+    d = json.loads(capsys.readouterr().out)
+    assert d["model_variant"] == "paper" and "fr_th: at most 48" in d["model_fallback"]
