@@ -235,7 +235,7 @@ def plot_stability_map(ds, var: str = "phase_margin_deg", ax=None, cmap: str = "
     if xs.size > 1 and ys.size > 1:
         if "phase_margin_deg" in ds:
             pm = np.asarray(ds["phase_margin_deg"].values, float)
-            if np.nanmin(pm) < 0 < np.nanmax(pm):
+            if np.isfinite(pm).any() and np.nanmin(pm) < 0 < np.nanmax(pm):  # no NaN map
                 ax.contour(xs, ys, pm, levels=[0.0], colors="k", linewidths=1.5)
         if "stable" in ds:
             st = np.asarray(ds["stable"].values, float)
