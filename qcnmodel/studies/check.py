@@ -89,8 +89,10 @@ class CheckRanges:
             raise ValueError(f"pm-threshold: must be in [0, 90) degrees, got {self.pm_threshold}")
 
     def rtt_grid(self) -> np.ndarray:
-        """Log-spaced RTT values (s)."""
-        return np.geomspace(self.rtt[0], self.rtt[1], self.n_rtt)
+        """Log-spaced RTT values (s); one value for a range of one RTT."""
+        return np.geomspace(
+            self.rtt[0], self.rtt[1], 1 if self.rtt[0] == self.rtt[1] else self.n_rtt
+        )
 
     def flow_grid(self) -> np.ndarray:
         """Log-spaced whole flow counts, ends included."""

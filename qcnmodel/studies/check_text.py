@@ -25,8 +25,8 @@ def render(result, ranges, file: str, figure=None) -> str:
     lines += [
         f"model: {r.model_label} (--model {r.model} --variant {r.model_variant}), exact delay",
         f"ranges: RTT {ranges.rtt[0] * 1e6:g} us .. {ranges.rtt[1] * 1e6:g} us, "
-        f"N {ranges.flows[0]} .. {ranges.flows[1]} ({ranges.n_rtt} x {len(ranges.flow_grid())} "
-        "points)"
+        f"N {ranges.flows[0]} .. {ranges.flows[1]} ({len(ranges.rtt_grid())} x "
+        f"{len(ranges.flow_grid())} points)"
         + ("" if ranges.capacity is None else f", port at {ranges.capacity / 1e9:g} Gb/s"),
         (
             f"worst phase margin  none: N={wp.get('n_flows')} is overloaded (no equilibrium)"
