@@ -102,7 +102,10 @@ def report_config(args):
     if args.rtt is not None or "rtt" in table:
         kw["rtt_min"], kw["rtt_max"] = ranges.rtt
         if ranges.rtt[0] == ranges.rtt[1]:
-            raise ValueError("rtt: the report needs a range lo..hi with lo < hi")
+            raise ValueError(
+                "rtt: the report draws its maps over a range lo..hi with lo < hi;"
+                " for one RTT: `qcnmodel check --rtt` or `qcnmodel margins`"
+            )
     if args.flows is not None or "flows" in table:
         lo, hi = ranges.flows
         inside = {n for n in config.defaults["studies.report_flows"] if lo <= n <= hi}

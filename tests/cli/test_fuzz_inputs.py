@@ -125,6 +125,8 @@ def _err(capsys) -> str:
             ["margins", "--set", "fr_th=100", "--variant", "packet"],
             ["fr_th: at most 48", "got 100"],
         ),
+        # a report of one RTT: what it needs, and where one RTT is answered
+        (["report", "--rtt", "100us..100us"], ["rtt:", "lo < hi", "qcnmodel check --rtt"]),
         # endless input files were read without end (MemoryError)
         (["check", "/dev/zero"], ["/dev/zero", "larger than 1048576 bytes"]),
         ([*SIM[:1], "--topology", "/dev/zero"], ["topology", "is a device"]),
