@@ -545,3 +545,23 @@ def test_a_range_above_the_low_rtt_cycle_is_judged_from_its_start(tmp_path):
     code = main(["check", str(f), "--flows", "50", "--no-recommend", "--out", str(out)])
     d = json.loads(out.read_text())
     assert (code, d["verdict"], d["critical_rtt_s"]["50"]) == (1, "unstable", None)
+
+
+def test_a_fix_outside_the_validated_pairs_is_said_so():
+    import dataclasses
+
+    from qcnmodel.studies.verdict import _untested, headline
+
+    ranges = CheckRanges(rtt=(2e-6, 1e-3), flows=(2, 20), **SMALL)
+    # the matched pairs ran W = 2 .. 32 (qcnmodel.validation.envelope)
+    assert _untested(QCNParams(), "w", 36.76, ranges) == "w = 36.76 (pairs: 2 .. 32)"
+    assert _untested(QCNParams(), "w", 8.0, ranges) == ""
+    res = check_params(QCNParams(), ranges, recommend=False, boundary="linearisation")
+    assert res.verdict != "stable"
+    fix = {"field": "w", "table": "qcn", "current": 2.0, "value": 36.76,
+           "worst_phase_margin_deg": 31.0, "worst_point": res.worst_point,
+           "untested": "w = 36.76 (pairs: 2 .. 32)"}  # fmt: skip
+    h = headline(dataclasses.replace(res, recommendations=[fix]), ranges)
+    assert "set w = 36.76 in [qcn] (now 2; outside the validation's matched pairs: w = " in h
+    h = headline(dataclasses.replace(res, recommendations=[{**fix, "untested": ""}]), ranges)
+    assert "(now 2); recomputed" in h

@@ -62,7 +62,9 @@ def render(result, ranges, file: str, figure=None) -> str:
             lines.append(
                 f"  {f['field']} = {f['value']:.4g} (now {f['current']:.4g}): worst phase margin "
                 f"{f['worst_phase_margin_deg']:.1f} deg"
-            )
+                + (f"; outside the validation's matched pairs ({f['untested']})"
+                   if f.get("untested") else "")
+            )  # fmt: skip
     c = r.confirmation
     if c is not None:
         lines += confirmation_lines(c, figure)

@@ -315,9 +315,21 @@ def search_fix(params, build, ranges, base_table: dict, progress=None,
         fixes.append({"field": name, "table": "qcn",
                       "current": float(getattr(params, name)), "value": value,
                       "worst_phase_margin_deg": wrap_phase(pm),
-                      "worst_point": point})  # fmt: skip
+                      "worst_point": point,
+                      "untested": _untested(params, name, value, ranges)})  # fmt: skip
     fixes.sort(key=_relative_change)  # smallest change first
     return {"searched": searched, "fixes": fixes, "fix": fixes[0] if fixes else None}
+
+
+def _untested(params, name: str, value: float, ranges) -> str:
+    """``"name = value (pairs: covered)"`` where the fix's value lies outside the values the
+    validation's matched pairs ran (:func:`~qcnmodel.validation.envelope.untested_fields`),
+    else ""."""
+    from qcnmodel.validation.envelope import untested_fields
+
+    fixed = params.replace(**{name: float(value)})
+    said = [f for f in untested_fields("qcn", fixed, ranges.capacity) if f.startswith(name + " ")]
+    return said[0] if said else ""
 
 
 def _screened(params, name, value, build, ranges, screen):
@@ -446,7 +458,13 @@ def headline(result, ranges) -> str:
         what = "Fix" if not bad else "A change that stabilises the linearised loop only"
         text.append(
             f"{what}: set {fix['field']} = {fix['value']:.4g} in [qcn] (now "
-            f"{fix['current']:.4g}); recomputed over the same ranges, the linearised loop is "
+            f"{fix['current']:.4g}"
+            + (
+                f"; outside the validation's matched pairs: {fix['untested']}"
+                if fix.get("untested")
+                else ""
+            )
+            + "); recomputed over the same ranges, the linearised loop is "
             f"stable, worst phase margin {fix['worst_phase_margin_deg']:.1f} deg at N = "
             f"{fp['n_flows']}, RTT = {_us(fp['rtt_s'])}"
             + (
