@@ -31,7 +31,7 @@ import numpy as np
 
 __all__ = ["METHODS", "boundary_method", "check_method", "first_unstable_rtt",
            "critical_rtt_above", "judged_by_trajectories", "judged_stable", "odds_crossing",
-           "past_trajectory_limit", "search_from", "trajectory_critical_rtt",
+           "past_trajectory_limit", "search_from", "search_interval", "trajectory_critical_rtt",
            "unstable_fraction"]  # fmt: skip
 
 
@@ -166,20 +166,29 @@ def first_unstable_rtt(unstable, rtt_min: float, rtt_max: float, rel_tol: float 
     return math.sqrt(lo * hi)
 
 
-def search_from(model, rtt_min: float | None) -> tuple[float | None, float | None]:
-    """The search interval of a trajectory critical RTT that starts at ``rtt_min`` (None: the
-    model's own interval): from the larger of ``rtt_min`` and the interval's start (the
-    smallest RTT the trajectories are run at) to its end, at least 1.5 ``rtt_min``."""
-    if rtt_min is None:
-        return None, None
+def search_interval(model) -> tuple[float, float]:
+    """The RTTs (s) over which ``model``'s trajectory critical RTT is searched by default: its
+    ``trajectory_rtt_search`` if it has one, else
+    ``config.defaults["analysis.trajectory_rtt_search"]`` (trajectories cost time per RTT, so
+    the interval is the physically relevant one)."""
     from qcnmodel import config
 
     lo, hi = (
         getattr(model, "trajectory_rtt_search", None)
         or config.defaults["analysis.trajectory_rtt_search"]
     )
-    lo = max(float(lo), float(rtt_min))
-    return lo, max(float(hi), 1.5 * lo)
+    return float(lo), float(hi)
+
+
+def search_from(model, rtt_min: float | None) -> tuple[float | None, float | None]:
+    """The search interval of a trajectory critical RTT that starts at ``rtt_min`` (None: the
+    model's own interval): from the larger of ``rtt_min`` and the interval's start (the
+    smallest RTT the trajectories are run at) to its end, at least 1.5 ``rtt_min``."""
+    if rtt_min is None:
+        return None, None
+    lo, hi = search_interval(model)
+    lo = max(lo, float(rtt_min))
+    return lo, max(hi, 1.5 * lo)
 
 
 def critical_rtt_above(model) -> float | None:
@@ -188,9 +197,8 @@ def critical_rtt_above(model) -> float | None:
     lies past the ladder's first two rungs and most of the first runs there are stable (a
     stable band above a cycle at small RTTs: at 10 Gb/s, N = 30-60, the flows' timers run in
     step below about 100 us); else None (nothing to search: unstable there too)."""
-    lo, hi = search_from(model, 0.0)
-    if not model.rtt > 1.5 * lo:  # the default search saw lo and 1.5 lo unstable
-        return None
+    if not model.rtt > 1.5 * search_interval(model)[0]:  # the default search saw its start
+        return None  # and 1.5 x it unstable
     if hasattr(model, "trajectory_odds"):
         k, n = model.trajectory_odds()  # the search's first count: 5 runs if unanimous
     else:
@@ -258,10 +266,7 @@ def trajectory_critical_rtt(
     """
     from qcnmodel import config
 
-    lo, hi = (
-        getattr(model, "trajectory_rtt_search", None)
-        or config.defaults["analysis.trajectory_rtt_search"]
-    )
+    lo, hi = search_interval(model)
     lo, hi = float(lo if rtt_min is None else rtt_min), float(hi if rtt_max is None else rtt_max)
     if not (0 < lo < hi < math.inf):
         raise ValueError(f"rtt_min, rtt_max: need 0 < rtt_min < rtt_max < inf s, got "

@@ -189,17 +189,20 @@ def _add_runs(model, out: dict, progress: bool = False) -> None:
 
 def _model_or_paper(args):
     """The model of ``args`` and "", or, where the QCN default (packet fidelity) does not
-    cover the parameter set (drift, another quantiser...; no ``--variant`` given), the
-    published equations and why, as ``qcnmodel check`` does."""
+    follow the parameter set (:class:`~qcnmodel.models._base.NotModelled`: drift, another
+    quantiser...; no ``--variant`` given), the published equations and why, as ``qcnmodel
+    check`` does (:func:`~qcnmodel.studies.verdict.qcn_or_paper`)."""
+    from qcnmodel.models._base import NotModelled
+
     try:
         return build_model(args), ""
-    except ValueError as exc:
-        if args.model != "qcn" or args.variant is not None or "at packet fidelity" not in str(exc):
+    except NotModelled as exc:
+        if args.model != "qcn" or args.variant is not None:
             raise
+        from qcnmodel.studies.verdict import paper_fallback
+
         model = build_model(argparse.Namespace(**{**vars(args), "variant": "paper"}))
-        return model, (f"the QCN packet-fidelity fluid model does not cover this parameter "
-                       f"set ({exc}); these margins use the published cycle-averaged equations "
-                       "(--variant paper)")  # fmt: skip
+        return model, paper_fallback(exc, "these margins use")
 
 
 #: the parameter preset of each model when none is given
@@ -261,10 +264,9 @@ def _rtt_text(value: float, model, judged: bool) -> str:
         return f"{value * 1e6:.4g} us"
     lo, hi = config.defaults["analysis.rtt_search"]
     if judged:
-        lo, hi = (
-            getattr(model, "trajectory_rtt_search", None)
-            or config.defaults["analysis.trajectory_rtt_search"]
-        )
+        from qcnmodel.analysis.boundary import search_interval
+
+        lo, hi = search_interval(model)
     if math.isinf(value):
         return f"none up to {hi * 1e6:.4g} us (stable across the search)"
     return f"none: unstable already at {lo * 1e6:.4g} us (the search's start)"

@@ -30,6 +30,7 @@ from qcnmodel.units import parse_number, parse_rate, parse_time
 __all__ = [
     "LoopModel",
     "NoStandingQueue",
+    "NotModelled",
     "Overloaded",
     "OPERATING_POINT",
     "check_operating_point",
@@ -50,6 +51,13 @@ class NoStandingQueue(ValueError):
     exists (the queue empties, or holds well below its set point, and the port can idle).
     It is a ValueError, the model's "no answer here": ``check`` names the flow count and
     the parameters, and its fix search does not recommend such a value."""
+
+
+class NotModelled(ValueError):
+    """A valid parameter set that a model configuration does not follow (e.g. drift, or
+    more counter stages than the packet-fidelity model tabulates): a ValueError naming the
+    field, which the surfaces may answer with another configuration of the same model (the
+    published equations) and say so."""
 
 
 class Overloaded(ValueError):

@@ -48,7 +48,13 @@ import numpy as np
 from qcnmodel import config
 from qcnmodel._errors import unknown_name
 from qcnmodel.models import _qcn_cp as cp
-from qcnmodel.models._base import LoopModel, _positive, check_operating_point, hotspot_spec
+from qcnmodel.models._base import (
+    LoopModel,
+    NotModelled,
+    _positive,
+    check_operating_point,
+    hotspot_spec,
+)
 from qcnmodel.models._ndd1 import observed_queue
 from qcnmodel.models._qcn_cohort import (
     C_A,
@@ -105,22 +111,22 @@ class QCNPacketModel(LoopModel):
         check_operating_point(self, capacity=True, ps=True)
         p = self.params
         if p.quantiser not in _QUANT:
-            raise ValueError(
+            raise NotModelled(
                 f"quantiser: {p.quantiser!r} is not modelled at packet fidelity (allowed: "
                 f"{', '.join(_QUANT)}); use fidelity='paper'"
             )
         if p.fr_th > K_MAX:  # the counters' stages are tabulated up to K_MAX
-            raise ValueError(f"fr_th: at most {K_MAX} at packet fidelity, whose counters are "
-                             f"followed through {K_MAX} stages (got {p.fr_th}); use "
-                             "fidelity='paper'")  # fmt: skip
+            raise NotModelled(f"fr_th: at most {K_MAX} at packet fidelity, whose counters are "
+                              f"followed through {K_MAX} stages (got {p.fr_th}); use "
+                              "fidelity='paper'")  # fmt: skip
         for name, ok in (("hai_index", "min_stage"), ("timer_mode", "event"),
                          ("bc_reload_on_cnm", "always")):  # fmt: skip
             if getattr(p, name) != ok:
-                raise ValueError(
+                raise NotModelled(
                     f"{name}: only {ok!r} is modelled at packet fidelity, got {getattr(p, name)!r}"
                 )
         if p.drift_period > 0:
-            raise ValueError("drift_period: drift is not modelled at packet fidelity (0 only)")
+            raise NotModelled("drift_period: drift is not modelled at packet fidelity (0 only)")
 
     # ------------------------------------------------------------------ units, tables
     @property

@@ -29,16 +29,16 @@ def workers(jobs: int | None, tasks: int) -> int:
 
 
 def _one(model, rtt_min: float | None = None) -> float:
-    from qcnmodel.analysis.boundary import judged_by_trajectories, search_from
+    from qcnmodel.analysis.boundary import judged_by_trajectories, search_from, search_interval
     from qcnmodel.analysis.margins import critical_rtt
 
     if not judged_by_trajectories(model):
         rtt_min = None  # the linearised loop's search interval is its own
     lo, hi = search_from(model, rtt_min)
     crit = float(critical_rtt(model, lo, hi))
-    if math.isnan(crit) and lo is not None:  # unstable from the range's start: the
-        below = float(critical_rtt(model))  # critical RTT below it, where there is one
-        if below < lo:
+    if math.isnan(crit) and lo is not None and lo > search_interval(model)[0]:
+        below = float(critical_rtt(model))  # unstable from the range's start: the critical
+        if below < lo:  # RTT below it, where the model's own search finds one
             crit = below
     return crit
 

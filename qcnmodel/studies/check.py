@@ -34,6 +34,8 @@ from qcnmodel.studies.verdict import (
     linearised_note,
     model_label,
     no_operating_point,
+    paper_fallback,
+    qcn_or_paper,
     search_fix,
     search_steps,
     trajectory_note,
@@ -257,17 +259,11 @@ def check_params(
 
     check_method(boundary, "boundary")
     fallback = ""
-    try:
-        base = _model(params, model, variant)
-    except ValueError as exc:
-        if model != "qcn" or variant is not None:
-            raise
-        # outside the packet-fidelity model's domain (e.g. drift): say so and use the paper's
-        fallback = (f"The QCN packet-fidelity fluid model does not cover this parameter set "
-                    f"({exc}); this verdict uses the published cycle-averaged equations "
-                    "(--variant paper), which ignore drift, the cycle jitter and the sampling "
-                    "table (they sample at the base probability).")  # fmt: skip
-        variant = "paper"
+    if model == "qcn":  # outside the packet-fidelity model (e.g. drift): the paper's, said
+        base, why = qcn_or_paper(params, variant)
+        if why is not None:
+            fallback, variant = paper_fallback(why, "this verdict uses"), "paper"
+    else:
         base = _model(params, model, variant)
     if ranges.capacity is not None:  # the congestion point serves at its own rate
         base = base.replace(capacity=ranges.capacity)

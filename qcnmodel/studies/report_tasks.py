@@ -31,15 +31,11 @@ def settled(cfg: ReportConfig) -> ReportConfig:
     """``cfg`` as the check will settle it: the published equations (``variant="paper"``)
     when the packet-fidelity model does not cover the parameter set (as
     :func:`~qcnmodel.studies.check.check_params` falls back)."""
-    from qcnmodel.models import build_model
+    from qcnmodel.studies.verdict import qcn_or_paper
 
-    if cfg.variant is not None:
+    if cfg.variant is not None or qcn_or_paper(cfg.params)[1] is None:
         return cfg
-    try:
-        build_model("qcn", cfg.params, None)
-    except ValueError:
-        return dataclasses.replace(cfg, variant="paper")
-    return cfg
+    return dataclasses.replace(cfg, variant="paper")
 
 
 def family(params) -> str:

@@ -58,6 +58,32 @@ def model_label(model) -> tuple[str, str, str]:
     return name, variant, label
 
 
+def qcn_or_paper(params, variant: str | None = None, **kw):
+    """``(model, why)``: the QCN model of ``params`` (``variant``, default the packet
+    fidelity) and None, or, where the default does not follow the parameter set
+    (:class:`~qcnmodel.models._base.NotModelled`: drift, more counter stages than it
+    tabulates...) and no variant was asked for, the published equations and that error."""
+    from qcnmodel.models import build_model
+    from qcnmodel.models._base import NotModelled
+
+    try:
+        return build_model("qcn", params, variant, **kw), None
+    except NotModelled as exc:
+        if variant is not None:
+            raise
+        return build_model("qcn", params, "paper", **kw), exc
+
+
+def paper_fallback(why, what: str) -> str:
+    """The sentence that says the published equations answer ``what`` (e.g. "this verdict
+    uses") because the packet-fidelity model does not follow the parameter set (``why``,
+    from :func:`qcn_or_paper`)."""
+    return (f"The QCN packet-fidelity fluid model does not cover this parameter set ({why}); "
+            f"{what} the published cycle-averaged equations (--variant paper), which ignore "
+            "drift, the cycle jitter and the sampling table (they sample at the base "
+            "probability).")  # fmt: skip
+
+
 def wrap_phase(deg):
     """Phase in degrees wrapped to (-180, 180] (``inf`` and ``nan`` unchanged)."""
     x = np.asarray(deg, float)
