@@ -48,13 +48,7 @@ import numpy as np
 from qcnmodel import config
 from qcnmodel._errors import unknown_name
 from qcnmodel.models import _qcn_cp as cp
-from qcnmodel.models._base import (
-    LoopModel,
-    NotModelled,
-    _positive,
-    check_operating_point,
-    hotspot_spec,
-)
+from qcnmodel.models._base import LoopModel, NotModelled, _positive, check_operating_point
 from qcnmodel.models._ndd1 import observed_queue
 from qcnmodel.models._qcn_cohort import (
     C_A,
@@ -111,10 +105,8 @@ class QCNPacketModel(LoopModel):
         check_operating_point(self, capacity=True, ps=True)
         p = self.params
         if p.quantiser not in _QUANT:
-            raise NotModelled(
-                f"quantiser: {p.quantiser!r} is not modelled at packet fidelity (allowed: "
-                f"{', '.join(_QUANT)}); use fidelity='paper'"
-            )
+            raise NotModelled(f"quantiser: {p.quantiser!r} is not modelled at packet fidelity "
+                              f"(allowed: {', '.join(_QUANT)}); use fidelity='paper'")  # fmt: skip
         if p.fr_th > K_MAX:  # the counters' stages are tabulated up to K_MAX
             raise NotModelled(f"fr_th: at most {K_MAX} at packet fidelity, whose counters are "
                               f"followed through {K_MAX} stages (got {p.fr_th}); use "
@@ -122,9 +114,8 @@ class QCNPacketModel(LoopModel):
         for name, ok in (("hai_index", "min_stage"), ("timer_mode", "event"),
                          ("bc_reload_on_cnm", "always")):  # fmt: skip
             if getattr(p, name) != ok:
-                raise NotModelled(
-                    f"{name}: only {ok!r} is modelled at packet fidelity, got {getattr(p, name)!r}"
-                )
+                raise NotModelled(f"{name}: only {ok!r} is modelled at packet fidelity, got "
+                                  f"{getattr(p, name)!r}")  # fmt: skip
         if p.drift_period > 0:
             raise NotModelled("drift_period: drift is not modelled at packet fidelity (0 only)")
 
@@ -198,6 +189,8 @@ class QCNPacketModel(LoopModel):
         k[cp.K_TAB0 : cp.K_TAB0 + 8] = np.minimum(1.0, fr / p.sample_table())
         k[cp.K_TON], k[cp.K_TOFF], k[cp.K_CHOT] = math.inf, math.inf, c
         if hotspot is not None:
+            from qcnmodel.models._base import hotspot_spec
+
             k[cp.K_TON], k[cp.K_TOFF], k[cp.K_CHOT] = hotspot_spec(hotspot, self._bits)
         # cohorts merge when their birth spread is < 1/8 of their age; births are binned at
         # 1/16 of the shortest cycle (against 1/16 and 1/32: the same verdicts and periods on
