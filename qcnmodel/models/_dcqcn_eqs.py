@@ -29,7 +29,7 @@ MARK_ALL = 0.99
 LOG_MARK_ALL = math.log(0.01)
 
 
-@nb.njit(cache=True)
+@nb.njit(cache=True, inline="always")
 def marking(q, p):
     """RED-like marking probability of the CP queue q (packets)."""
     if q <= p[P_KMIN]:
@@ -42,7 +42,7 @@ def marking(q, p):
     return v
 
 
-@nb.njit(cache=True)
+@nb.njit(cache=True, inline="always")
 def cycle(pm, l1p, length):
     """p / ((1-p)^(-length) - 1), with its p -> 0 limit 1/length."""
     if pm <= 0.0:
@@ -51,7 +51,7 @@ def cycle(pm, l1p, length):
     return pm * math.exp(y) / -math.expm1(y)
 
 
-@nb.njit(cache=True)
+@nb.njit(cache=True, inline="always")
 def capacity_at(t, p):
     if p[P_TON] <= t < p[P_TOFF]:
         return p[P_CHOT]
@@ -101,7 +101,7 @@ def coalesced_cnp_rate(x, xd, p, nf, i, rcd, pm):
     return m * (1.0 - w) + c_prev * a
 
 
-@nb.njit(cache=True)
+@nb.njit(cache=True, inline="always")
 def _dcqcn_core(t, x, xd, p, out, memory, coalesce):
     """The equations; ``memory``: the timer's AI factor from the last F T of history (the
     states ``y`` after the flows, delays ``xd[0]`` = loop delay, ``xd[1]`` = + F T);

@@ -18,7 +18,7 @@ N_PARAMS = 20
 N_SYM_PARAMS = 11  # the first 11 entries are symbolic parameters
 
 
-@nb.njit(cache=True)
+@nb.njit(cache=True, inline="always")
 def capacity_at(t, p):
     """CP service rate (packets/s) at time t (hotspot window [t_on, t_off) -> C_hot)."""
     if p[P_TON] <= t < p[P_TOFF]:
@@ -26,7 +26,7 @@ def capacity_at(t, p):
     return p[P_C]
 
 
-@nb.njit(cache=True)
+@nb.njit(cache=True, inline="always")
 def feedback(qd, rd, cap, p):
     """Fb(t - tau) in packets, ECM_MAX applied, clipped to +-Fbmax."""
     fb = -(qd - p[P_QEQ] + p[P_W] / (p[P_PS] * cap) * (p[P_N] * rd - cap))
@@ -39,7 +39,7 @@ def feedback(qd, rd, cap, p):
     return fb
 
 
-@nb.njit(cache=True)
+@nb.njit(cache=True, inline="always")
 def ecm_derivatives(t, q, rate, qd, rd, p, out):
     """dq/dt and dR/dt of the symmetric ECM fluid model into out[0:2]."""
     cap = capacity_at(t, p)

@@ -175,7 +175,7 @@ def rate_derivatives_age(rc, rt, rcd, ind, u, ps, k, p, age):
     return d_rc, d_rt
 
 
-@nb.njit(cache=True)
+@nb.njit(cache=True, inline="always")
 def qcn_derivatives(t, q, rc, rt, qd, rcd, p, out):
     """dq/dt, dRc/dt, dRt/dt of the symmetric QCN fluid model into out[0:3]."""
     cap = capacity_at(t, p)
@@ -190,7 +190,7 @@ def qcn_derivatives(t, q, rc, rt, qd, rcd, p, out):
     out[2] = d_rt
 
 
-@nb.njit(cache=True)
+@nb.njit(cache=True, inline="always")
 def qcn_derivatives_age(t, x, xd, p, out):
     """The model with the stage memory: states (q, Rc, Rt, A), A = mean age (s) since the
     last CNM, dA/dt = 1 - A lambda_c with the CNM rate lambda_c = R_C(t-tau) p 1{Fb(t-tau)<0}."""
