@@ -89,8 +89,13 @@ class CompiledRHS:
     __slots__ = ("cfunc", "jit", "name")
 
     def __init__(self, func):
-        self.jit = nb.njit(RHS_SIGNATURE, cache=True)(func)
-        self.cfunc = nb.cfunc(RHS_SIGNATURE, cache=True)(func)
+        # both without reference counting: numba would otherwise update (atomically) the
+        # count of each array argument at every call, a third of a simple right-hand side's
+        # cost; the caller owns the arrays for the whole call, so a right-hand side must not
+        # allocate. Both forms share one on-disk cache entry (same function, same signature),
+        # hence the same flags.
+        self.jit = nb.njit(RHS_SIGNATURE, cache=True, _nrt=False)(func)
+        self.cfunc = nb.cfunc(RHS_SIGNATURE, cache=True, _nrt=False)(func)
         self.name = func.__name__
 
     def __repr__(self) -> str:
@@ -101,7 +106,9 @@ def compile_rhs(func) -> CompiledRHS:
     """Compile ``func(t, x, xd, p, out)`` (plain Python, numba-compatible) for both integrators.
 
     ``func`` must be defined at module level in a file (numba's on-disk cache is keyed on it).
-    It may call other ``numba.njit`` functions.
+    It may call other ``numba.njit`` functions (mark them ``inline="always"``: a call that
+    is not inlined updates the reference counts of its array arguments), and must not
+    allocate: both forms are compiled without numba's reference counting.
     """
     return CompiledRHS(func)
 
