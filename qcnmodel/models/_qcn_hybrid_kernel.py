@@ -27,21 +27,32 @@ def _ns(t):
 
 
 @nb.njit(cache=True)
-def _push(buf, head, size, t, i, x):
-    """Append (t, i, x) to the ring ``buf`` (rows); returns the (possibly grown) buffer."""
+def _room(buf, head, size, more):
+    """The ring ``buf`` (rows) with room for ``more`` rows beyond its ``size``: itself, or a
+    copy of at least twice its length with its rows from index 0; returns (buffer, head)."""
     cap = buf.shape[0]
-    if size == cap:
-        new = np.empty((2 * cap, 3))
-        for k in range(size):
-            new[k] = buf[(head + k) % cap]
-        buf = new
-        head = 0
-        cap = 2 * cap
-    k = (head + size) % cap
+    if size + more <= cap:
+        return buf, head
+    new_cap = 2 * cap
+    while new_cap < size + more:
+        new_cap *= 2
+    new = np.empty((new_cap, 3))
+    for k in range(size):
+        new[k] = buf[(head + k) % cap]
+    return new, 0
+
+
+@nb.njit(cache=True, inline="always")
+def _put(buf, head, size, t, i, x):
+    """Append (t, i, x) to the ring ``buf``, which has room (:func:`_room`); returns the
+    new size. The buffer is never replaced here, so a loop of puts keeps one reference to it
+    (rebinding an array inside a loop costs numba two atomic reference-count updates per
+    iteration)."""
+    k = (head + size) % buf.shape[0]
     buf[k, 0] = t
     buf[k, 1] = i
     buf[k, 2] = x
-    return buf, head, size + 1
+    return size + 1
 
 
 @nb.njit(cache=True)
@@ -150,7 +161,7 @@ def integrate_compiled(pc, pr, n, fwd, back, capacity, t_on, t_off, c_hot, offer
             a[i] = rate[i]
     else:
         for i in range(n):
-            arr, a_head, a_size = _push(arr, a_head, a_size, fwd, i, rate[i])
+            a_size = _put(arr, a_head, a_size, fwd, i, rate[i])
     a_sum = 0.0
     for i in range(n):
         a_sum += a[i]
@@ -206,8 +217,10 @@ def integrate_compiled(pc, pr, n, fwd, back, capacity, t_on, t_off, c_hot, offer
                 z = frame_noise(seed, np.int64(draws), n, frame) if noise else 0.0
                 draws += 1
                 if R.cp_on_arrival(cp, 0, max(q + z, 0.0) + frame, arrived, seed, pc, out):
-                    cn, c_head, c_size = _push(cn, c_head, c_size, t + back, _pick(a, u * a_sum),
-                                               out[R.OUT_QFB])  # fmt: skip
+                    if c_size == cn.shape[0]:
+                        cn, c_head = _room(cn, c_head, c_size, 1)
+                    c_size = _put(cn, c_head, c_size, t + back, _pick(a, u * a_sum),
+                                  out[R.OUT_QFB])  # fmt: skip
                 fb_last = -(out[R.OUT_QOFF] + w * out[R.OUT_QDELTA])
             else:
                 R.cp_on_arrival(cp, 0, q + frame, arrived, seed, pc, out)
@@ -233,10 +246,12 @@ def integrate_compiled(pc, pr, n, fwd, back, capacity, t_on, t_off, c_hot, offer
             a_sum = 0.0
             for i in range(n):
                 a_sum += a[i]
+        if a_size + n > arr.shape[0]:
+            arr, a_head = _room(arr, a_head, a_size, n)
         for i in range(n):
             new = _rate(rp, i, offered, backlog, line)
             if new != rate[i]:
-                arr, a_head, a_size = _push(arr, a_head, a_size, t + fwd, i, new)
+                a_size = _put(arr, a_head, a_size, t + fwd, i, new)
                 rate[i] = new
         if t >= k * record_dt:
             _record(rec, k, t, q, rate, rp, fb_last)
