@@ -92,10 +92,24 @@ def _rp_events(rp, i, now, cnp, head, count, seed, rpp):
 
 
 @njit(cache=True)
-def _grown(cnp, head, count):
-    """The CNP rings with twice the room, each flow's CNPs in order from slot 0."""
+def _roomy(cnp, head, count, more):
+    """The CNP rings with room for ``more`` CNPs beyond each flow's ``count``: ``cnp``
+    itself, or rings of at least twice the room with each flow's CNPs in order from slot 0.
+
+    The caller makes room once per step for the most a flow can be sent in it and never
+    replaces the rings inside its per-flow loops: numba updates the reference count of an
+    array rebound in a loop (two atomic operations) at every iteration of it.
+    """
     n, cap = cnp.shape
-    out = np.zeros((n, 2 * cap), np.int64)
+    most = 0
+    for j in range(n):
+        most = max(most, count[j])
+    if most + more <= cap:
+        return cnp
+    new_cap = 2 * cap
+    while new_cap < most + more:
+        new_cap *= 2
+    out = np.zeros((n, new_cap), np.int64)
     for j in range(n):
         for k in range(count[j]):
             out[j, k] = cnp[j, (head[j] + k) % cap]
@@ -138,6 +152,10 @@ def integrate_agents(cpp, npp, rpp, n, frame, dt_ns, fwd_steps, back_ns, nsteps,
     enqueue = cpp[D.DCP_MARK_AT] == D.MARK_ENQUEUE
     ctr = np.zeros(n, np.int64)
     cnp = np.zeros((n, cap), np.int64)
+    # the most CNPs one flow can be sent in a step: one per marking draw, and a flow's draws
+    # in a step are its carry (< 1 frame) plus at most c dt / 8 bytes (it sends, and the
+    # queue serves, at most at the line rate)
+    per_step = 1 + int(math.ceil(c * dt / (8.0 * frame)))
     head = np.zeros(n, np.int64)
     count = np.zeros(n, np.int64)
     nxt = np.full(n, _NEVER)
@@ -184,6 +202,7 @@ def integrate_agents(cpp, npp, rpp, n, frame, dt_ns, fwd_steps, back_ns, nsteps,
         if a_tot <= 0.0:
             continue
         t_enq = now + np.int64(q_arr * 8.0 / c * 1e9)  # when an arriving frame leaves
+        cnp = _roomy(cnp, head, count, per_step)
         for i in range(n):
             share = served * hist[arr_slot, i] / a_tot
             fb[i, b] += share * 8.0 / dt / bin_steps
@@ -201,8 +220,6 @@ def integrate_agents(cpp, npp, rpp, n, frame, dt_ns, fwd_steps, back_ns, nsteps,
                     continue
                 t_np = D.dcqcn_np_on_packet(nps, i, True, t_enq if enqueue else now, npp)
                 if t_np >= 0:
-                    if count[i] >= cnp.shape[1]:
-                        cnp = _grown(cnp, head, count)
                     cnp[i, (head[i] + count[i]) % cnp.shape[1]] = t_np + back_ns
                     count[i] += 1
                     nxt[i] = min(nxt[i], t_np + back_ns)
