@@ -26,6 +26,7 @@ import math
 import numba as nb
 import numpy as np
 
+from qcnmodel._borrow import borrow
 from qcnmodel.models._qcn_cp import (
     K_C,
     K_CHOT,
@@ -250,6 +251,15 @@ def _birth_bin(st, nc, k, tt, tb, dt):
     return max(dt, cyc / k[K_DCDIV])
 
 
+@nb.njit(cache=True, inline="always")
+def _borrowed(tab):
+    """The renewal-table tuple (:data:`R_H` ...) with its arrays borrowed (:mod:`qcnmodel._borrow`):
+    every lookup takes a row of a table, a view numba would otherwise count."""
+    return (tab[0], borrow(tab[1]), borrow(tab[2]), borrow(tab[3]), borrow(tab[4]),
+            borrow(tab[5]), borrow(tab[6]), borrow(tab[7]), borrow(tab[8]), tab[9],
+            borrow(tab[10]))  # fmt: skip
+
+
 @nb.njit(cache=True)
 def integrate(k, tt, tb, st0, q0, q_hist, r_hist, duration, dt, rec_every, cap_max):
     """Integrate the cohort model for ``duration`` s with step ``dt``.
@@ -266,7 +276,9 @@ def integrate(k, tt, tb, st0, q0, q_hist, r_hist, duration, dt, rec_every, cap_m
     nbuf = nd + nts + 1
     n_rec = n_steps // rec_every + 1
     rec = np.zeros((n_rec, 9))
-    st = np.zeros((N_C, cap_max))
+    own = np.zeros((N_C, cap_max))
+    # the loop works on borrowed views (this function holds the arrays, its caller the rest)
+    st, k, tt, tb = borrow(own), borrow(k), _borrowed(tt), _borrowed(tb)
     nc = st0.shape[1]
     st[:, :nc] = st0
     hq = np.full(nbuf, q_hist)
@@ -367,4 +379,4 @@ def integrate(k, tt, tb, st0, q0, q_hist, r_hist, duration, dt, rec_every, cap_m
         hpos += 1
         if hpos >= nbuf:
             hpos = 0
-    return rec, st[:, :nc].copy()
+    return rec, own[:, :nc].copy()

@@ -42,9 +42,8 @@ from __future__ import annotations
 
 import numpy as np
 from numba import njit
-from numba.core import cgutils
-from numba.extending import intrinsic
 
+from qcnmodel._borrow import borrow as _borrow
 from qcnmodel.sim.kernel import dispatch as D
 from qcnmodel.sim.kernel.heap import (
     EP_T,
@@ -163,27 +162,6 @@ from qcnmodel.sim.kernel.traffic import gen_init, host_catch_up
 RP_ACTIVE, RP_CR = 0, 1  # rate-limiter rows shared by every family's RP state
 
 ST_OK, ST_GROW_HEAP, ST_GROW_POOL = 0, 1, 2
-
-
-@intrinsic
-def _borrow(typingctx, arr):
-    """A view of ``arr`` without reference counting (NULL meminfo and parent).
-
-    numba increments/decrements (atomically) the reference count of every array passed to a
-    helper, even an inlined one; with ~20 state arrays that dominated the event cost. The
-    event loop therefore works on borrowed views; the caller keeps the real arrays alive.
-    """
-
-    def codegen(context, builder, signature, args):
-        src = context.make_array(arr)(context, builder, value=args[0])
-        dst = context.make_array(arr)(context, builder)
-        for name in ("nitems", "itemsize", "data", "shape", "strides"):
-            setattr(dst, name, getattr(src, name))
-        dst.meminfo = cgutils.get_null_value(dst.meminfo.type)
-        dst.parent = cgutils.get_null_value(dst.parent.type)
-        return dst._getvalue()
-
-    return arr(arr), codegen
 
 
 @njit(cache=True, inline="always")
