@@ -14,6 +14,7 @@ import math
 import numba as nb
 import numpy as np
 
+from qcnmodel._borrow import borrow
 from qcnmodel.models._qcn_hybrid import _EMPTY, _MAX_STALL, _due, frame_noise
 from qcnmodel.sim.protocols import qcn as R
 from qcnmodel.sim.rng import uniform01
@@ -173,6 +174,12 @@ def integrate_compiled(pc, pr, n, fwd, back, capacity, t_on, t_off, c_hot, offer
     total = np.zeros(n)
     _record(rec, 0, 0.0, q, rate, rp, 0.0)
     k, t, fb_last, stalled, draws = 1, 0.0, 0.0, 0, 0
+    # the loop works on borrowed views (qcnmodel._borrow); this function holds the arrays
+    # (the returned two through ``own``) and its caller the parameter vectors
+    own = (rec, sent, cp, rp, out, pending, backlog, rate, a, total)
+    cp, rp, out, pc, pr = borrow(cp), borrow(rp), borrow(out), borrow(pc), borrow(pr)
+    pending, backlog, rate = borrow(pending), borrow(backlog), borrow(rate)
+    a, rec, sent, total = borrow(a), borrow(rec), borrow(sent), borrow(total)
     while k <= n_rec:
         c = c_hot if t_on <= t < t_off else capacity
         t_next = k * record_dt
@@ -258,4 +265,4 @@ def integrate_compiled(pc, pr, n, fwd, back, capacity, t_on, t_off, c_hot, offer
             if per_flow:
                 sent[k] = total
             k += 1
-    return rec, sent
+    return own[0], own[1]
