@@ -113,7 +113,11 @@ DOMAIN: dict[tuple[str, str], tuple[Region, ...]] = {
             "cycle from 150 to 500 us at 5 Gb/s, N = 20), so the critical RTT, where they pass "
             "one half, is uncertain: 628 us for the model against 436-476 us simulated (the "
             "same model's odds over the validation's scan: 515 us); at 10 Gb/s, N = 28-43, "
-            "the model's runs cycle at any RTT (the timer-synchronised cycle)",
+            "the runs cycle at small RTTs (the flows' timers in step) and from about 600 us, "
+            "stable between on both sides (N = 43: 5-8 of 9 model runs unstable at 20-200 us "
+            "and 2 of 3 packet runs at 20-100 us; 1-4 of 9 at 250-500 us and 0-1 of 3 at "
+            "200-450 us; 6 of 9 and 3 of 3 at 600 us); at N = 28 the band is narrower (the "
+            "model's 400-500 us; packets 2 of 3 unstable at 300 and 450 us)",
             n_min=11,
             n_max=49,
         ),
