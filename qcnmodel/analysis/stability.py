@@ -20,7 +20,13 @@ import numpy as np
 import xarray as xr
 
 from qcnmodel import config
-from qcnmodel.analysis.boundary import check_method, judged_by_trajectories, judged_stable
+from qcnmodel.analysis.boundary import (
+    check_method,
+    critical_rtt_above,
+    judged_by_trajectories,
+    judged_stable,
+    search_interval,
+)
 from qcnmodel.analysis.margins import critical_rtt, extra_delay, margins_over_delay, rtt_offset
 
 __all__ = ["critical_rtt", "critical_rtt_curve", "extra_delay", "rtt_offset", "stability_map"]
@@ -171,7 +177,10 @@ def stability_map(
         raised ``ValueError``, e.g. no equilibrium, and no trajectories judged the point;
         values NaN there) over dims
         ``(y, x)`` named after the parameters; with ``x == "rtt"`` also
-        ``critical_rtt`` over ``y``.
+        ``critical_rtt`` over ``y``, and where trajectories judge, ``stable_from_rtt`` over
+        ``y``: NaN, or for a row whose runs cycle at small RTTs (many flows with their timers
+        in step) the start of the band of the row's RTTs where they are stable, which ends at
+        that row's ``critical_rtt``.
         ``attrs`` hold the model name, its parameters and the package version.
 
     Notes
@@ -251,7 +260,17 @@ def _judge_by_trajectories(model, ds: xr.Dataset, x: str, y: str) -> None:
             try:
                 if x == "rtt":
                     crit = critical_rtt(pt)
-                    ds["stable"].values[cell] = judged_stable(pt, xs, None, crit)
+                    band = _stable_band(pt, xs) if np.isnan(crit) else None
+                    if band is None:
+                        ds["stable"].values[cell] = judged_stable(pt, xs, None, crit)
+                    else:
+                        crit = band[1]
+                        rtt = np.asarray(xs, float)
+                        ds["stable"].values[cell] = (rtt >= band[0]) & (rtt < band[1])
+                        if "stable_from_rtt" not in ds:
+                            ds["stable_from_rtt"] = (y, np.full(len(ys), np.nan),
+                                                     {"units": "s"})  # fmt: skip
+                        ds["stable_from_rtt"].values[i] = band[0]
                 else:
                     crit = None
                     ds["stable"].values[cell] = not pt.trajectory_unstable()
@@ -261,6 +280,56 @@ def _judge_by_trajectories(model, ds: xr.Dataset, x: str, y: str) -> None:
                 ds["stable"].values[cell] = False
             if crit is not None and "critical_rtt" in ds:
                 ds["critical_rtt"].values[i] = crit
+
+
+def _majority_stable(model, rtt: float) -> bool:
+    """Whether most of ``model``'s runs at ``rtt`` are stable (its first count of the odds:
+    five runs when they agree)."""
+    m = model.replace(rtt=float(rtt))
+    if hasattr(m, "trajectory_odds"):
+        k, n = m.trajectory_odds()
+    else:
+        k, n = int(bool(m.trajectory_unstable())), 1
+    return 2 * k <= n
+
+
+#: ratio of the ladder of RTTs a row without a critical RTT is climbed on
+_BAND_LADDER = 1.25
+
+
+def _stable_band(model, rtts) -> tuple[float, float] | None:
+    """The band of the RTTs ``rtts`` where the runs of a ``model`` that cycle at the start of
+    its critical RTT search are stable: ``(start, critical RTT above it)``, or None.
+
+    Many flows can cycle at small RTTs (their timers in step) and be stable at larger ones:
+    at 10 Gb/s, N = 28-43, packets and model alike. The row's RTTs past 1.5 x the search's
+    start (which the search found unstable) are climbed on a ladder of ratio
+    :data:`_BAND_LADDER`, the band's start is bisected on the row's grid between the last
+    unstable and the first stable rung, and its end is the critical RTT searched from there
+    (:func:`~qcnmodel.analysis.boundary.critical_rtt_above`).
+    """
+    lo, hi = search_interval(model)
+    cand = sorted(float(r) for r in np.asarray(rtts, float) if 1.5 * lo < r <= hi)
+    last, first, i = -1, None, 0
+    while i < len(cand):
+        if _majority_stable(model, cand[i]):
+            first = i
+            break
+        last = i
+        while i < len(cand) and cand[i] < _BAND_LADDER * cand[last]:
+            i += 1
+    if first is None:
+        return None
+    while first - last > 1:
+        mid = (first + last) // 2
+        if _majority_stable(model, cand[mid]):
+            first = mid
+        else:
+            last = mid
+    end = critical_rtt_above(model.replace(rtt=cand[first]))
+    if end is None or not end > cand[first]:
+        return None
+    return cand[first], float(end)
 
 
 def critical_rtt_curve(model, y: str, y_values, **kw) -> xr.DataArray:

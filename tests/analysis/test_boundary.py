@@ -417,3 +417,28 @@ def test_a_point_in_a_stable_band_above_a_low_rtt_cycle(monkeypatch):
     assert critical_rtt_above(_Band(25e-6)) is None  # within the rungs the search ran
     assert critical_rtt_above(_Band(50e-6)) is None  # unstable at its own RTT
     assert critical_rtt_above(_Band(600e-6)) is None  # past the band
+
+
+def test_a_map_row_without_a_critical_rtt_finds_its_stable_band(monkeypatch):
+    # the row's RTTs are climbed from 1.5 x the search's start on a ladder of 1.25, the band's
+    # start bisected on the grid: the first grid RTT past 80 us; its end searched from there
+    import numpy as np
+
+    from qcnmodel.analysis import boundary
+    from qcnmodel.analysis.stability import _stable_band
+
+    monkeypatch.setattr(boundary, "_MEMO", {})
+    rtts = np.geomspace(10e-6, 1e-3, 41)
+    lo, hi = _stable_band(_Band(), rtts)
+    assert lo == rtts[rtts >= 80e-6][0]
+    assert 400e-6 / 1.15 <= hi <= 400e-6 * 1.15
+
+    class _Always(_Band):
+        def replace(self, rtt):
+            return _Always(rtt)
+
+        def trajectory_unstable(self):
+            return True
+
+    assert _stable_band(_Always(), rtts) is None  # cycles everywhere: no band
+    assert _stable_band(_Band(), rtts[rtts < 30e-6]) is None  # no RTT past the searched rungs

@@ -175,3 +175,15 @@ def test_a_map_row_whose_trajectories_fail_is_marked_invalid(monkeypatch):
     ds = qm.stability_map(_one(), x_values=[1e-4, 2e-4], y_values=[1, 10])
     assert ds.valid.sel(n_flows=1).all() and not ds.valid.sel(n_flows=10).any()
     assert not ds.stable.sel(n_flows=10).any() and np.isnan(float(ds.critical_rtt.sel(n_flows=10)))
+
+
+def test_a_map_row_that_cycles_at_small_rtts_keeps_its_stable_band():
+    # 802.1Qau defaults at 10 Gb/s, N = 43: the packet simulator's queue cycles with the
+    # timers in step at 20-100 us (2 of 3 seeds, 0.6 s runs), is stable at 200-450 us (0-1 of
+    # 3) and cycles again at 600 us (3 of 3). The row has no critical RTT from 20 us; the map
+    # marks the band where the model's runs are stable, and its end as the critical RTT.
+    rtts = np.array([20e-6, 50e-6, 300e-6, 450e-6, 800e-6])
+    ds = qm.stability_map(qm.QCNFluidModel(), x_values=rtts, y_values=[43])
+    assert ds.stable.values[0].tolist() == [False, False, True, True, False]
+    lo, hi = float(ds.stable_from_rtt[0]), float(ds.critical_rtt[0])
+    assert 50e-6 < lo <= 300e-6 and 450e-6 < hi < 800e-6
