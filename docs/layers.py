@@ -7,7 +7,7 @@ too. Old module paths (:data:`qcnmodel._compat.MOVED`) count as the module they 
 
 Layers, bottom to top, and what each may import (besides itself and the foundation)::
 
-    foundation  units, _errors, _io, config, document, _compat
+    foundation  units, _errors, _io, config, document, _compat, _borrow
     params      every parameter class, one validator
     analysis    loops, margins, integrators, stability: no protocol, no parameters
     sim         the packet simulator (stands on params alone)
@@ -52,7 +52,7 @@ ALLOWED = {
 #: Imports allowed against the layer order (none: the layers are clean).
 KNOWN: set = set()
 
-_FOUNDATION = {"units", "_errors", "_io", "config", "document", "_compat"}
+_FOUNDATION = {"units", "_errors", "_io", "config", "document", "_compat", "_borrow"}
 
 
 def layer_of(module: str) -> str:
@@ -197,7 +197,11 @@ def draw(path: Path = OUT) -> Path:
         ax.text(0.03, y + _BOX_H - 0.06, f"{layer}: {len(mods)} modules, {total} lines",
                 fontsize=10, weight="bold", va="top")  # fmt: skip
         text = ", ".join(f"{_short(m)} {n}" for m, n in mods)
-        ax.text(0.03, y + _BOX_H - 0.26, _wrap(text, 92), fontsize=6.3, va="top",
+        size, lines = 6.3, _wrap(text, 90)
+        while lines.count("\n") >= 4 and size > 4.0:  # a long list: smaller, wider lines
+            size -= 0.3
+            lines = _wrap(text, int(90 * 6.3 / size))
+        ax.text(0.03, y + _BOX_H - 0.26, lines, fontsize=size, va="top",
                 family="monospace")  # fmt: skip
     level = {layer: y for y, layer in enumerate(STACK)}
     for (src, dst), n in sorted(arrows.items(), key=lambda kv: level[kv[0][0]] - level[kv[0][1]]):

@@ -197,14 +197,21 @@ def run_validation(quick: bool = True, progress: bool = False, decks_too: bool =
         bar = tqdm(total=len(steps) + len(deck_fns), desc="validate", file=sys.stderr)
     rows = []
     if jobs != 1:
+        import warnings
+
         from joblib import Parallel, delayed
 
-        for part in Parallel(n_jobs=jobs, return_as="generator")(
-            delayed(_run_step)(s) for s in steps
-        ):
-            rows += part
-            if bar is not None:
-                bar.update(1)
+        with warnings.catch_warnings():
+            # loky restarts a worker whose memory has grown by 300 MB since its first task
+            # (its guard against leaks) and warns; a step's traces (100 flows over 3 s) and
+            # the compiled kernels it loads grow a worker that far legitimately
+            warnings.filterwarnings("ignore", message="A worker stopped while some jobs")
+            for part in Parallel(n_jobs=jobs, return_as="generator")(
+                delayed(_run_step)(s) for s in steps
+            ):
+                rows += part
+                if bar is not None:
+                    bar.update(1)
     else:
         for step in steps:
             rows += _run_step(step)
