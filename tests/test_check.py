@@ -565,3 +565,20 @@ def test_a_fix_outside_the_validated_pairs_is_said_so():
     assert "set w = 36.76 in [qcn] (now 2; outside the validation's matched pairs: w = " in h
     h = headline(dataclasses.replace(res, recommendations=[{**fix, "untested": ""}]), ranges)
     assert "(now 2); recomputed" in h
+
+
+def test_a_flow_count_cycling_at_small_rtts_is_given_its_stable_band(tmp_path):
+    # 802.1Qau defaults at 10 Gb/s, N = 43: the packet simulator's queue cycles with the
+    # timers in step at 20-100 us (2 of 3 seeds, 0.6 s runs), is stable at 200-450 us (0-1 of
+    # 3) and cycles again at 600 us (3 of 3). Over 20 us .. 1 ms the check is unstable, with
+    # no critical RTT from the range's start, and it names the band between
+    f = tmp_path / "p.toml"
+    f.write_text("[qcn]\nw = 2\n")
+    out = tmp_path / "c.json"
+    code = main(["check", str(f), "--flows", "43", "--rtt", "20us..1ms", "--no-recommend",
+                 "--out", str(out)])  # fmt: skip
+    d = json.loads(out.read_text())
+    assert (code, d["verdict"], d["critical_rtt_s"]["43"]) == (1, "unstable", None)
+    lo, hi = d["stable_band_s"]["43"]
+    assert 100e-6 < lo <= 300e-6 and 450e-6 < hi < 600e-6
+    assert "stable from" in d["headline"]

@@ -29,7 +29,14 @@ from qcnmodel.analysis.boundary import (
 )
 from qcnmodel.analysis.margins import critical_rtt, extra_delay, margins_over_delay, rtt_offset
 
-__all__ = ["critical_rtt", "critical_rtt_curve", "extra_delay", "rtt_offset", "stability_map"]
+__all__ = [
+    "critical_rtt",
+    "critical_rtt_curve",
+    "extra_delay",
+    "rtt_offset",
+    "stability_map",
+    "stable_band",
+]
 
 _VARS = (
     "phase_margin_deg",
@@ -260,7 +267,7 @@ def _judge_by_trajectories(model, ds: xr.Dataset, x: str, y: str) -> None:
             try:
                 if x == "rtt":
                     crit = critical_rtt(pt)
-                    band = _stable_band(pt, xs) if np.isnan(crit) else None
+                    band = stable_band(pt, xs) if np.isnan(crit) else None
                     if band is None:
                         ds["stable"].values[cell] = judged_stable(pt, xs, None, crit)
                     else:
@@ -297,7 +304,7 @@ def _majority_stable(model, rtt: float) -> bool:
 _BAND_LADDER = 1.25
 
 
-def _stable_band(model, rtts) -> tuple[float, float] | None:
+def stable_band(model, rtts) -> tuple[float, float] | None:
     """The band of the RTTs ``rtts`` where the runs of a ``model`` that cycle at the start of
     its critical RTT search are stable: ``(start, critical RTT above it)``, or None.
 

@@ -127,6 +127,7 @@ class CheckResult:
     judged_flows: tuple = ()
     overloaded: dict = field(default_factory=dict)
     held_flows: int | None = None
+    stable_bands: dict = field(default_factory=dict)
 
     @property
     def fix(self) -> dict | None:
@@ -174,6 +175,7 @@ class CheckResult:
             "judged_by_trajectories": list(self.judged_flows),
             "overloaded": {str(k): v for k, v in self.overloaded.items()},
             "held_flows": self.held_flows,
+            "stable_band_s": {str(k): list(v) for k, v in self.stable_bands.items()},
             "confirmation": self.confirmation,
         }
 
@@ -285,11 +287,7 @@ def check_params(
 def _check(params, ranges, model, variant, base, fallback, recommend, confirm,
            confirm_duration, confirm_jobs, progress, shown, bg, boundary, jobs):  # fmt: skip
     """:func:`check_params` after the model is chosen; ``bg`` compiles the simulator."""
-    from qcnmodel.analysis.boundary import (
-        judged_by_trajectories,
-        judged_stable,
-        past_trajectory_limit,
-    )
+    from qcnmodel.analysis.boundary import judged_by_trajectories, past_trajectory_limit
     from qcnmodel.analysis.margins import critical_rtt, extra_delay, margins_over_delay
 
     if model == "qcn":
@@ -339,7 +337,8 @@ def _check(params, ranges, model, variant, base, fallback, recommend, confirm,
                               rtt_min=ranges.rtt[0])  # fmt: skip
         crit.update(zip(judged, found))
         crit = {n: crit[n] for n in models}
-    table = {n: (pm, judged_stable(models[n], taus, st, crit[n]) if n in judged else st)
+    bands = _bands(models, judged, crit, taus)
+    table = {n: (pm, _judged(models[n], taus, st, crit[n], bands.get(n)) if n in judged else st)
              for n, (pm, st) in lin.items()}  # fmt: skip
     verdict, worst_pm, n_w, k_w = _verdict_of(table, ranges.pm_threshold, judged, crit, taus)
     search = {"searched": {}, "fixes": []}
@@ -368,6 +367,7 @@ def _check(params, ranges, model, variant, base, fallback, recommend, confirm,
         fallback=fallback,
         overloaded=overloaded,
         held_flows=_held(base, overloaded, models),
+        stable_bands=bands,
     )
     result = dataclasses.replace(result, headline=headline(result, ranges),
                                  validity=_validity(result, ranges, params))  # fmt: skip
@@ -382,6 +382,26 @@ def _check(params, ranges, model, variant, base, fallback, recommend, confirm,
         result = dataclasses.replace(result, confirmation=drop_traces(conf),
                                      confirmation_traces=conf)  # fmt: skip
     return result
+
+
+def _bands(models: dict, judged, crit: dict, taus) -> dict:
+    """N -> (start, end) of the band of the checked RTTs where the trajectories are stable,
+    for the flow counts judged by them that have no critical RTT from the range's start
+    (many flows cycle at small RTTs with their timers in step, and can be stable above)."""
+    from qcnmodel.analysis.stability import stable_band
+
+    found = {n: stable_band(models[n], taus) for n in judged if np.isnan(crit[n])}
+    return {n: b for n, b in found.items() if b is not None}
+
+
+def _judged(model, taus, linear_stable, crit: float, band) -> np.ndarray:
+    """The stability over ``taus`` of a flow count judged by its trajectories: below its
+    critical RTT, or inside its stable band."""
+    from qcnmodel.analysis.boundary import judged_stable
+
+    if band is None:
+        return judged_stable(model, taus, linear_stable, crit)
+    return (np.asarray(taus) >= band[0]) & (np.asarray(taus) < band[1])
 
 
 def _held(base, overloaded: dict, held) -> int | None:

@@ -48,7 +48,10 @@ def render(result, ranges, file: str, figure=None) -> str:
             lines.append(f"  N={n:<5d}   overloaded (no equilibrium: the feedback cannot hold "
                          "the flows at C/N)")  # fmt: skip
             continue
-        lines.append(f"  N={n:<5d} {c * 1e6:10.4g} us" + (" [t]" if n in judged else ""))
+        band = getattr(r, "stable_bands", {}).get(n)
+        lines.append(f"  N={n:<5d} {c * 1e6:10.4g} us" + (" [t]" if n in judged else "")
+                     + (f"  (stable from {band[0] * 1e6:.4g} to {band[1] * 1e6:.4g} us)"
+                        if band else ""))  # fmt: skip
     need = f"stable with PM >= {r.pm_threshold_deg:g} deg"
     if judged:
         need = ("below its critical RTT" if len(judged) == len(r.critical_rtt_s)

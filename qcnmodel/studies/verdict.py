@@ -547,8 +547,13 @@ def _binding(r, ranges) -> str:
             from qcnmodel import config
 
             low = max(ranges.rtt[0], config.defaults["analysis.trajectory_rtt_search"][0])
+            bands = getattr(r, "stable_bands", {})
+            within = "; ".join(f"{_us(b[0])} to {_us(b[1])} at N = {n}"
+                               for n, b in bands.items() if n in n_bad)  # fmt: skip
             parts.append(f"at N = {by_runs} the model's trajectories oscillate already at "
-                         f"{_us(low)}, the smallest RTT they are run at")  # fmt: skip
+                         f"{_us(low)}, the smallest RTT they are run at"
+                         + (f" (the flows' timers in step; stable from {within})"
+                            if within else ""))  # fmt: skip
         if by_loop:
             parts.append(f"at N = {by_loop} the loop has no positive phase margin even at "
                          f"the smallest RTT checked ({_us(ranges.rtt[0])})")  # fmt: skip

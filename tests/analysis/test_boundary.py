@@ -406,7 +406,7 @@ def test_a_range_past_the_boundary_keeps_the_critical_rtt_below_it(monkeypatch):
     assert 250e-6 / 1.15 <= got <= 250e-6 * 1.15
 
 
-def test_a_point_in_a_stable_band_above_a_low_rtt_cycle(monkeypatch):
+def test_a_point_in_astable_band_above_a_low_rtt_cycle(monkeypatch):
     from qcnmodel.analysis import boundary
     from qcnmodel.analysis.boundary import critical_rtt_above
 
@@ -419,17 +419,17 @@ def test_a_point_in_a_stable_band_above_a_low_rtt_cycle(monkeypatch):
     assert critical_rtt_above(_Band(600e-6)) is None  # past the band
 
 
-def test_a_map_row_without_a_critical_rtt_finds_its_stable_band(monkeypatch):
+def test_a_map_row_without_a_critical_rtt_finds_itsstable_band(monkeypatch):
     # the row's RTTs are climbed from 1.5 x the search's start on a ladder of 1.25, the band's
     # start bisected on the grid: the first grid RTT past 80 us; its end searched from there
     import numpy as np
 
     from qcnmodel.analysis import boundary
-    from qcnmodel.analysis.stability import _stable_band
+    from qcnmodel.analysis.stability import stable_band
 
     monkeypatch.setattr(boundary, "_MEMO", {})
     rtts = np.geomspace(10e-6, 1e-3, 41)
-    lo, hi = _stable_band(_Band(), rtts)
+    lo, hi = stable_band(_Band(), rtts)
     assert lo == rtts[rtts >= 80e-6][0]
     assert 400e-6 / 1.15 <= hi <= 400e-6 * 1.15
 
@@ -440,5 +440,5 @@ def test_a_map_row_without_a_critical_rtt_finds_its_stable_band(monkeypatch):
         def trajectory_unstable(self):
             return True
 
-    assert _stable_band(_Always(), rtts) is None  # cycles everywhere: no band
-    assert _stable_band(_Band(), rtts[rtts < 30e-6]) is None  # no RTT past the searched rungs
+    assert stable_band(_Always(), rtts) is None  # cycles everywhere: no band
+    assert stable_band(_Band(), rtts[rtts < 30e-6]) is None  # no RTT past the searched rungs
