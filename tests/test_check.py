@@ -523,14 +523,7 @@ def test_a_range_above_the_low_rtt_cycle_is_judged_from_its_start(tmp_path):
     # at 50-100 us (3 and 2 of 3 seeds, 0.6 s runs) and is stable at 200 and 300 us (0 of 3,
     # ACF 0.3-0.4), as are most of the model's runs at 300 us (2 of 9). A check of 300 us
     # alone is judged there, not by the cycle below its range
-    import json
-
-    f = tmp_path / "p.toml"
-    f.write_text("[qcn]\nw = 2\n")
-    out = tmp_path / "c.json"
-    code = main(["check", str(f), "--flows", "50", "--rtt", "300us", "--no-recommend",
-                 "--out", str(out)])  # fmt: skip
-    d = json.loads(out.read_text())
+    code, d = _check_json(tmp_path, "--flows", "50", "--rtt", "300us")
     assert (code, d["verdict"]) == (0, "stable")
     assert d["critical_rtt_s"]["50"] > 300e-6
     # margins at that point says the same: no critical RTT from the search's start (20 us),
@@ -542,8 +535,7 @@ def test_a_range_above_the_low_rtt_cycle_is_judged_from_its_start(tmp_path):
     assert m["stable"] is True and m["critical_rtt_s"] is None
     assert m["critical_rtt_from_rtt_s"] == d["critical_rtt_s"]["50"]
     # over the whole default RTT range the cycle at small RTTs decides
-    code = main(["check", str(f), "--flows", "50", "--no-recommend", "--out", str(out)])
-    d = json.loads(out.read_text())
+    code, d = _check_json(tmp_path, "--flows", "50")
     assert (code, d["verdict"], d["critical_rtt_s"]["50"]) == (1, "unstable", None)
 
 
@@ -572,13 +564,17 @@ def test_a_flow_count_cycling_at_small_rtts_is_given_its_stable_band(tmp_path):
     # timers in step at 20-100 us (2 of 3 seeds, 0.6 s runs), is stable at 200-450 us (0-1 of
     # 3) and cycles again at 600 us (3 of 3). Over 20 us .. 1 ms the check is unstable, with
     # no critical RTT from the range's start, and it names the band between
-    f = tmp_path / "p.toml"
-    f.write_text("[qcn]\nw = 2\n")
-    out = tmp_path / "c.json"
-    code = main(["check", str(f), "--flows", "43", "--rtt", "20us..1ms", "--no-recommend",
-                 "--out", str(out)])  # fmt: skip
-    d = json.loads(out.read_text())
+    code, d = _check_json(tmp_path, "--flows", "43", "--rtt", "20us..1ms")
     assert (code, d["verdict"], d["critical_rtt_s"]["43"]) == (1, "unstable", None)
     lo, hi = d["stable_band_s"]["43"]
     assert 100e-6 < lo <= 300e-6 and 450e-6 < hi < 600e-6
     assert "stable from" in d["headline"]
+
+
+def _check_json(tmp_path, *args) -> tuple[int, dict]:
+    """(exit code, JSON) of ``check`` on the 802.1Qau defaults at 10 Gb/s with ``args``."""
+    f = tmp_path / "p.toml"
+    f.write_text("[qcn]\nw = 2\n")
+    out = tmp_path / "c.json"
+    code = main(["check", str(f), *args, "--no-recommend", "--out", str(out)])
+    return code, json.loads(out.read_text())
