@@ -497,13 +497,14 @@ def _critical_section(doc, cfg: ReportConfig, grid, verdict=None) -> None:
     judged = getattr(verdict, "judged_flows", ())
     if judged:
         doc.heading(f"Critical RTT of the QCN loop ({_qcn_name(cfg)} model, trajectories)")
-        doc.paragraph(
-            "The verdict's critical RTT per N at the file's settings: where the odds "
-            "that a run of the model's trajectories from idle oscillates or underflows "
-            "pass one half (the linearised phase margin does not decide there)."
-        )
-        doc.table(["N", "critical RTT (us)"],
-                  [[n, c * 1e6] for n, c in verdict.critical_rtt_s.items()])  # fmt: skip
+        bands = getattr(verdict, "stable_bands", {})
+        doc.paragraph("The verdict's critical RTT per N: where the odds that a run of the "
+                      "model's trajectories from idle oscillates or underflows pass one half "
+                      "(the phase margin does not decide); where they are unstable from the "
+                      "smallest RTT checked, the band above it where they are stable.")  # fmt: skip
+        doc.table(["N", "critical RTT (us)", "stable band (us)"],
+                  [[n, c * 1e6, f"{b[0] * 1e6:.4g} .. {b[1] * 1e6:.4g}" if (b := bands.get(n))
+                    else ""] for n, c in verdict.critical_rtt_s.items()])  # fmt: skip
     crit = grid["critical_rtt"]
     doc.heading(f"Critical RTT of the linearised loop ({_qcn_name(cfg)} model)")
     doc.paragraph(
