@@ -304,3 +304,21 @@ def test_a_report_over_flow_counts_unstable_or_overloaded_everywhere(tmp_path):
     assert "linearised critical RTT none: unstable at every RTT at N = 600" in md
     assert "3 x the reference RTT" in md
     assert len(paths["figures"]) >= 4
+
+
+def test_the_trajectories_table_gives_a_stable_band():
+    # a flow count whose runs cycle from the smallest RTT checked has no critical RTT; the
+    # check's band above it, where they are stable, gets its own column
+    from types import SimpleNamespace
+
+    from qcnmodel.document import Document
+    from qcnmodel.studies.report import _critical_section
+
+    cfg = small_config()
+    verdict = SimpleNamespace(judged_flows=(10, 100), critical_rtt_s={10: 5e-4, 100: np.nan},
+                              stable_bands={100: (1.8e-4, 5.1e-4)})  # fmt: skip
+    doc = Document("t")
+    _critical_section(doc, cfg, compute_margins_grid(cfg), verdict)
+    md = doc.to_markdown()
+    assert "| N | critical RTT (us) | stable band (us) |" in md
+    assert "| 100 | n/a | 180 .. 510 |" in md and "| 10 | 500 |  |" in md
