@@ -30,9 +30,9 @@ import math
 import numpy as np
 
 __all__ = ["METHODS", "boundary_method", "check_method", "first_unstable_rtt",
-           "critical_rtt_above", "judged_by_trajectories", "judged_stable", "odds_crossing",
-           "past_trajectory_limit", "search_from", "search_interval", "trajectory_critical_rtt",
-           "unstable_fraction"]  # fmt: skip
+           "critical_rtt_above", "judged_by_trajectories", "judged_stable", "majority_stable",
+           "odds_crossing", "past_trajectory_limit", "search_from", "search_interval",
+           "trajectory_critical_rtt", "unstable_fraction"]  # fmt: skip
 
 
 def boundary_method(model) -> str:
@@ -66,14 +66,30 @@ def past_trajectory_limit(model) -> bool:
             and boundary_method(model) == "linearisation")  # fmt: skip
 
 
-def judged_stable(model, rtts, linear_stable, critical: float | None = None) -> np.ndarray:
+def judged_stable(model, rtts, linear_stable, critical: float | None = None,
+                  band: tuple[float, float] | None = None) -> np.ndarray:  # fmt: skip
     """Stability of ``model`` at the RTTs ``rtts``: the linearisation's (``linear_stable``),
     or, for a model judged by its trajectories, ``rtt < critical`` with ``critical`` its
-    trajectories' critical RTT (computed when not given)."""
+    trajectories' critical RTT (computed when not given), or, given the ``band`` (start,
+    end) where runs that cycle at small RTTs are stable
+    (:func:`~qcnmodel.analysis.stability.stable_band`), ``start <= rtt < end``."""
     if not judged_by_trajectories(model):
         return np.asarray(linear_stable, bool)
+    rtts = np.asarray(rtts, float)
+    if band is not None:
+        return (rtts >= band[0]) & (rtts < band[1])
     crit = trajectory_critical_rtt(model) if critical is None else critical
-    return np.asarray(rtts, float) < crit
+    return rtts < crit
+
+
+def majority_stable(model) -> bool:
+    """Whether most of ``model``'s first runs at its RTT are stable: the first count of its
+    odds (``trajectory_odds``: five runs when they agree), or its one trajectory."""
+    if hasattr(model, "trajectory_odds"):
+        k, n = model.trajectory_odds()
+    else:
+        k, n = int(bool(model.trajectory_unstable())), 1
+    return 2 * k <= n
 
 
 def first_unstable_rtt(unstable, rtt_min: float, rtt_max: float, rel_tol: float = 0.005,
@@ -199,11 +215,7 @@ def critical_rtt_above(model) -> float | None:
     step below about 100 us); else None (nothing to search: unstable there too)."""
     if not model.rtt > 1.5 * search_interval(model)[0]:  # the default search saw its start
         return None  # and 1.5 x it unstable
-    if hasattr(model, "trajectory_odds"):
-        k, n = model.trajectory_odds()  # the search's first count: 5 runs if unanimous
-    else:
-        k, n = int(bool(model.trajectory_unstable())), 1
-    if 2 * k > n:
+    if not majority_stable(model):  # the search's first count
         return None
     return float(trajectory_critical_rtt(model, *search_from(model, model.rtt)))
 

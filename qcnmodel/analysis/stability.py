@@ -25,6 +25,7 @@ from qcnmodel.analysis.boundary import (
     critical_rtt_above,
     judged_by_trajectories,
     judged_stable,
+    majority_stable,
     search_interval,
 )
 from qcnmodel.analysis.margins import critical_rtt, extra_delay, margins_over_delay, rtt_offset
@@ -268,12 +269,9 @@ def _judge_by_trajectories(model, ds: xr.Dataset, x: str, y: str) -> None:
                 if x == "rtt":
                     crit = critical_rtt(pt)
                     band = stable_band(pt, xs) if np.isnan(crit) else None
-                    if band is None:
-                        ds["stable"].values[cell] = judged_stable(pt, xs, None, crit)
-                    else:
+                    ds["stable"].values[cell] = judged_stable(pt, xs, None, crit, band)
+                    if band is not None:
                         crit = band[1]
-                        rtt = np.asarray(xs, float)
-                        ds["stable"].values[cell] = (rtt >= band[0]) & (rtt < band[1])
                         if "stable_from_rtt" not in ds:
                             ds["stable_from_rtt"] = (y, np.full(len(ys), np.nan),
                                                      {"units": "s"})  # fmt: skip
@@ -287,17 +285,6 @@ def _judge_by_trajectories(model, ds: xr.Dataset, x: str, y: str) -> None:
                 ds["stable"].values[cell] = False
             if crit is not None and "critical_rtt" in ds:
                 ds["critical_rtt"].values[i] = crit
-
-
-def _majority_stable(model, rtt: float) -> bool:
-    """Whether most of ``model``'s runs at ``rtt`` are stable (its first count of the odds:
-    five runs when they agree)."""
-    m = model.replace(rtt=float(rtt))
-    if hasattr(m, "trajectory_odds"):
-        k, n = m.trajectory_odds()
-    else:
-        k, n = int(bool(m.trajectory_unstable())), 1
-    return 2 * k <= n
 
 
 #: ratio of the ladder of RTTs a row without a critical RTT is climbed on
@@ -319,7 +306,7 @@ def stable_band(model, rtts) -> tuple[float, float] | None:
     cand = sorted(float(r) for r in np.asarray(rtts, float) if 1.5 * lo < r <= hi)
     last, first, i = -1, None, 0
     while i < len(cand):
-        if _majority_stable(model, cand[i]):
+        if majority_stable(model.replace(rtt=cand[i])):
             first = i
             break
         last = i
@@ -329,7 +316,7 @@ def stable_band(model, rtts) -> tuple[float, float] | None:
         return None
     while first - last > 1:
         mid = (first + last) // 2
-        if _majority_stable(model, cand[mid]):
+        if majority_stable(model.replace(rtt=cand[mid])):
             first = mid
         else:
             last = mid

@@ -99,7 +99,10 @@ def _not_set_twice(settings: dict, key: str, flag: str) -> None:
 
 
 def build_model(args):
-    """The model described by the parsed arguments (:func:`qcnmodel.models.build_model`)."""
+    """The model described by the parsed arguments (:func:`qcnmodel.models.build_model`) and
+    "", or, where the QCN default (packet fidelity) does not follow the parameter set (drift,
+    another quantiser...; no ``--variant`` given), the published equations and why, as
+    ``qcnmodel check`` does (:func:`~qcnmodel.studies.verdict.qcn_or_paper`)."""
     from qcnmodel.models import build_model as build
     from qcnmodel.units import parse_number
 
@@ -130,7 +133,12 @@ def build_model(args):
     params = qcn_params(args)
     if params is None:
         params = None if args.model == "dcqcn" else _DEFAULT_PRESET[args.model]
-    return build(args.model, params, args.variant, **settings)
+    if args.model != "qcn":
+        return build(args.model, params, args.variant, **settings), ""
+    from qcnmodel.studies.verdict import paper_fallback, qcn_or_paper
+
+    model, why = qcn_or_paper(params, args.variant, **settings)
+    return model, "" if why is None else paper_fallback(why, "these margins use")
 
 
 def _validity(name: str, model, out: dict) -> list[dict]:
@@ -187,24 +195,6 @@ def _add_runs(model, out: dict, progress: bool = False) -> None:
     out["runs"] = verdict.to_dict() | {"text": verdict.text()}
 
 
-def _model_or_paper(args):
-    """The model of ``args`` and "", or, where the QCN default (packet fidelity) does not
-    follow the parameter set (:class:`~qcnmodel.models._base.NotModelled`: drift, another
-    quantiser...; no ``--variant`` given), the published equations and why, as ``qcnmodel
-    check`` does (:func:`~qcnmodel.studies.verdict.qcn_or_paper`)."""
-    from qcnmodel.models._base import NotModelled
-
-    try:
-        return build_model(args), ""
-    except NotModelled as exc:
-        if args.model != "qcn" or args.variant is not None:
-            raise
-        from qcnmodel.studies.verdict import paper_fallback
-
-        model = build_model(argparse.Namespace(**{**vars(args), "variant": "paper"}))
-        return model, paper_fallback(exc, "these margins use")
-
-
 #: the parameter preset of each model when none is given
 _DEFAULT_PRESET = {"fopdt": "802.1qau", "qcn": "802.1qau", "ecm": "seed004"}
 
@@ -215,7 +205,7 @@ def run(args) -> int:
 
     if args.out:
         check_out(args.out, (".json",))
-    model, fallback = _model_or_paper(args)
+    model, fallback = build_model(args)
     try:
         with warnings.catch_warnings(), trajectory_progress(progress_on(args)):
             warnings.simplefilter("ignore", RuntimeWarning)  # a point outside the model's

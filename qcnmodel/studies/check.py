@@ -287,7 +287,11 @@ def check_params(
 def _check(params, ranges, model, variant, base, fallback, recommend, confirm,
            confirm_duration, confirm_jobs, progress, shown, bg, boundary, jobs):  # fmt: skip
     """:func:`check_params` after the model is chosen; ``bg`` compiles the simulator."""
-    from qcnmodel.analysis.boundary import judged_by_trajectories, past_trajectory_limit
+    from qcnmodel.analysis.boundary import (
+        judged_by_trajectories,
+        judged_stable,
+        past_trajectory_limit,
+    )
     from qcnmodel.analysis.margins import critical_rtt, extra_delay, margins_over_delay
 
     if model == "qcn":
@@ -338,8 +342,8 @@ def _check(params, ranges, model, variant, base, fallback, recommend, confirm,
         crit.update(zip(judged, found))
         crit = {n: crit[n] for n in models}
     bands = _bands(models, judged, crit, taus)
-    table = {n: (pm, _judged(models[n], taus, st, crit[n], bands.get(n)) if n in judged else st)
-             for n, (pm, st) in lin.items()}  # fmt: skip
+    table = {n: (pm, judged_stable(models[n], taus, st, crit[n], bands.get(n))
+                  if n in judged else st) for n, (pm, st) in lin.items()}  # fmt: skip
     verdict, worst_pm, n_w, k_w = _verdict_of(table, ranges.pm_threshold, judged, crit, taus)
     search = {"searched": {}, "fixes": []}
     if recommend and verdict != "stable":
@@ -392,16 +396,6 @@ def _bands(models: dict, judged, crit: dict, taus) -> dict:
 
     found = {n: stable_band(models[n], taus) for n in judged if np.isnan(crit[n])}
     return {n: b for n, b in found.items() if b is not None}
-
-
-def _judged(model, taus, linear_stable, crit: float, band) -> np.ndarray:
-    """The stability over ``taus`` of a flow count judged by its trajectories: below its
-    critical RTT, or inside its stable band."""
-    from qcnmodel.analysis.boundary import judged_stable
-
-    if band is None:
-        return judged_stable(model, taus, linear_stable, crit)
-    return (np.asarray(taus) >= band[0]) & (np.asarray(taus) < band[1])
 
 
 def _held(base, overloaded: dict, held) -> int | None:
