@@ -60,7 +60,13 @@ S_N = 16
 
 @njit(cache=True, inline="always")
 def heap_push(H, EP, EFREE, BK, S, t, kind, a, b, c):
-    """Schedule event ``kind(a, b, c)`` at time ``t`` (ns) with the next sequence number."""
+    """Schedule event ``kind(a, b, c)`` at time ``t`` (ns) with the next sequence number.
+
+    Inlined at every call site, so only the common case is here: an event that goes last
+    in its calendar bucket. Insertion further back in a bucket and pushes onto the far heap
+    are calls (:func:`_near_insert`, :func:`_far_push`), which keeps the loop's compiled
+    size, and so its compile time, down.
+    """
     seq = S[S_SEQ]
     S[S_SEQ] = seq + 1
     nf = S[S_EFREE_N] - 1
@@ -75,24 +81,45 @@ def heap_push(H, EP, EFREE, BK, S, t, kind, a, b, c):
     if (t >> SHIFT) - (S[S_NOW] >> SHIFT) < NB:
         S[S_NEAR_N] += 1
         bk = (t >> SHIFT) & MASK
-        # walk back from the tail past the later events (equal times: the older event,
-        # with the smaller seq, stays first); new events usually go last
         prev = BK[1, bk]
-        while prev >= 0 and EP[EP_T, prev] > t:
-            prev = EP[EP_PREV, prev]
-        EP[EP_PREV, slot] = prev
         if prev < 0:
-            nxt = BK[0, bk]
             BK[0, bk] = slot
-        else:
-            nxt = EP[EP_NEXT, prev]
+        elif EP[EP_T, prev] <= t:
             EP[EP_NEXT, prev] = slot
-        EP[EP_NEXT, slot] = nxt
-        if nxt < 0:
-            BK[1, bk] = slot
         else:
-            EP[EP_PREV, nxt] = slot
+            _near_insert(EP, BK, slot, t, bk)
+            return
+        EP[EP_PREV, slot] = prev
+        EP[EP_NEXT, slot] = -1
+        BK[1, bk] = slot
         return
+    _far_push(H, S, t, seq, slot)
+
+
+@njit(cache=True, _nrt=False)
+def _near_insert(EP, BK, slot, t, bk):
+    """Link ``slot`` (time ``t``) into bucket ``bk`` before its later events: walk back from
+    the tail (equal times: the older event, with the smaller seq, stays first)."""
+    prev = BK[1, bk]
+    while prev >= 0 and EP[EP_T, prev] > t:
+        prev = EP[EP_PREV, prev]
+    EP[EP_PREV, slot] = prev
+    if prev < 0:
+        nxt = BK[0, bk]
+        BK[0, bk] = slot
+    else:
+        nxt = EP[EP_NEXT, prev]
+        EP[EP_NEXT, prev] = slot
+    EP[EP_NEXT, slot] = nxt
+    if nxt < 0:
+        BK[1, bk] = slot
+    else:
+        EP[EP_PREV, nxt] = slot
+
+
+@njit(cache=True, _nrt=False)
+def _far_push(H, S, t, seq, slot):
+    """Push (t, seq, slot) onto the far heap (sift up)."""
     i = S[S_HN]
     S[S_HN] = i + 1
     while i > 0:
