@@ -116,8 +116,9 @@ def run(
 
 
 #: the oracle's time per event on the 2-core reference machine (15-35 us measured, idle to
-#: loaded), and the longest oracle run ``engine="auto"`` chooses on a cold cache: a third of
-#: the kernel's fastest first compilation (31 s idle; up to 170 s loaded)
+#: loaded), and the longest oracle run ``engine="auto"`` chooses on a cold cache: about half
+#: the kernel's fastest first compilation (18 s idle for plain QCN, 26 s for the QCN variants;
+#: two to three times that loaded)
 ORACLE_S_PER_EVENT = 35e-6
 ORACLE_MAX_S = 10.0
 
@@ -139,10 +140,11 @@ def choose_engine(net, params, kw: dict) -> str:
     :data:`ORACLE_MAX_S` on the oracle while the family's kernel is neither compiled in this
     process nor in numba's cache, once per process and family (one line on stderr says so);
     else ``"kernel"``."""
+    from qcnmodel.sim.kernel.dispatch import kernel_family
     from qcnmodel.sim.kernel.loop import _WARM
     from qcnmodel.sim.kernel.state import protocol_config
 
-    family = protocol_config(params, kw.get("qcn", True), kw.get("proto")).protocol.family
+    family = kernel_family(protocol_config(params, kw.get("qcn", True), kw.get("proto")))
     if family in _WARM or family in _SPARED or kernel_is_cached(family):
         return "kernel"
     est = estimate_events(net, kw["end_ns"], kw["bin_ns"])
@@ -343,7 +345,7 @@ def _counters(events, offered, blocked, sent, delivered, dropped, pause, cnms, i
 
 
 #: first compilation of one family's kernel on the 2-core reference machine, for the notice
-COMPILE_ESTIMATE = "1 min"  # 49-78 s measured per family under load
+COMPILE_ESTIMATE = "30 s"  # idle: 18 s plain QCN, 26 s the QCN variants; more under load
 
 
 def kernel_is_cached(family: str) -> bool:
@@ -380,10 +382,11 @@ def warm_kernel(family: str) -> float:
 
 def _run_kernel(net, params, progress: bool, label: str, kw: dict, plan: TracePlan) -> RunOutput:
     from qcnmodel import config
+    from qcnmodel.sim.kernel.dispatch import kernel_family
     from qcnmodel.sim.kernel.loop import _WARM, run_compiled
     from qcnmodel.sim.kernel.state import protocol_config
 
-    family = protocol_config(params, kw.get("qcn", True), kw.get("proto")).protocol.family
+    family = kernel_family(protocol_config(params, kw.get("qcn", True), kw.get("proto")))
     if family not in _WARM and not kernel_is_cached(family):
         print(
             f"qcnmodel: compiling the {family} simulator kernel (once, ~{COMPILE_ESTIMATE} on "

@@ -166,10 +166,12 @@ class Background:
 
 
 def sim_family(params) -> str:
-    """The simulator family that packet runs of ``params`` use (QCN on, no other protocol)."""
+    """The simulator (kernel) family that packet runs of ``params`` use (QCN on, no other
+    protocol)."""
+    from qcnmodel.sim.kernel.dispatch import kernel_family
     from qcnmodel.sim.kernel.state import protocol_config
 
-    return protocol_config(params, True).protocol.family
+    return kernel_family(protocol_config(params, True))
 
 
 def compile_in_background(family: str = "qcn") -> Background | None:

@@ -27,8 +27,24 @@ def _hook_sig(fn):
 
 
 def test_every_family_has_both_adapters():
-    assert set(FAMILIES) == set(kd.ADAPTERS) == set(od.ADAPTERS) == set(FAMILY_CODES)
+    # the kernel has one adapter more: the QCN variants with aux timers, probes or SONAR
+    assert set(FAMILIES) == set(od.ADAPTERS) == set(kd.ADAPTERS) - {"qcn-variants"}
+    assert set(kd.ADAPTERS) == set(FAMILY_CODES) == set(kd.MARKER_DTYPES) == set(kd.WARM_PROTOCOLS)
     assert {p.family for p in PROTOCOLS.values()} == set(FAMILIES)
+
+
+@pytest.mark.parametrize("family", sorted(kd.ADAPTERS))
+def test_each_kernel_family_warms_up_with_a_protocol_of_its_own(family):
+    assert kd.kernel_family(make_config(kd.WARM_PROTOCOLS[family])) == family
+
+
+def test_plain_qcn_runs_without_the_variants_machinery():
+    kinds = {name: kd.kernel_family(make_config(name)) for name in PROTOCOLS}
+    # probes (a probe path) or SONAR: the aux timer and its events
+    variants = {n for n, p in PROTOCOLS.items() if p.probe_path is not None or "sonar" in n}
+    assert {n for n, k in kinds.items() if k == "qcn-variants"} == variants
+    assert kinds["qcn"] == kinds["qcn-h"] == "qcn"
+    assert {"qcn-p", "qcn-sp", "qcn-pp", "qcn-sonar"} <= variants
 
 
 @pytest.mark.parametrize("family", sorted(kd.ADAPTERS))
@@ -52,7 +68,8 @@ def test_configure_names_the_family(name):
 
     C = np.zeros(C_N, np.int64)
     kd.configure(C, make_config(name))
-    assert C[C_FAM] == FAMILY_CODES[PROTOCOLS[name].family]
+    assert C[C_FAM] == FAMILY_CODES[kd.kernel_family(make_config(name))]
+    assert kd.kernel_family(make_config(name)) in (PROTOCOLS[name].family, "qcn-variants")
 
 
 @pytest.mark.parametrize("family", sorted(kd.ADAPTERS))

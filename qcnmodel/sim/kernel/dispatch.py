@@ -3,7 +3,9 @@ handlers.
 
 Each protocol family (``Protocol.family`` of :mod:`qcnmodel.sim.protocols.registry`) has an
 adapter module in :mod:`.families` (:data:`ADAPTERS`) defining the same hooks, which the
-event loop (:mod:`.loop`) calls through the functions below:
+event loop (:mod:`.loop`) calls through the functions below. The kernel splits one family in
+two: the QCN variants with aux timers, probes or SONAR run on their own adapter
+(:func:`kernel_family`), so that plain QCN's loop compiles without them.
 
 ============ ============================================================================
 hook         when
@@ -36,22 +38,36 @@ import numpy as np
 from numba import types
 from numba.extending import overload
 
-from qcnmodel.sim.kernel.families import dcqcn, ecm, none, qcn
+from qcnmodel.sim.kernel.families import dcqcn, ecm, none, qcn, qcn_variants
 from qcnmodel.sim.kernel.state import C_FAM, FAMILY_CODES
 
-__all__ = ["ADAPTERS", "MARKER_DTYPES", "configure", "marker"]
+__all__ = ["ADAPTERS", "MARKER_DTYPES", "WARM_PROTOCOLS", "configure", "kernel_family",
+           "marker"]  # fmt: skip
 
-#: protocol family -> its kernel adapter module
-ADAPTERS = {"none": none, "qcn": qcn, "ecm": ecm, "dcqcn": dcqcn}
-#: protocol family -> dtype of its marker array (the loop's compile-time family switch)
-MARKER_DTYPES = {"none": np.uint8, "qcn": np.int8, "ecm": np.int16, "dcqcn": np.int32}
+#: kernel family -> its adapter module: a protocol family, except that the QCN variants
+#: needing aux timers, probes or SONAR (:func:`kernel_family`) have their own
+ADAPTERS = {"none": none, "qcn": qcn, "ecm": ecm, "dcqcn": dcqcn, "qcn-variants": qcn_variants}
+#: kernel family -> dtype of its marker array (the loop's compile-time family switch)
+MARKER_DTYPES = {"none": np.uint8, "qcn": np.int8, "ecm": np.int16, "dcqcn": np.int32,
+                 "qcn-variants": np.uint16}  # fmt: skip
+#: kernel family -> a protocol that runs on it (what a warm-up compiles with)
+WARM_PROTOCOLS = {"none": "none", "qcn": "qcn", "ecm": "ecm", "dcqcn": "dcqcn",
+                  "qcn-variants": "qcn-sonar"}  # fmt: skip
 _BY_DTYPE = {np.dtype(d).name: ADAPTERS[f] for f, d in MARKER_DTYPES.items()}
 _BY_CODE = {code: f for f, code in FAMILY_CODES.items()}
 
 
+def kernel_family(cfg) -> str:
+    """The kernel family of the ProtocolConfig ``cfg``: its protocol family, or
+    ``"qcn-variants"`` for a QCN-family protocol with probes or SONAR
+    (:func:`.families.qcn.uses_variants`), whose machinery plain QCN's loop leaves out."""
+    family = cfg.protocol.family
+    return "qcn-variants" if family == "qcn" and qcn.uses_variants(cfg) else family
+
+
 def configure(C, cfg) -> None:
     """Set ``C[C_FAM]`` and the family's entries of ``C`` for the ProtocolConfig ``cfg``."""
-    family = cfg.protocol.family
+    family = kernel_family(cfg)
     C[C_FAM] = FAMILY_CODES[family]
     ADAPTERS[family].configure(C, cfg)
 

@@ -37,8 +37,11 @@ K_AUX, K_PROBE, K_REPLY, K_ECHO = 9, 10, 11, 12
 EVENT_NAMES = ("arrive", "txdone", "wake", "cnm", "timer", "pause", "hotspot", "sample", "drift",
                "aux", "probe", "reply", "echo")  # fmt: skip
 # protocol families (C[C_FAM]) and probe paths (C[C_PROBE])
-FAM_NONE, FAM_QCN, FAM_ECM, FAM_DCQCN = 0, 1, 2, 3
-FAMILY_CODES = {"none": FAM_NONE, "qcn": FAM_QCN, "ecm": FAM_ECM, "dcqcn": FAM_DCQCN}
+# (the kernel's families: the protocol families, with the QCN variants that need aux timers,
+# probes or SONAR apart from plain QCN: kernel/dispatch.py kernel_family)
+FAM_NONE, FAM_QCN, FAM_ECM, FAM_DCQCN, FAM_QCNV = 0, 1, 2, 3, 4
+FAMILY_CODES = {"none": FAM_NONE, "qcn": FAM_QCN, "ecm": FAM_ECM, "dcqcn": FAM_DCQCN,
+                "qcn-variants": FAM_QCNV}  # fmt: skip
 PROBE_OFF, PROBE_CP, PROBE_SUBPATH, PROBE_PATH = 0, 1, 2, 3
 PROBE_CODES = {None: PROBE_OFF, "cp": PROBE_CP, "subpath": PROBE_SUBPATH, "path": PROBE_PATH}
 
