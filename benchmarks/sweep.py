@@ -55,11 +55,11 @@ CASES = {"1s": ("1 s og-hotspot points", 1.8), "50ms": ("short points (50 ms)", 
 #: the parent's own CPU time, printed by the wrapper of ``_command``
 _WRAPPER = (
     "import resource, sys\n"
-    "from qcnmodel.cli import main\n"
+    "from qcnmodel.cli import exit_now, main\n"
     "rc = main(sys.argv[2:])\n"
     "r = resource.getrusage(resource.RUSAGE_CHILDREN)\n"
     "open(sys.argv[1], 'w').write(str(r.ru_utime + r.ru_stime))\n"
-    "sys.exit(rc)\n"
+    "exit_now(rc)  # as the console script ends\n"
 )
 
 

@@ -1,7 +1,5 @@
 """``python -m qcnmodel``."""
 
-import sys
+from qcnmodel.cli import run
 
-from qcnmodel.cli import main
-
-sys.exit(main())
+run()
