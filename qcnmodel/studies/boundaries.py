@@ -13,7 +13,7 @@ from __future__ import annotations
 
 import math
 
-__all__ = ["critical_rtts", "workers"]
+__all__ = ["critical_rtts", "stable_bands", "workers"]
 
 
 def workers(jobs: int | None, tasks: int) -> int:
@@ -43,12 +43,12 @@ def _one(model, rtt_min: float | None = None) -> float:
     return crit
 
 
-def _one_shared(model, rtt_min: float | None = None) -> tuple[float, dict]:
-    """:func:`_one` in a worker, with the searches it memoised, for this process's memo."""
+def _shared(fn, args) -> tuple:
+    """``fn(*args)`` in a worker, with the searches it memoised, for this process's memo."""
     from qcnmodel.analysis import boundary
 
     before = set(boundary._MEMO)
-    value = _one(model, rtt_min)
+    value = fn(*args)
     return value, {k: v for k, v in boundary._MEMO.items() if k not in before}
 
 
@@ -71,12 +71,25 @@ def critical_rtts(models, jobs: int | None = None, progress=None,
         N = 30-50 below about 100 us) does not decide the RTTs above it. Default: the
         model's own interval.
     """
-    models = list(models)
-    n = workers(jobs, len(models))
+    return _map(_one, [(m, rtt_min) for m in models], jobs, progress)
+
+
+def stable_bands(models, rtts, jobs: int | None = None) -> list:
+    """:func:`~qcnmodel.analysis.stability.stable_band` of each of ``models`` over the RTTs
+    ``rtts``, in order, on forked workers as :func:`critical_rtts`."""
+    from qcnmodel.analysis.stability import stable_band
+
+    return _map(stable_band, [(m, rtts) for m in models], jobs, None)
+
+
+def _map(fn, calls: list, jobs: int | None, progress) -> list:
+    """``fn(*args)`` for each ``args`` of ``calls`` (a model first), in order: here, or on
+    forked workers, the largest flow counts first so that the workers finish together."""
+    n = workers(jobs, len(calls))
     if n <= 1:
         out = []
-        for m in models:
-            out.append(_one(m, rtt_min))
+        for args in calls:
+            out.append(fn(*args))
             if progress is not None:
                 progress.update(1)
         return out
@@ -85,12 +98,12 @@ def critical_rtts(models, jobs: int | None = None, progress=None,
 
     from qcnmodel.studies.sweep import _ignore_sigint
 
-    _warm(models)
-    order = sorted(range(len(models)), key=lambda i: -getattr(models[i], "n_flows", 0))
-    out: list[float] = [float("nan")] * len(models)
+    _warm([args[0] for args in calls])
+    order = sorted(range(len(calls)), key=lambda i: -getattr(calls[i][0], "n_flows", 0))
+    out: list = [None] * len(calls)
     pool = ProcessPoolExecutor(n, mp_context=mp.get_context("fork"), initializer=_ignore_sigint)
     try:
-        futs = {pool.submit(_one_shared, models[i], rtt_min): i for i in order}
+        futs = {pool.submit(_shared, fn, calls[i]): i for i in order}
         from concurrent.futures import as_completed
 
         from qcnmodel.analysis import boundary

@@ -341,7 +341,7 @@ def _check(params, ranges, model, variant, base, fallback, recommend, confirm,
                               rtt_min=ranges.rtt[0])  # fmt: skip
         crit.update(zip(judged, found))
         crit = {n: crit[n] for n in models}
-    bands = _bands(models, judged, crit, taus)
+    bands = _bands(models, judged, crit, taus, jobs)
     table = {n: (pm, judged_stable(models[n], taus, st, crit[n], bands.get(n))
                   if n in judged else st) for n, (pm, st) in lin.items()}  # fmt: skip
     verdict, worst_pm, n_w, k_w = _verdict_of(table, ranges.pm_threshold, judged, crit, taus)
@@ -388,14 +388,16 @@ def _check(params, ranges, model, variant, base, fallback, recommend, confirm,
     return result
 
 
-def _bands(models: dict, judged, crit: dict, taus) -> dict:
+def _bands(models: dict, judged, crit: dict, taus, jobs=None) -> dict:
     """N -> (start, end) of the band of the checked RTTs where the trajectories are stable,
     for the flow counts judged by them that have no critical RTT from the range's start
-    (many flows cycle at small RTTs with their timers in step, and can be stable above)."""
-    from qcnmodel.analysis.stability import stable_band
+    (many flows cycle at small RTTs with their timers in step, and can be stable above);
+    on forked workers (``jobs``, as the critical RTTs)."""
+    from qcnmodel.studies.boundaries import stable_bands
 
-    found = {n: stable_band(models[n], taus) for n in judged if np.isnan(crit[n])}
-    return {n: b for n, b in found.items() if b is not None}
+    ns = [n for n in judged if np.isnan(crit[n])]
+    found = stable_bands([models[n] for n in ns], taus, jobs=jobs) if ns else []
+    return {n: b for n, b in zip(ns, found) if b is not None}
 
 
 def _held(base, overloaded: dict, held) -> int | None:

@@ -2,6 +2,7 @@
 
 import math
 
+import numpy as np
 import pytest
 
 from qcnmodel.analysis.boundary import first_unstable_rtt, trajectory_critical_rtt
@@ -442,3 +443,19 @@ def test_a_map_row_without_a_critical_rtt_finds_itsstable_band(monkeypatch):
 
     assert stable_band(_Always(), rtts) is None  # cycles everywhere: no band
     assert stable_band(_Band(), rtts[rtts < 30e-6]) is None  # no RTT past the searched rungs
+
+
+@pytest.mark.parametrize("jobs", [1, 2])
+def test_stable_bands_on_workers_are_the_bands_searched_here(jobs, monkeypatch):
+    from qcnmodel.analysis import boundary
+    from qcnmodel.analysis.stability import stable_band
+    from qcnmodel.studies.boundaries import stable_bands
+
+    monkeypatch.setattr(boundary, "_MEMO", {})
+    rtts = np.geomspace(20e-6, 1e-3, 40)
+    here = stable_band(_Band(), rtts)
+    monkeypatch.setattr(boundary, "_MEMO", {})
+    got = stable_bands([_Band(), _Band()], rtts, jobs=jobs)
+    assert got == [here, here]
+    start, end = here  # the toy is stable from 80 us to 400 us
+    assert 80e-6 <= start <= 80e-6 * 1.15 and 400e-6 / 1.15 <= end <= 400e-6 * 1.15
