@@ -223,9 +223,10 @@ def q_touch(PI, p, now):
 def switch_service(
     fam, H, EP, EFREE, BK, S, C, PI, PF, NI, FI, FR, FREE, TFB, npst, npp, cp, cpp, p, now
 ):  # fmt: skip
-    """Start the head frame of output queue ``p`` if the port is free and not paused."""
+    """Take the head frame of output queue ``p`` if the port is free and not paused: returns
+    (port, frame, bytes, input link) for :func:`port_transmit`, or port -1."""
     if PI[P_BUSY, p] != 0 or PI[P_PAUSED, p] != 0 or PI[P_QN, p] == 0:
-        return
+        return -1, -1, 0, -1
     k = PI[P_HEAD, p]
     PI[P_HEAD, p] = FR[R_NEXT, k]
     if FR[R_NEXT, k] < 0:
@@ -236,10 +237,7 @@ def switch_service(
     PI[P_QN, p] -= 1
     if PI[P_CP, p] != 0:
         D.cp_dequeue(fam, C, FR, cp, cpp, p, k, PI[P_Q, p], L, now)
-    port_transmit(
-        fam, H, EP, EFREE, BK, S, C, PI, PF, NI, FI, FR, FREE, TFB, npst, npp, p, k, L,
-        FR[R_INLINK, k], now,
-    )  # fmt: skip
+    return p, k, L, FR[R_INLINK, k]
 
 
 @njit(cache=True, inline="always")
@@ -247,12 +245,13 @@ def host_service(
     fam, H, EP, EFREE, BK, S, C, PI, PF, FI, HI, GI, GF, NI, dst_flow, dst_list, FR, FREE, TFB,
     rp, rpp, npst, npp, h, now,
 ):  # fmt: skip
-    """Catch up host ``h``'s traffic, then start a frame or schedule a WAKE."""
+    """Catch up host ``h``'s traffic, then take a frame (returns (port, frame, bytes, -1) for
+    :func:`port_transmit`) or schedule a WAKE (port -1)."""
     seed = C[C_SEED]
     host_catch_up(S, h, now, FI, HI, GI, GF, dst_flow, dst_list, seed)
     p = HI[H_PORT, h]
     if PI[P_BUSY, p] != 0 or PI[P_PAUSED, p] != 0:
-        return
+        return -1, -1, 0, -1
     f0 = HI[H_RR, h]
     chosen = -1
     wmin = INF_NS
@@ -275,7 +274,7 @@ def host_service(
         if wmin < INF_NS and wmin != HI[H_WAKE, h]:
             HI[H_WAKE, h] = wmin
             heap_push(H, EP, EFREE, BK, S, wmin, K_WAKE, h, 0, 0)
-        return
+        return -1, -1, 0, -1
     f = chosen
     L = FI[F_LEN, f]
     FI[F_VN, f] -= 1
@@ -303,9 +302,7 @@ def host_service(
     FR[R_BACK, k] = 0
     FR[R_INLINK, k] = -1
     FR[R_AUX, k] = tag
-    port_transmit(
-        fam, H, EP, EFREE, BK, S, C, PI, PF, NI, FI, FR, FREE, TFB, npst, npp, p, k, L, -1, now
-    )
+    return p, k, L, np.int64(-1)
 
 
 @njit(cache=True, inline="always")
@@ -480,16 +477,20 @@ def _run_until(
         elif kind == K_DRIFT:
             D.on_drift(fam, H, EP, EFREE, BK, S, C, rp, rpp, FI.shape[1])
             heap_push(H, EP, EFREE, BK, S, now + C[C_DRIFT], K_DRIFT, 0, 0, 0)
+        tp = -1  # the port that starts a frame (one call site: the loop compiles faster)
         if hsvc >= 0:
-            host_service(
+            tp, k, L, inl = host_service(
                 fam, H, EP, EFREE, BK, S, C, PI, PF, FI, HI, GI, GF, NI, dst_flow, dst_list, FR,
                 FREE, TFB, rp, rpp, npst, npp, hsvc, now,
             )  # fmt: skip
         elif psvc >= 0:
-            switch_service(
+            tp, k, L, inl = switch_service(
                 fam, H, EP, EFREE, BK, S, C, PI, PF, NI, FI, FR, FREE, TFB, npst, npp, cp, cpp,
                 psvc, now,
             )  # fmt: skip
+        if tp >= 0:
+            port_transmit(fam, H, EP, EFREE, BK, S, C, PI, PF, NI, FI, FR, FREE, TFB, npst, npp,
+                          tp, k, L, inl, now)  # fmt: skip
     return ST_OK
 
 
