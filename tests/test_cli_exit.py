@@ -10,11 +10,17 @@ import textwrap
 
 
 def test_exit_now_keeps_the_status_the_buffered_output_and_the_exit_handlers(tmp_path):
-    mark = tmp_path / "handler-ran"
+    mark, late = tmp_path / "handler-ran", tmp_path / "thread-done"
     code = textwrap.dedent(f"""
-        import atexit, sys
+        import atexit, sys, threading, time
+        from concurrent.futures import ThreadPoolExecutor
         from qcnmodel.cli import exit_now
         atexit.register(lambda: open({str(mark)!r}, "w").write("yes"))
+        def work():
+            time.sleep(0.3)
+            open({str(late)!r}, "w").write("done")
+        threading.Thread(target=work).start()  # a non-daemon thread still running
+        ThreadPoolExecutor(1).submit(time.sleep, 0.1)  # an executor never shut down
         sys.stdout.write("buffered out")  # not flushed by hand
         sys.stderr.write("buffered err")
         exit_now(3)
@@ -25,6 +31,7 @@ def test_exit_now_keeps_the_status_the_buffered_output_and_the_exit_handlers(tmp
     assert r.returncode == 3
     assert r.stdout == "buffered out" and r.stderr == "buffered err"
     assert mark.read_text() == "yes"
+    assert late.read_text() == "done"  # joined, as at a normal exit
 
 
 def test_the_console_script_passes_its_status_and_its_whole_output_through_a_pipe():

@@ -146,17 +146,21 @@ def _skip_final_collection() -> None:
 def exit_now(status: int) -> None:
     """End the process with ``status`` without tearing the interpreter's modules down.
 
-    The exit handlers run first (``atexit``: logging, multiprocessing's children, temporary
-    directories, the garbage collector's freeze), then stdout and stderr are flushed, then
-    :func:`os._exit`. What is skipped is the teardown of every module, which frees numba's
-    and llvmlite's large object graphs one object at a time: 0.3-0.5 s at the end of every
-    command that loaded a compiled kernel, for memory the end of the process frees anyway.
+    The interpreter's own exit steps run first, in its order: the threads' shutdown (the
+    executors' hooks, then a join of every non-daemon thread), then the exit handlers
+    (``atexit``: logging, multiprocessing's children, temporary directories), then stdout
+    and stderr are flushed and :func:`os._exit` ends the process. What is skipped is the
+    teardown of every module, which frees numba's and llvmlite's large object graphs one
+    object at a time: 0.3-0.5 s at the end of every command that loaded a compiled kernel,
+    for memory the end of the process frees anyway.
     Every file a command writes is closed (and renamed into place) before it returns.
     """
     import atexit
     import os
+    import threading
 
     try:
+        getattr(threading, "_shutdown", lambda: None)()
         atexit._run_exitfuncs()
     finally:
         for stream in (sys.stdout, sys.stderr):
