@@ -578,3 +578,20 @@ def _check_json(tmp_path, *args) -> tuple[int, dict]:
     out = tmp_path / "c.json"
     code = main(["check", str(f), *args, "--no-recommend", "--out", str(out)])
     return code, json.loads(out.read_text())
+
+
+def test_the_fix_search_on_workers_finds_what_it_finds_here():
+    # the fields are searched side by side on forked workers: the same fixes, in order
+    import functools
+
+    import qcnmodel as qm
+    from qcnmodel.studies.check import _rebuilt
+    from qcnmodel.studies.verdict import scan, search_fix
+
+    p = QCNParams()
+    ranges = CheckRanges(rtt=(2e-6, 1e-3), flows=(2, 20), **SMALL)
+    build = functools.partial(_rebuilt, qm.QCNFluidModel(p))
+    table = scan(build(p), ranges, method="linearisation")
+    here = search_fix(p, build, ranges, table, candidates=5, jobs=1)
+    assert here["fixes"] and len(here["searched"]) > 1  # several fields, one fix at least
+    assert search_fix(p, build, ranges, table, candidates=5, jobs=2) == here

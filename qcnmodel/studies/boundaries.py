@@ -13,7 +13,7 @@ from __future__ import annotations
 
 import math
 
-__all__ = ["critical_rtts", "stable_bands", "workers"]
+__all__ = ["critical_rtts", "map_calls", "stable_bands", "workers"]
 
 
 def workers(jobs: int | None, tasks: int) -> int:
@@ -71,7 +71,7 @@ def critical_rtts(models, jobs: int | None = None, progress=None,
         N = 30-50 below about 100 us) does not decide the RTTs above it. Default: the
         model's own interval.
     """
-    return _map(_one, [(m, rtt_min) for m in models], jobs, progress)
+    return map_calls(_one, [(m, rtt_min) for m in models], jobs, progress)
 
 
 def stable_bands(models, rtts, jobs: int | None = None) -> list:
@@ -79,19 +79,21 @@ def stable_bands(models, rtts, jobs: int | None = None) -> list:
     ``rtts``, in order, on forked workers as :func:`critical_rtts`."""
     from qcnmodel.analysis.stability import stable_band
 
-    return _map(stable_band, [(m, rtts) for m in models], jobs, None)
+    return map_calls(stable_band, [(m, rtts) for m in models], jobs)
 
 
-def _map(fn, calls: list, jobs: int | None, progress) -> list:
-    """``fn(*args)`` for each ``args`` of ``calls`` (a model first), in order: here, or on
-    forked workers, the largest flow counts first so that the workers finish together."""
+def map_calls(fn, calls: list, jobs: int | None = None, progress=None, weight: int = 1) -> list:
+    """``fn(*args)`` for each ``args`` of ``calls`` (picklable), in order: here, or on forked
+    workers (``jobs``: :func:`workers`), the largest flow counts first (of the models that
+    come first in ``args``) so that the workers finish together; ``progress`` advances by
+    ``weight`` per answer. The trajectory kernels are loaded before the workers fork."""
     n = workers(jobs, len(calls))
     if n <= 1:
         out = []
         for args in calls:
             out.append(fn(*args))
             if progress is not None:
-                progress.update(1)
+                progress.update(weight)
         return out
     import multiprocessing as mp
     from concurrent.futures import ProcessPoolExecutor
@@ -112,7 +114,7 @@ def _map(fn, calls: list, jobs: int | None, progress) -> list:
             out[futs[fut]], found = fut.result()
             boundary._MEMO.update(found)  # a later search of the same model is a lookup
             if progress is not None:
-                progress.update(1)
+                progress.update(weight)
     except BaseException:
         from qcnmodel.studies._pool import abandon
 

@@ -19,6 +19,7 @@ evaluated over the whole range grid:
 from __future__ import annotations
 
 import dataclasses
+import functools
 from dataclasses import dataclass, field
 
 import numpy as np
@@ -347,8 +348,8 @@ def _check(params, ranges, model, variant, base, fallback, recommend, confirm,
     verdict, worst_pm, n_w, k_w = _verdict_of(table, ranges.pm_threshold, judged, crit, taus)
     search = {"searched": {}, "fixes": []}
     if recommend and verdict != "stable":
-        search = search_fix(params, lambda p: base.replace(params=p), ranges, lin,
-                            progress=progress)  # fmt: skip
+        search = search_fix(params, functools.partial(_rebuilt, base), ranges, lin,
+                            progress=progress, jobs=jobs)  # fmt: skip
         if judged and search["fixes"]:  # the headline's fix, put to the trajectories
             search["fixes"][0] = _put_to_trajectories(search["fixes"][0], base, judged, ranges)
     result = CheckResult(
@@ -386,6 +387,11 @@ def _check(params, ranges, model, variant, base, fallback, recommend, confirm,
         result = dataclasses.replace(result, confirmation=drop_traces(conf),
                                      confirmation_traces=conf)  # fmt: skip
     return result
+
+
+def _rebuilt(base, params):
+    """``base`` with the parameter set ``params`` (picklable: the fix search's workers)."""
+    return base.replace(params=params)
 
 
 def _bands(models: dict, judged, crit: dict, taus, jobs=None) -> dict:

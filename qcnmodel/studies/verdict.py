@@ -268,7 +268,7 @@ _LIN = "linearisation"
 
 
 def search_fix(params, build, ranges, base_table: dict, progress=None,
-               candidates: int | None = None) -> dict:  # fmt: skip
+               candidates: int | None = None, jobs: int | None = None) -> dict:  # fmt: skip
     """One ``[qcn]`` field change that makes the linearised loop *stable* over ``ranges``.
 
     Every candidate is judged by its linearised loop (every point closed-loop stable with the
@@ -281,16 +281,20 @@ def search_fix(params, build, ranges, base_table: dict, progress=None,
     params : QCNParams
         The checked parameter set.
     build : callable
-        ``build(params) -> model`` (the checked model and variant).
+        ``build(params) -> model`` (the checked model and variant; picklable, as the fields
+        are searched on forked workers).
     ranges : CheckRanges
         The checked ranges and threshold.
     base_table : dict
         :func:`scan` of the checked set (its worst flow counts are screened first).
     progress : tqdm, optional
-        Advanced once per candidate.
+        Advanced by a field's candidates when its search ends.
     candidates : int, optional
         Log-spaced values per field, ends included (default
         ``config.defaults["studies.check_candidates"]``).
+    jobs : int, optional
+        Processes searching the fields side by side (default the cores this process may use;
+        1 searches here); the answer is the same.
 
     Returns
     -------
@@ -309,42 +313,46 @@ def search_fix(params, build, ranges, base_table: dict, progress=None,
     towards the current value then give the verified value nearest to it (the smallest
     change found).
     """
+    from qcnmodel.studies.boundaries import map_calls
+
     thr = ranges.pm_threshold
     candidates = _candidates(candidates)
     order = sorted(base_table, key=lambda n: _verdict_of({n: base_table[n]}, thr)[1]
                    - (0 if np.all(base_table[n][1]) else 1e6))  # fmt: skip
-    screen = order[:3]
-    searched, fixes = {}, []
-    for name in _active_search(params):
-        lo, hi = _bounds(params, name)
-        searched[name] = [lo, hi]
-        best = None
-        for value in np.geomspace(lo, hi, candidates):
-            if progress is not None:
-                progress.update(1)
-            best = _better(best, _screened(params, name, value, build, ranges, screen))
-        # short of the threshold: halve the log step about the best candidate, twice (its
-        # neighbour can lie past a stable band, e.g. where no standing queue forms)
-        step = np.log(hi / lo) / max(candidates - 1, 1)
-        for _ in range(2 if best is not None and best[0] < thr else 0):
-            step /= 2
-            for value in best[1] * np.exp([-step, step]):
-                if lo <= value <= hi:
-                    best = _better(best, _screened(params, name, value, build, ranges, screen))
-        if best is None or best[0] < thr:
-            continue
-        verdict, pm, n, k = _verdict_of(scan(best[2], ranges, method=_LIN), thr)
-        if verdict != "stable":
-            continue
-        value, (pm, n, k) = _closest(params, name, build, ranges, best[1], (pm, n, k))
-        point = {"n_flows": n, "rtt_s": float(ranges.rtt_grid()[k])}
-        fixes.append({"field": name, "table": "qcn",
-                      "current": float(getattr(params, name)), "value": value,
-                      "worst_phase_margin_deg": wrap_phase(pm),
-                      "worst_point": point,
-                      "untested": _untested(params, name, value, ranges)})  # fmt: skip
+    names = _active_search(params)
+    calls = [(params, name, build, ranges, order[:3], candidates) for name in names]
+    found = map_calls(_field_fix, calls, jobs, progress, weight=candidates)
+    searched = {name: list(_bounds(params, name)) for name in names}
+    fixes = [fix for fix in found if fix is not None]
     fixes.sort(key=_relative_change)  # smallest change first
     return {"searched": searched, "fixes": fixes, "fix": fixes[0] if fixes else None}
+
+
+def _field_fix(params, name: str, build, ranges, screen, candidates: int) -> dict | None:
+    """The fix of one field (:func:`search_fix`), or None."""
+    thr = ranges.pm_threshold
+    lo, hi = _bounds(params, name)
+    best = None
+    for value in np.geomspace(lo, hi, candidates):
+        best = _better(best, _screened(params, name, value, build, ranges, screen))
+    # short of the threshold: halve the log step about the best candidate, twice (its
+    # neighbour can lie past a stable band, e.g. where no standing queue forms)
+    step = np.log(hi / lo) / max(candidates - 1, 1)
+    for _ in range(2 if best is not None and best[0] < thr else 0):
+        step /= 2
+        for value in best[1] * np.exp([-step, step]):
+            if lo <= value <= hi:
+                best = _better(best, _screened(params, name, value, build, ranges, screen))
+    if best is None or best[0] < thr:
+        return None
+    verdict, pm, n, k = _verdict_of(scan(best[2], ranges, method=_LIN), thr)
+    if verdict != "stable":
+        return None
+    value, (pm, n, k) = _closest(params, name, build, ranges, best[1], (pm, n, k))
+    point = {"n_flows": n, "rtt_s": float(ranges.rtt_grid()[k])}
+    return {"field": name, "table": "qcn", "current": float(getattr(params, name)),
+            "value": value, "worst_phase_margin_deg": wrap_phase(pm), "worst_point": point,
+            "untested": _untested(params, name, value, ranges)}  # fmt: skip
 
 
 def _untested(params, name: str, value: float, ranges) -> str:
