@@ -9,7 +9,7 @@ the ``--params`` file (as ``qcnmodel check`` reads it), else the defaults.
 The packet-level confirmation of the verdict (--confirm): "auto" (the default) runs it when
 the packet simulator is already compiled (numba's cache), and otherwise leaves it out, saying
 so in the report and in one line on stderr, with the command that runs it; "yes" runs it,
-compiling the simulator first if needed (once, about a minute on 2 cores); "no" leaves it
+compiling the simulator first if needed (once, about 20-30 s on 2 cores); "no" leaves it
 out (as --no-packet). A bare --confirm means "yes". The figure of the fluid model's
 nonlinear trajectories follows the same rule: drawn when its kernels are compiled (about
 20 s of CPU otherwise), always with --confirm yes.
@@ -18,7 +18,7 @@ Run time, 2 cores with warm numba caches: about 22 s lightly loaded (the model's
 the packet confirmation share the cores). A first run after installation compiles only the
 model's cohort kernel (a few seconds) and leaves out what is not compiled yet, saying so;
 `--confirm yes` compiles everything once, the simulator in the background while the model is
-analysed (about 60 s in all).
+analysed (about 45 s in all).
 """
 
 from __future__ import annotations
