@@ -1,4 +1,4 @@
-"""The critical RTTs of several operating points at once, on forked workers.
+"""The critical RTTs (and stable bands) of several operating points at once, on forked workers.
 
 A model judged by its trajectories (:func:`qcnmodel.analysis.boundary.trajectory_critical_rtt`)
 costs seconds per critical RTT, growing with the number of flows (each run follows every
@@ -7,6 +7,9 @@ the cores this process may use, the largest flow counts first so that the worker
 together. A worker runs the same code on the same model as this process would, so the
 answers are those of a sequential run, bit for bit; they join this process's memo of
 searches, so that asking again here (a report's points table) costs nothing.
+:func:`stable_bands` does the same for the bands of the flow counts that cycle at small RTTs,
+and :func:`map_calls`, the pool behind both, for other independent searches (a check's
+one-field fixes, one field per task).
 """
 
 from __future__ import annotations
