@@ -130,6 +130,15 @@ def estimate_events(net, end_ns: int, bin_ns: int) -> float:
     return 6.0 * frames + -(-end_ns // bin_ns)
 
 
+def run_family(params, kw: dict) -> str:
+    """The kernel family (:func:`qcnmodel.sim.kernel.dispatch.kernel_family`) of a run of
+    ``params`` with the run's keyword arguments ``kw`` (``qcn``, ``proto``)."""
+    from qcnmodel.sim.kernel.dispatch import kernel_family
+    from qcnmodel.sim.kernel.state import protocol_config
+
+    return kernel_family(protocol_config(params, kw.get("qcn", True), kw.get("proto")))
+
+
 #: families whose kernel a run of this process has already spared (the next one compiles: a
 #: series of short runs, e.g. a sweep, pays one compilation, not many oracle runs)
 _SPARED: set = set()
@@ -140,11 +149,9 @@ def choose_engine(net, params, kw: dict) -> str:
     :data:`ORACLE_MAX_S` on the oracle while the family's kernel is neither compiled in this
     process nor in numba's cache, once per process and family (one line on stderr says so);
     else ``"kernel"``."""
-    from qcnmodel.sim.kernel.dispatch import kernel_family
     from qcnmodel.sim.kernel.loop import _WARM
-    from qcnmodel.sim.kernel.state import protocol_config
 
-    family = kernel_family(protocol_config(params, kw.get("qcn", True), kw.get("proto")))
+    family = run_family(params, kw)
     if family in _WARM or family in _SPARED or kernel_is_cached(family):
         return "kernel"
     est = estimate_events(net, kw["end_ns"], kw["bin_ns"])
@@ -382,11 +389,9 @@ def warm_kernel(family: str) -> float:
 
 def _run_kernel(net, params, progress: bool, label: str, kw: dict, plan: TracePlan) -> RunOutput:
     from qcnmodel import config
-    from qcnmodel.sim.kernel.dispatch import kernel_family
     from qcnmodel.sim.kernel.loop import _WARM, run_compiled
-    from qcnmodel.sim.kernel.state import protocol_config
 
-    family = kernel_family(protocol_config(params, kw.get("qcn", True), kw.get("proto")))
+    family = run_family(params, kw)
     if family not in _WARM and not kernel_is_cached(family):
         print(
             f"qcnmodel: compiling the {family} simulator kernel (once, ~{COMPILE_ESTIMATE} on "

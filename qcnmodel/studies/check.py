@@ -402,7 +402,7 @@ def _bands(models: dict, judged, crit: dict, taus, jobs=None) -> dict:
     from qcnmodel.studies.boundaries import stable_bands
 
     ns = [n for n in judged if np.isnan(crit[n])]
-    found = stable_bands([models[n] for n in ns], taus, jobs=jobs) if ns else []
+    found = stable_bands([models[n] for n in ns], taus, jobs=jobs)
     return {n: b for n, b in zip(ns, found) if b is not None}
 
 

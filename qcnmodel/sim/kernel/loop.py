@@ -559,7 +559,6 @@ def warm_up(family: str = "qcn") -> float:
     import time
 
     from qcnmodel.params import QCNParams
-    from qcnmodel.sim.kernel.dispatch import WARM_PROTOCOLS
     from qcnmodel.sim.kernel.state import build_state
     from qcnmodel.sim.network import Host, Hotspot, Link, NetworkSpec, Switch, UniformTraffic
     from qcnmodel.sim.network.compile import compile_network
@@ -571,7 +570,7 @@ def warm_up(family: str = "qcn") -> float:
         (UniformTraffic("a", 5e9),), (Hotspot("b", 1e9, 0.0, 1e-5),),
     )  # fmt: skip
     net = compile_network(spec)
-    proto = make_config(WARM_PROTOCOLS[family])
+    proto = make_config(D.WARM_PROTOCOLS[family])
     st = build_state(net, QCNParams(), qcn=True, seed=0, end_ns=20_000, bin_ns=10_000,
                      measure_ns=(0, 20_000), traced_flows=np.arange(net.n_flows),
                      proto=proto)  # fmt: skip

@@ -79,14 +79,14 @@ HS_PORT, HS_START, HS_STOP = range(3)
 # configuration C int64
 (C_END, C_BIN, C_NBINS, C_SEED, C_QCN, C_CPLAT, C_MA, C_MB, C_DRIFT) = range(9)
 # C_QCN: 1 when a protocol is on (any family); C_FAM: FAM_* (the loop's dispatch.py selects
-# the family's adapter by it); C_AUX: QCN aux timer in use
-# (probes or SONAR); C_SONAR: CP queue tracking; C_FIRSTNEG: probe reply=first_negative;
+# the family's adapter by it; the QCN variants' adapter, and it alone, runs the aux timer of
+# probes and SONAR); C_SONAR: CP queue tracking; C_FIRSTNEG: probe reply=first_negative;
 # C_ECMQ: ECM-Q messages (two codes)
-(C_FAM, C_AUX, C_PROBE, C_SONAR, C_FIRSTNEG, C_ECMQ) = range(9, 15)
+(C_FAM, C_PROBE, C_SONAR, C_FIRSTNEG, C_ECMQ) = range(9, 14)
 # C_TB0: the first bin held by the trace tables (a run in segments keeps a window of bins;
 # bin b is column b - C[C_TB0])
-C_TB0 = 15
-C_N = 16
+C_TB0 = 14
+C_N = 15
 # traces
 TQ_Q, TQ_AREA, TQ_MAX, TQ_TXB, TQ_DROPS = range(5)
 TQ_ROWS = 5

@@ -18,7 +18,6 @@ from numba import njit
 
 from qcnmodel.sim.kernel.heap import S_CNM, heap_push, heap_push_x
 from qcnmodel.sim.kernel.state import (
-    C_AUX,
     C_DRIFT,
     C_FIRSTNEG,
     C_PROBE,
@@ -40,17 +39,17 @@ _rp_on_tx = njit(cache=True, inline="always")(r.rp_on_tx.py_func)
 
 def uses_variants(cfg) -> bool:
     """True if a QCN-family configuration needs :mod:`.qcn_variants`: probes (a probe path)
-    or SONAR's queue tracking, both of which run an aux timer."""
+    or SONAR's queue tracking, both of which run an aux timer (the variants' adapter always
+    does)."""
     return PROBE_CODES[cfg.protocol.probe_path] != PROBE_OFF or "SonarParams" in cfg.params
 
 
 def configure(C, cfg) -> None:
-    """Drift period, SONAR queue tracking, aux timer in use, probe path and reply rule."""
+    """Drift period, SONAR queue tracking, probe path and reply rule."""
     pp = cfg.params
     C[C_DRIFT] = int(round(pp["QCNParams"].drift_period * 1e9))
     C[C_PROBE] = PROBE_CODES[cfg.protocol.probe_path]
     C[C_SONAR] = 1 if "SonarParams" in pp else 0
-    C[C_AUX] = 1 if C[C_SONAR] or C[C_PROBE] else 0
     probe = pp.get("ProbeParams")
     C[C_FIRSTNEG] = 1 if probe is not None and probe.reply == "first_negative" else 0
 

@@ -28,7 +28,6 @@ from qcnmodel.sim.kernel.families.qcn import configure, np_deliver, trace_rl
 from qcnmodel.sim.kernel.heap import heap_push, heap_push_x
 from qcnmodel.sim.kernel.route import next_port
 from qcnmodel.sim.kernel.state import (
-    C_AUX,
     C_CPLAT,
     C_FIRSTNEG,
     C_PROBE,
@@ -74,8 +73,7 @@ def schedule_aux(H, EP, EFREE, BK, S, rp, i):
 @njit(cache=True, inline="always")
 def rl_send(H, EP, EFREE, BK, S, C, rp, rpp, f, L, now):
     tag = qcn.rl_send(H, EP, EFREE, BK, S, C, rp, rpp, f, L, now)
-    if C[C_AUX] != 0:
-        schedule_aux(H, EP, EFREE, BK, S, rp, f)
+    schedule_aux(H, EP, EFREE, BK, S, rp, f)
     return tag
 
 
@@ -119,16 +117,14 @@ def on_event(H, EP, EFREE, BK, S, C, EPF, PI, NI, HI, FI, route, WI, WF, cp, cpp
             heap_push(H, EP, EFREE, BK, S, d, K_TIMER, a, np.int64(rp[r.RP_TIMER_GEN, a]), 0)
     elif kind == K_ECHO:
         rv.vrp_on_echo(rp, a, b != 0, now, seed, rpp)
-    if C[C_AUX] != 0:
-        schedule_aux(H, EP, EFREE, BK, S, rp, a)
+    schedule_aux(H, EP, EFREE, BK, S, rp, a)
 
 
 @njit(cache=True, inline="always")
 def on_drift(H, EP, EFREE, BK, S, C, rp, rpp, n_flows):
     for f in range(n_flows):
         r.rp_on_drift(rp, f, rpp)
-        if C[C_AUX] != 0:
-            schedule_aux(H, EP, EFREE, BK, S, rp, f)
+        schedule_aux(H, EP, EFREE, BK, S, rp, f)
 
 
 # ------------------------------------------------------------------ probes
