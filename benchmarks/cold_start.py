@@ -15,6 +15,10 @@ Targets: a first run <= 20 s, time to first event with a warm cache <= 0.5 s. Ea
 printed with its target and whether it is met. Usage: ``python benchmarks/cold_start.py``
 (``benchmarks/compile_profile.py`` lists what compiles and for how long).
 
+``--families`` times the first compiling run of each kernel family (the protocol families, the
+QCN variants with probes or SONAR apart), each with its own fresh cache, against the same
+20 s target: the first ``simulate`` of any protocol.
+
 ``--report`` measures ``qcnmodel report`` instead (target <= 20 s as well), four times with
 one fresh cache: the first report (``--confirm auto``, the default: the model's cohort kernel
 compiles, a few seconds; the packet confirmation and the nonlinear trajectories are left out
@@ -118,9 +122,24 @@ def main_report() -> None:
                 print(f"  stderr of the {name}: {ln}")
 
 
+def main_families() -> None:
+    """The first compiling ``simulate`` of each kernel family, each with its own fresh cache
+    (a protocol of another family compiles its own kernel, so each pays this once)."""
+    from qcnmodel.sim.kernel.dispatch import WARM_PROTOCOLS
+
+    print("first `qcnmodel simulate --engine kernel` per kernel family (fresh cache each)")
+    for family, protocol in WARM_PROTOCOLS.items():
+        with tempfile.TemporaryDirectory(prefix="qcnmodel-numba-") as cache:
+            load = os.getloadavg()[0]
+            cold, _ = _run(cache, extra=("--engine", "kernel", "--protocol", protocol))
+        print(f"  {family:13s} ({protocol:9s}) {_verdict(cold, COLD_TARGET_S)}  (load {load:.2f})")
+
+
 def main() -> None:
     if sys.argv[1:] == ["--report"]:
         return main_report()
+    if sys.argv[1:] == ["--families"]:
+        return main_families()
     kernel = ("--engine", "kernel")
     with tempfile.TemporaryDirectory(prefix="qcnmodel-numba-") as cache:
         auto, err_a = _run(cache)

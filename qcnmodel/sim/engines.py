@@ -117,7 +117,7 @@ def run(
 
 #: the oracle's time per event on the 2-core reference machine (15-35 us measured, idle to
 #: loaded), and the longest oracle run ``engine="auto"`` chooses on a cold cache: about half
-#: the kernel's fastest first compilation (17 s idle for plain QCN, 23-27 s for the QCN
+#: the kernel's fastest first compilation (13 s idle for plain QCN, 17 s for the QCN
 #: variants; two to three times that loaded)
 ORACLE_S_PER_EVENT = 35e-6
 ORACLE_MAX_S = 10.0
@@ -352,7 +352,7 @@ def _counters(events, offered, blocked, sent, delivered, dropped, pause, cnms, i
 
 
 #: first compilation of one family's kernel on the 2-core reference machine, for the notice
-COMPILE_ESTIMATE = "30 s"  # idle: 17 s plain QCN, 23-27 s the QCN variants; more under load
+COMPILE_ESTIMATE = "20 s"  # idle: 13 s plain QCN, 17 s the QCN variants; more under load
 
 
 def kernel_is_cached(family: str) -> bool:

@@ -155,14 +155,21 @@ def jitter(j, u):
     return 1.0 + j * (2.0 * u - 1.0)
 
 
-@njit(cache=True)
+@njit(cache=True, inline="always")
 def draw_jitter(state, row, index, kind, seed, j):
     """Jitter factor U = 1 + j (2u - 1) drawn on stream ``(kind, index)`` with the counter
     ``state[row, index]`` (a float64 struct-of-arrays row), which is then incremented.
 
     The draw of every compiled rule; its Python twins compute ``jitter_py(j,
     uniform01_py(seed, stream_key_py(kind, index), counter))`` and increment their counter.
+    The integers are passed on as int64, so that a rule's constant row and stream kind do
+    not compile one copy of the draw each.
     """
+    return _draw_jitter(state, np.int64(row), np.int64(index), np.int64(kind), np.int64(seed), j)
+
+
+@njit(cache=True)
+def _draw_jitter(state, row, index, kind, seed, j):
     u = uniform01(seed, stream_key(kind, index), np.int64(state[row, index]))
     state[row, index] += 1.0
     return 1.0 + j * (2.0 * u - 1.0)

@@ -17,7 +17,7 @@ network access:
   (as ``qcnmodel check --confirm``, in parallel), and two operating points around the
   critical RTT at a reference N. ``packet="auto"`` (``qcnmodel report``'s default) runs it
   only when the simulator's kernel is already compiled: on a fresh install the report leaves
-  it out rather than compile the kernel for 20-30 s, and says so, with the command
+  it out rather than compile the kernel for 10-20 s, and says so, with the command
   that compiles it and confirms. ``trajectories="auto"`` does the same for the figure of the
   fluid model's nonlinear trajectories (its trajectory kernels: about 20 s of CPU, once).
 

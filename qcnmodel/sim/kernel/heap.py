@@ -96,6 +96,21 @@ def heap_push(H, EP, EFREE, BK, S, t, kind, a, b, c):
     _far_push(H, S, t, seq, slot)
 
 
+@njit(cache=True, inline="always")
+def heap_push_call(H, EP, EFREE, BK, S, t, kind, a, b, c):
+    """:func:`heap_push` as a call, not inlined: for rare call sites (initial events, trace
+    samples, PAUSE, drift, RP timers, the QCN variants' probes), where an inlined copy would
+    only add to the compile time of the function that calls it. The arguments are cast to
+    int64, so that constants do not compile one specialisation each."""
+    _push_out(H, EP, EFREE, BK, S, np.int64(t), np.int64(kind), np.int64(a), np.int64(b),
+              np.int64(c))  # fmt: skip
+
+
+@njit(cache=True, _nrt=False)
+def _push_out(H, EP, EFREE, BK, S, t, kind, a, b, c):
+    heap_push(H, EP, EFREE, BK, S, t, kind, a, b, c)
+
+
 @njit(cache=True, _nrt=False)
 def _near_insert(EP, BK, slot, t, bk):
     """Link ``slot`` (time ``t``) into bucket ``bk`` before its later events: walk back from

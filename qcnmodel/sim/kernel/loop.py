@@ -61,6 +61,7 @@ from qcnmodel.sim.kernel.heap import (
     S_SENT,
     S_TAIL,
     heap_push,
+    heap_push_call,
     queue_peek,
     queue_remove,
 )
@@ -341,7 +342,7 @@ def on_arrive(
     if PI[P_XOFF, link] >= 0 and PI[P_PSENT, link] == 0 and PI[P_PART, link] >= PI[P_XOFF, link]:
         PI[P_PSENT, link] = 1
         S[S_PAUSE] += 1
-        heap_push(H, EP, EFREE, BK, S, now + PI[P_PROP, link], K_PAUSE, link, 1, 0)
+        heap_push_call(H, EP, EFREE, BK, S, now + PI[P_PROP, link], K_PAUSE, link, 1, 0)
     if PI[P_CP, o] != 0:
         delay = C[C_CPLAT] + FR[R_BACK, k] - NI[N_LAT, node]
         D.cp_enqueue(fam, H, EP, EFREE, BK, S, C, EPF, FR, cp, cpp, out, k, f, o, PI[P_Q, o], L,
@@ -384,7 +385,8 @@ def on_sample(fam, H, EP, EFREE, BK, S, C, PI, FI, TQ, TG, TRP, tr_flows, rp, rp
         TRP[TR_TS, r, i] = ts
         TRP[TR_X, r, i] = x
     if b + 1 < C[C_NBINS]:
-        heap_push(H, EP, EFREE, BK, S, min((b + 2) * C[C_BIN], C[C_END]), K_SAMPLE, b + 1, 0, 0)
+        t = min((b + 2) * C[C_BIN], C[C_END])
+        heap_push_call(H, EP, EFREE, BK, S, t, K_SAMPLE, b + 1, 0, 0)
 
 
 @njit(cache=True)
@@ -396,11 +398,11 @@ def kernel_init(S, C, H, EP, EFREE, BK, PI, PF, FI, HI, GI, GF, NI, HS, rpp):
     if S[S_EFREE_N] < need or H.shape[1] - S[S_HN] < need:
         return ST_GROW_HEAP
     for i in range(HS.shape[1]):
-        heap_push(H, EP, EFREE, BK, S, HS[HS_START, i], K_HOT, i, 1, 0)
-        heap_push(H, EP, EFREE, BK, S, HS[HS_STOP, i], K_HOT, i, 0, 0)
-    heap_push(H, EP, EFREE, BK, S, min(C[C_BIN], C[C_END]), K_SAMPLE, 0, 0, 0)
+        heap_push_call(H, EP, EFREE, BK, S, HS[HS_START, i], K_HOT, i, 1, 0)
+        heap_push_call(H, EP, EFREE, BK, S, HS[HS_STOP, i], K_HOT, i, 0, 0)
+    heap_push_call(H, EP, EFREE, BK, S, min(C[C_BIN], C[C_END]), K_SAMPLE, 0, 0, 0)
     if C[C_DRIFT] > 0:
-        heap_push(H, EP, EFREE, BK, S, C[C_DRIFT], K_DRIFT, 0, 0, 0)
+        heap_push_call(H, EP, EFREE, BK, S, C[C_DRIFT], K_DRIFT, 0, 0, 0)
     for h in range(HI.shape[1]):
         wmin = INF_NS
         for g in range(HI[H_GS, h], HI[H_GS, h] + HI[H_GC, h]):
@@ -409,7 +411,7 @@ def kernel_init(S, C, H, EP, EFREE, BK, PI, PF, FI, HI, GI, GF, NI, HS, rpp):
                 wmin = GI[G_NEXT, g]
         if wmin < INF_NS:
             HI[H_WAKE, h] = wmin
-            heap_push(H, EP, EFREE, BK, S, wmin, K_WAKE, h, 0, 0)
+            heap_push_call(H, EP, EFREE, BK, S, wmin, K_WAKE, h, 0, 0)
     return ST_OK
 
 
@@ -452,7 +454,7 @@ def _run_until(
                 if PI[P_PSENT, b] != 0 and PI[P_PART, b] <= PI[P_XON, b]:
                     PI[P_PSENT, b] = 0
                     S[S_PAUSE] += 1
-                    heap_push(H, EP, EFREE, BK, S, now + PI[P_PROP, b], K_PAUSE, b, 0, 0)
+                    heap_push_call(H, EP, EFREE, BK, S, now + PI[P_PROP, b], K_PAUSE, b, 0, 0)
             hsvc = PI[P_HOST, a]
             if hsvc < 0:
                 psvc = a
@@ -476,7 +478,7 @@ def _run_until(
             on_sample(fam, H, EP, EFREE, BK, S, C, PI, FI, TQ, TG, TRP, tr_flows, rp, rpp, a, now)
         elif kind == K_DRIFT:
             D.on_drift(fam, H, EP, EFREE, BK, S, C, rp, rpp, FI.shape[1])
-            heap_push(H, EP, EFREE, BK, S, now + C[C_DRIFT], K_DRIFT, 0, 0, 0)
+            heap_push_call(H, EP, EFREE, BK, S, now + C[C_DRIFT], K_DRIFT, 0, 0, 0)
         tp = -1  # the port that starts a frame (one call site: the loop compiles faster)
         if hsvc >= 0:
             tp, k, L, inl = host_service(

@@ -207,7 +207,7 @@ def dcqcn_np_on_packet(nps, f, marked, now_ns, prm):
 
 
 # ============================================================================ RP
-@njit(cache=True)
+@njit(cache=True, inline="always")
 def _u(rp, i, row, kind, seed, prm):
     return draw_jitter(rp, row, i, kind, seed, prm[DRP_JITTER])
 

@@ -165,7 +165,7 @@ def cp_on_arrival(cp, j, q_bytes, frame_bytes, seed, prm, out):
     out[OUT_SAMPLED] = 0.0
     if cp[CP_INIT, j] == 0.0:
         cp[CP_INIT, j] = 1.0
-        cp[CP_TO_SAMPLE, j] = _cp_interval(0, prm) * _cp_draw(cp, j, seed, prm)
+        cp[CP_TO_SAMPLE, j] = _cp_interval(np.int64(0), prm) * _cp_draw(cp, j, seed, prm)
     cp[CV_BYTES, j] += frame_bytes
     cp[CP_TO_SAMPLE, j] -= frame_bytes
     if cp[CP_TO_SAMPLE, j] > 0.0:

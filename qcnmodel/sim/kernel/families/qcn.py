@@ -16,7 +16,7 @@ from __future__ import annotations
 import numpy as np
 from numba import njit
 
-from qcnmodel.sim.kernel.heap import S_CNM, heap_push, heap_push_x
+from qcnmodel.sim.kernel.heap import S_CNM, heap_push_call, heap_push_x
 from qcnmodel.sim.kernel.state import (
     C_DRIFT,
     C_FIRSTNEG,
@@ -86,11 +86,11 @@ def on_event(H, EP, EFREE, BK, S, C, EPF, PI, NI, HI, FI, route, WI, WF, cp, cpp
     if kind == K_CNM:
         d = r.rp_on_cnm(rp, a, b, c, now, seed, rpp, EPF[X0, slot], EPF[X1, slot])
         if d >= 0:
-            heap_push(H, EP, EFREE, BK, S, d, K_TIMER, a, np.int64(rp[r.RP_TIMER_GEN, a]), 0)
+            heap_push_call(H, EP, EFREE, BK, S, d, K_TIMER, a, np.int64(rp[r.RP_TIMER_GEN, a]), 0)
     elif kind == K_TIMER:
         d = r.rp_on_timer(rp, a, b, now, seed, rpp)
         if d >= 0:
-            heap_push(H, EP, EFREE, BK, S, d, K_TIMER, a, b, 0)
+            heap_push_call(H, EP, EFREE, BK, S, d, K_TIMER, a, b, 0)
 
 
 @njit(cache=True, inline="always")

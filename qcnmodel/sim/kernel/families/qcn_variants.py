@@ -25,7 +25,7 @@ from numba import njit
 
 from qcnmodel.sim.kernel.families import qcn
 from qcnmodel.sim.kernel.families.qcn import configure, np_deliver, trace_rl
-from qcnmodel.sim.kernel.heap import heap_push, heap_push_x
+from qcnmodel.sim.kernel.heap import heap_push_call, heap_push_x
 from qcnmodel.sim.kernel.route import next_port
 from qcnmodel.sim.kernel.state import (
     C_CPLAT,
@@ -63,10 +63,18 @@ __all__ = ["configure", "cp_dequeue", "cp_enqueue", "np_deliver", "on_drift", "o
 
 @njit(cache=True, inline="always")
 def schedule_aux(H, EP, EFREE, BK, S, rp, i):
-    """Schedule the aux timer the last RP call requested (``vrp_take_arm``)."""
+    """Schedule the aux timer the last RP call requested (``vrp_take_arm``), if it requested
+    one: the check is inlined (it runs for every frame sent), the scheduling is not (inlined
+    at each of its call sites it cost about 2 s of the first compilation)."""
+    if rp[r.RV_ARM, i] >= 0.0:
+        _schedule_aux(H, EP, EFREE, BK, S, rp, i)
+
+
+@njit(cache=True)
+def _schedule_aux(H, EP, EFREE, BK, S, rp, i):
     d = rv.vrp_take_arm(rp, i)
     if d >= 0:
-        heap_push(H, EP, EFREE, BK, S, d, K_AUX, i, np.int64(rp[r.RV_AUX_GEN, i]), 0)
+        heap_push_call(H, EP, EFREE, BK, S, d, K_AUX, i, np.int64(rp[r.RV_AUX_GEN, i]), 0)
 
 
 # ------------------------------------------------------------------ hooks
@@ -100,7 +108,7 @@ def on_event(H, EP, EFREE, BK, S, C, EPF, PI, NI, HI, FI, route, WI, WF, cp, cpp
     elif kind == K_AUX:
         d = rv.vrp_on_aux_timer(rp, a, b, now, seed, rpp)
         if d >= 0:
-            heap_push(H, EP, EFREE, BK, S, d, K_AUX, a, b, 0)
+            heap_push_call(H, EP, EFREE, BK, S, d, K_AUX, a, b, 0)
         schedule_aux(H, EP, EFREE, BK, S, rp, a)
         target = rv.vrp_take_send(rp, a)
         if target >= 0:
@@ -114,7 +122,7 @@ def on_event(H, EP, EFREE, BK, S, C, EPF, PI, NI, HI, FI, route, WI, WF, cp, cpp
         d = rv.vrp_on_probe_reply(rp, a, EPF[X0, slot], EPF[X1, slot], EPF[X2, slot], c, now,
                                   seed, rpp)  # fmt: skip
         if d >= 0:
-            heap_push(H, EP, EFREE, BK, S, d, K_TIMER, a, np.int64(rp[r.RP_TIMER_GEN, a]), 0)
+            heap_push_call(H, EP, EFREE, BK, S, d, K_TIMER, a, np.int64(rp[r.RP_TIMER_GEN, a]), 0)
     elif kind == K_ECHO:
         rv.vrp_on_echo(rp, a, b != 0, now, seed, rpp)
     schedule_aux(H, EP, EFREE, BK, S, rp, a)
@@ -159,9 +167,9 @@ def send_probe(H, EP, EFREE, BK, S, C, PI, NI, HI, FI, route, WI, f, target, now
     """RL ``f`` probes (or, SONAR, pings) CP port ``target``: schedule K_PROBE."""
     ping = C[C_SONAR] != 0
     to_dst = not ping and C[C_PROBE] == PROBE_PATH
-    d, _ = path_walk(PI, NI, HI, FI, route, WI, 0, f, -1 if to_dst else target)
+    d, _ = path_walk(PI, NI, HI, FI, route, WI, np.int64(0), f, -1 if to_dst else target)
     if d >= 0:
-        heap_push(H, EP, EFREE, BK, S, now + d, K_PROBE, f, target, 1 if ping else 0)
+        heap_push_call(H, EP, EFREE, BK, S, now + d, K_PROBE, f, target, 1 if ping else 0)
 
 
 @njit(cache=True)
@@ -171,16 +179,17 @@ def on_probe(H, EP, EFREE, BK, S, C, EPF, PI, NI, HI, FI, route, WI, WF, cp, cpp
     cplat = C[C_CPLAT]
     if ping != 0:
         nc = rv.vcp_on_ping(cp, target, float(PI[P_Q, target]), now, cpp)
-        d, _ = path_walk(PI, NI, HI, FI, route, WI, 0, f, target)
-        heap_push(H, EP, EFREE, BK, S, now + cplat + d, K_ECHO, f, 1 if nc else 0, target)
+        d, _ = path_walk(PI, NI, HI, FI, route, WI, np.int64(0), f, target)
+        heap_push_call(H, EP, EFREE, BK, S, now + cplat + d, K_ECHO, f, 1 if nc else 0, target)
         return
     mode = C[C_PROBE]
     if mode == PROBE_CP:
-        dt, _ = path_walk(PI, NI, HI, FI, route, WI, 0, f, target)
+        dt, _ = path_walk(PI, NI, HI, FI, route, WI, np.int64(0), f, target)
         WI[0] = target
         n = 1
     else:
-        dt, n = path_walk(PI, NI, HI, FI, route, WI, 0, f, -1 if mode == PROBE_PATH else target)
+        to = -1 if mode == PROBE_PATH else target
+        dt, n = path_walk(PI, NI, HI, FI, route, WI, np.int64(0), f, to)
     if n == 0 or dt < 0:  # no CP to read, or the target left the path (not expected)
         return
     jmin = 0
