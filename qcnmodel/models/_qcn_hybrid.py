@@ -89,7 +89,7 @@ def frame_noise(seed, k, n, frame):
     m = min(n, _NOISE_TERMS)
     acc = 0.0
     for j in range(m):
-        acc += uniform01(seed, _S_NOISE, np.int64(k * _NOISE_TERMS + j)) - 0.5
+        acc += uniform01(seed, np.int64(_S_NOISE), np.int64(k * _NOISE_TERMS + j)) - 0.5
     return acc * math.sqrt(n / m) * frame
 
 
@@ -284,7 +284,7 @@ def _integrate_twin(p, n, fwd, back, capacity, offered, n_rec, record_dt, hotspo
         if arrived > 0.0:  # the CP's countdown: a sample exactly when it reaches zero
             if arrived >= cp[R.CP_TO_SAMPLE, 0] - _due(a_sum, t):
                 arrived = max(arrived, cp[R.CP_TO_SAMPLE, 0])
-                u = uniform01(seed, _S_PICK, np.int64(draws))
+                u = uniform01(seed, np.int64(_S_PICK), np.int64(draws))
                 z = frame_noise(seed, np.int64(draws), n, frame) if noise else 0.0
                 draws += 1
                 if R.cp_on_arrival(cp, 0, max(q + z, 0.0) + frame, arrived, seed, pc, out):

@@ -30,7 +30,9 @@ def _ns(t):
 @nb.njit(cache=True)
 def _room(buf, head, size, more):
     """The ring ``buf`` (rows) with room for ``more`` rows beyond its ``size``: itself, or a
-    copy of at least twice its length with its rows from index 0; returns (buffer, head)."""
+    copy of at least twice its length with its rows from index 0; returns (buffer, head).
+    Its callers pass int64 (as :func:`_record`'s): an integer that is still a constant while
+    numba types the loop would compile a copy of its own."""
     cap = buf.shape[0]
     if size + more <= cap:
         return buf, head
@@ -172,7 +174,7 @@ def integrate_compiled(pc, pr, n, fwd, back, capacity, t_on, t_off, c_hot, offer
     rec = np.zeros((n_rec + 1, 6))
     sent = np.zeros((n_rec + 1 if per_flow else 1, n))
     total = np.zeros(n)
-    _record(rec, 0, 0.0, q, rate, rp, 0.0)
+    _record(rec, np.int64(0), 0.0, q, rate, rp, 0.0)
     k, t, fb_last, stalled, draws = 1, 0.0, 0.0, 0, 0
     # the loop works on borrowed views (qcnmodel._borrow); this function holds the arrays
     # (the returned two through ``own``) and its caller the parameter vectors
@@ -225,7 +227,7 @@ def integrate_compiled(pc, pr, n, fwd, back, capacity, t_on, t_off, c_hot, offer
                 draws += 1
                 if R.cp_on_arrival(cp, 0, max(q + z, 0.0) + frame, arrived, seed, pc, out):
                     if c_size == cn.shape[0]:
-                        cn, c_head = _room(cn, c_head, c_size, 1)
+                        cn, c_head = _room(cn, np.int64(c_head), np.int64(c_size), np.int64(1))
                     c_size = _put(cn, c_head, c_size, t + back, _pick(a, u * a_sum),
                                   out[R.OUT_QFB])  # fmt: skip
                 fb_last = -(out[R.OUT_QOFF] + w * out[R.OUT_QDELTA])
@@ -254,14 +256,14 @@ def integrate_compiled(pc, pr, n, fwd, back, capacity, t_on, t_off, c_hot, offer
             for i in range(n):
                 a_sum += a[i]
         if a_size + n > arr.shape[0]:
-            arr, a_head = _room(arr, a_head, a_size, n)
+            arr, a_head = _room(arr, np.int64(a_head), np.int64(a_size), np.int64(n))
         for i in range(n):
             new = _rate(rp, i, offered, backlog, line)
             if new != rate[i]:
                 a_size = _put(arr, a_head, a_size, t + fwd, i, new)
                 rate[i] = new
         if t >= k * record_dt:
-            _record(rec, k, t, q, rate, rp, fb_last)
+            _record(rec, np.int64(k), t, q, rate, rp, fb_last)
             if per_flow:
                 sent[k] = total
             k += 1
