@@ -166,8 +166,16 @@ def test_confirm_runs_packets_and_reports_agreement(capsys, tmp_path, small_grid
         assert row["verdict"] in ("stable", "oscillating", "underflow", "drifting")
         assert row["agree"] == ((row["verdict"] == "stable") == row["predicted_stable"])
         assert "queue_bytes" not in row  # traces stay out of the JSON
-        # a 20 ms run holds 3 time constants in its first half only for fast modes
-        assert row["conclusive"] == (0.01 >= 3 * row["time_constant_s"])
+        if row["judged_by"] == "trajectories":
+            # the model's verdict is the majority of its 9 runs of 0.6 s (judged after
+            # 0.3 s): as many packet runs, and a 20 ms run cannot stand for one of them
+            assert row["runs"] == 9 and 0 <= row["runs_unstable"] <= 9
+            assert row["agree"] == ((2 * row["runs_unstable"] <= 9) == row["predicted_stable"])
+            assert row["conclusive"] is False
+        else:
+            # a 20 ms run holds 3 time constants in its first half only for fast modes
+            assert row["runs"] == 1
+            assert row["conclusive"] == (0.01 >= 3 * row["time_constant_s"])
     assert conf["agree"] == all(r["agree"] for r in rows if r["conclusive"])
     assert code == (0 if out["verdict"] == "stable" and conf["agree"] else 1)
     assert conf["figure"] == str(fig) and fig.read_bytes()[:4] == b"\x89PNG"
@@ -179,7 +187,11 @@ def test_confirm_text_names_each_point_and_the_figure(capsys, tmp_path, monkeypa
     f.write_text('[ranges]\nrtt = "50us..100us"\nflows = "10..10"\n')
     code = main(["check", str(f), "--no-recommend", "--confirm", "20ms", "--jobs", "1"])
     text = capsys.readouterr().out
-    block = text.split("packet confirmation (0.02 s per run, seed 0, 1 process): ", 1)[1]
+    block = text.split(
+        "packet confirmation (0.02 s per run, seed 0; 9 runs, seeds 0-8, where "
+        "the model's trajectories judge, 1 process): ",
+        1,
+    )[1]
     assert block.startswith(("AGREES (", "DISAGREES (", "INCONCLUSIVE ("))
     for role in ("0.8 x critical RTT at the worst N = 10", "1.25 x critical RTT at the worst "
                  "N = 10", "worst point of the ranges"):  # fmt: skip
@@ -595,3 +607,59 @@ def test_the_fix_search_on_workers_finds_what_it_finds_here():
     here = search_fix(p, build, ranges, table, candidates=5, jobs=1)
     assert here["fixes"] and len(here["searched"]) > 1  # several fields, one fix at least
     assert search_fix(p, build, ranges, table, candidates=5, jobs=2) == here
+
+
+def test_a_trajectory_point_takes_the_majority_of_as_many_runs_as_the_model():
+    from qcnmodel import config
+    from qcnmodel.studies.confirm import _majority, auto_duration, conclusive, runs_at
+
+    traj = {"judged_by": "trajectories", "time_constant_s": 50.0}
+    lin = {"judged_by": "linearisation", "time_constant_s": 0.05}
+    run = config.defaults["models.verdict_run"]
+    assert runs_at(traj) == run["seeds"] and runs_at(lin) == 1
+    # the model's own run length, not the linearisation's time constant, for its points
+    assert auto_duration([traj]) == max(run["duration"], 2 * run["settle"])
+    assert auto_duration([traj, lin]) == auto_duration([traj])  # 0.3 s for the other
+    assert conclusive(traj, 2 * run["settle"]) and not conclusive(traj, 0.4)
+    assert conclusive(lin, 0.31) and not conclusive(lin, 0.29)  # 3 x 0.05 s in the half
+
+    def r(seed, verdict):
+        return {"seed": seed, "verdict": verdict, "std": float(seed)}
+
+    runs = [r(0, "stable"), r(1, "underflow"), r(2, "oscillating"), r(3, "oscillating")]
+    m = _majority(runs)  # 3 of 4 not stable: unstable, the most frequent class shown
+    assert (m["verdict"], m["runs"], m["runs_unstable"], m["shown_seed"]) == (
+        "oscillating",
+        4,
+        3,
+        2,
+    )
+    assert m["std"] == 2.0 and "seed" not in m
+    m = _majority(runs[:2] + [r(4, "stable")])  # 1 of 3: stable, its first run shown
+    assert (m["verdict"], m["runs_unstable"], m["shown_seed"]) == ("stable", 1, 0)
+    assert _majority(runs[:2])["verdict"] == "stable"  # a tie is not a majority unstable
+
+
+def test_a_contradiction_where_the_trajectories_judge_must_be_significant():
+    from qcnmodel.studies.confirm import ODDS_ALPHA, _odds_test, outcome
+
+    class Model:  # the model's own runs at the point: k of 9 unstable
+        def __init__(self, k):
+            self.k = k
+
+        def replace(self, **kw):
+            return self
+
+        def trajectory_verdicts(self):
+            return ("oscillating",) * self.k + ("stable",) * (9 - self.k)
+
+    pt = {"n_flows": 28, "rtt_s": 2e-6}
+    packets = {"runs_unstable": 3, "runs": 9}
+    near = _odds_test(Model(5), pt, packets)  # 3 of 9 against 5 of 9: p = 0.64
+    assert near["odds_p"] == pytest.approx(0.637, abs=0.01) and near["conclusive"] is False
+    assert "3 of 9 packet runs and 5 of 9 model runs" in near["open_reason"]
+    row = {"conclusive": True, "agree": False, **near}
+    assert outcome(row) == "inconclusive"
+    apart = _odds_test(Model(9), pt, {"runs_unstable": 1, "runs": 9})  # p < 0.001
+    assert apart["odds_p"] < ODDS_ALPHA and "conclusive" not in apart
+    assert outcome({"conclusive": True, "agree": False, **apart}) == "DISAGREE"

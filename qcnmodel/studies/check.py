@@ -149,7 +149,7 @@ class CheckResult:
         check ran without ``confirm``."""
         if self.confirmation_traces is None:
             raise ValueError("confirm: this check ran without confirm=True (no packet traces)")
-        from qcnmodel.studies.confirm import plot_confirmation  # written atomically
+        from qcnmodel.studies.confirm_view import plot_confirmation  # written atomically
 
         return plot_confirmation(self.confirmation_traces, qeq, path)
 

@@ -92,16 +92,21 @@ def confirmation_lines(c: dict, figure=None) -> list[str]:
     verdict (phase margin), the packets' verdict with the detector's numbers, and agree or
     DISAGREE; then the figure's path when one was drawn."""
     from qcnmodel.studies.confirm import SETTLE_TAUS, model_word, outcome
+    from qcnmodel.studies.confirm_view import packet_word
 
     n_agree = sum(outcome(row) == "agree" for row in c["rows"])
     n_open = sum(outcome(row) == "inconclusive" for row in c["rows"])
+    many = max((row.get("runs", 1) for row in c["rows"]), default=1)
     lines = [
-        f"packet confirmation ({c['duration_s']:.3g} s per run, seed {c['seed']}, "
-        f"{c.get('jobs', 1)} process{'es' if c.get('jobs', 1) != 1 else ''}): "
+        f"packet confirmation ({c['duration_s']:.3g} s per run, seed {c['seed']}"
+        + (f"; {many} runs, seeds {c['seed']}-{c['seed'] + many - 1}, where the model's "
+           "trajectories judge" if many > 1 else "")
+        + f", {c.get('jobs', 1)} process{'es' if c.get('jobs', 1) != 1 else ''}): "
         + ("DISAGREES" if not c["agree"] else "AGREES" if n_agree else "INCONCLUSIVE")
         + f" ({n_agree} of {len(c['rows'])} points agree"
         + (f", {n_open} inconclusive: the run is shorter than {2 * SETTLE_TAUS:g} time "
-           "constants of their mode" if n_open else "") + ")"
+           "constants of their mode, or than the model's own runs where its trajectories "
+           "judge, or the odds are near one half on both sides" if n_open else "") + ")"
     ]  # fmt: skip
     for row in c["rows"]:
         model = model_word(row)
@@ -112,10 +117,11 @@ def confirmation_lines(c: dict, figure=None) -> list[str]:
         lines += [
             f"  {row['role']}:",
             f"    N={row['n_flows']:<4d} RTT={row['rtt_s'] * 1e6:8.4g} us: model {model} "
-            f"{pm}, packets {row['verdict']} "
+            f"{pm}, packets {packet_word(row)} "
             f"(queue std {row['std'] / 1e3:.3g} KB, empty {row['underflow']:.0%}, ACF peak "
             f"{row['acf_peak']:.2f}, trend {row.get('drift', 0.0) / 1e3:+.3g} KB; model time "
-            f"constant {row.get('time_constant_s', 0.0):.3g} s) -> {outcome(row)}",
+            f"constant {row.get('time_constant_s', 0.0):.3g} s) -> {outcome(row)}"
+            + (f" ({row['open_reason']})" if row.get("open_reason") else ""),
         ]
     for row in c.get("skipped", []):
         lines.append(f"  {row['role']}: N={row['n_flows']}, RTT={row['rtt_s'] * 1e6:.4g} us "

@@ -14,13 +14,28 @@ simulator at the worst-case points of the checked ranges (:func:`confirm_points`
   run, the worst point and, when that is predicted unstable, the point with the largest
   phase margin; the rows' ``role`` says why.
 
+**Points judged by the model's trajectories.** Where the model judges a point by its
+nonlinear trajectories (:attr:`boundary_method` ``"trajectories"``), its verdict is a
+statement about odds: most of its runs from idle (``config.defaults["models.verdict_run"]``:
+9 seeds, 0.6 s, judged after 0.3 s) oscillate or do not. One packet run cannot confirm odds
+(at N = 28, RTT = 2 us, 10 Gb/s, 4 of 6 packet runs of 2 s oscillate: one run contradicts
+the majority a third of the time). There the packets run as often as the model (seeds
+``seed`` .. ``seed + 8``) and their majority is compared with the model's, as the
+validation compares odds (:func:`runs_at`); the automatic run length is the model's own run
+(its analysed second half is the model's window), and a shorter run given by the user is
+inconclusive there. Where the packets' majority and the model's verdict differ, the
+model's own runs at the point are counted too: unless the two counts differ significantly
+(Fisher's exact test at :data:`ODDS_ALPHA`), the odds lie near one half on both sides and
+the point is inconclusive, not a contradiction.
+
 A point is simulated only when the analysed second half of the run holds at least
 :data:`MIN_RTTS` of its RTTs; the others are listed as not simulated, with the run length
 they would need.
 
 The points run in parallel (:func:`confirm_verdict`, ``jobs``) with the sweep's workers
 (:mod:`qcnmodel.studies.sweep`: forked from this process once the simulator is compiled, so
-no worker compiles it again); every point uses the same seed, so the results are those of a
+no worker compiles it again); each run's seed is fixed by its point (``seed``, and ``seed +
+j`` for the j-th run of a point judged by the trajectories), so the results are those of a
 sequential run, bit for bit.
 
 Each point runs on the single bottleneck of the validation suite
@@ -47,7 +62,6 @@ verdict, not a validation: ``qcnmodel validate`` does the full comparison.
 from __future__ import annotations
 
 import sys
-from pathlib import Path
 
 import numpy as np
 
@@ -63,7 +77,8 @@ __all__ = [
     "drop_traces",
     "mode_time_constant",
     "outcome",
-    "plot_confirmation",
+    "runs_at",
+    "trajectory_run",
     "worst_n",
 ]
 
@@ -83,6 +98,10 @@ SETTLE_TAUS = 3.0
 OVERLOAD = "overload"
 #: longest run chosen automatically (s): the range ``check_duration`` accepts
 MAX_DURATION = 10.0
+#: significance level at which the packets' count of unstable runs must differ from the
+#: model's for a contradiction where its trajectories judge (Fisher's exact test; the
+#: conventional 5 %)
+ODDS_ALPHA = 0.05
 
 
 def worst_n(critical_rtt_s: dict) -> tuple[int, float] | None:
@@ -231,12 +250,68 @@ def mode_time_constant(loop, margins=None) -> float:
     return float((a * a + b * b) / den) if den > 0 else float("inf")
 
 
+def trajectory_run() -> tuple[float, float]:
+    """(duration, settle) of the model's verdict runs (``models.verdict_run``), s."""
+    from qcnmodel import config
+
+    run = config.defaults["models.verdict_run"]
+    return float(run["duration"]), float(run["settle"])
+
+
+def _by_trajectories(point: dict) -> bool:
+    return point.get("judged_by") == "trajectories"
+
+
+def runs_at(point: dict) -> int:
+    """Packet runs at a confirmation point: as many as the model's verdict takes the
+    majority of where its trajectories judge the point (module docstring), else one."""
+    if _by_trajectories(point):
+        from qcnmodel.models._verdict_run import verdict_seeds
+
+        return verdict_seeds()
+    return 1
+
+
 def auto_duration(points) -> float:
     """Run length (s) whose first half holds :data:`SETTLE_TAUS` time constants of every
-    point: at least :data:`DEFAULT_DURATION`, at most :data:`MAX_DURATION`."""
-    taus = [p["time_constant_s"] for p in points]
-    need = 2.0 * SETTLE_TAUS * max(taus, default=0.0)
+    point judged by a linearisation, and the model's own run where its trajectories judge:
+    at least :data:`DEFAULT_DURATION`, at most :data:`MAX_DURATION`."""
+    need = 0.0
+    for p in points:
+        if _by_trajectories(p):
+            run, settle = trajectory_run()
+            need = max(need, run, 2.0 * settle)
+        else:
+            need = max(need, 2.0 * SETTLE_TAUS * p["time_constant_s"])
     return float(min(MAX_DURATION, max(DEFAULT_DURATION, need)))
+
+
+def conclusive(point: dict, duration: float) -> bool:
+    """Whether a run of ``duration`` s can decide ``point``: its analysed second half holds
+    :data:`SETTLE_TAUS` time constants of the point's mode, or, where the model's
+    trajectories judge, starts no earlier than the model's own runs are judged."""
+    if _by_trajectories(point):
+        return duration / 2 >= trajectory_run()[1] * (1 - 1e-12)
+    return duration / 2 >= SETTLE_TAUS * point["time_constant_s"]
+
+
+def _majority(runs: list[dict]) -> dict:
+    """One row's packet result from its runs (in seed order): the majority's verdict
+    (unstable when more than half are not stable; then their most frequent class) with the
+    numbers and trace of the first run that has it, and ``runs``, ``runs_unstable`` and
+    ``shown_seed``."""
+    from collections import Counter
+
+    k = sum(r["verdict"] != "stable" for r in runs)
+    if 2 * k <= len(runs):
+        verdict = "stable"
+    else:
+        verdict = Counter(r["verdict"] for r in runs if r["verdict"] != "stable").most_common(1)[0][
+            0
+        ]
+    shown = next(r for r in runs if r["verdict"] == verdict)
+    return {**{key: v for key, v in shown.items() if key != "seed"}, "runs": len(runs),
+            "runs_unstable": int(k), "shown_seed": int(shown["seed"])}  # fmt: skip
 
 
 def simulate_point(params: QCNParams, duration: float, seed: int, n_flows: int,
@@ -343,7 +418,7 @@ def confirm_verdict(
         A tqdm bar on stderr, and one line there while the simulator compiles.
     jobs : int, optional
         Processes (this one included): default the cores actually free, ``-1`` the same,
-        at most the number of points. The rows do not depend on it.
+        at most the number of runs. The rows do not depend on it.
 
     Returns
     -------
@@ -351,7 +426,10 @@ def confirm_verdict(
         ``agree`` (every point agrees), ``duration_s``, ``seed``, ``jobs`` and ``rows`` (per
         point: ``n_flows``, ``rtt_s``, ``role``, ``predicted_stable``, ``phase_margin_deg``,
         the detector's ``verdict``, ``mean``, ``std``, ``underflow``, ``acf_peak``,
-        ``agree``, and the trace ``time_s``, ``queue_bytes``); ``skipped``: the points whose
+        ``agree``, ``runs`` and ``runs_unstable`` (the packet runs at the point and how many
+        were not stable; the verdict is their majority), ``shown_seed`` (the run whose
+        numbers and trace ``time_s``, ``queue_bytes`` are given: the first on the
+        majority's side)); ``skipped``: the points whose
         RTT is too long for the run (``n_flows``, ``rtt_s``, ``role``,
         ``predicted_stable``, ``reason``). ValueError (naming ``confirm``) when every point
         is too long.
@@ -375,29 +453,63 @@ def confirm_verdict(
         raise ValueError(f"confirm: every point's RTT is too long for a {duration:g} s run "
                          f"(the analysed second half must hold {MIN_RTTS} RTTs); give at "
                          f"least {need:.3g} s (at most 10 s)")  # fmt: skip
-    n_jobs = confirm_jobs(jobs, len(points))
+    todo = [((i, j), {"n_flows": p["n_flows"], "rtt_s": p["rtt_s"], "seed": int(seed) + j})
+            for i, p in enumerate(points) for j in range(runs_at(p))]  # fmt: skip
+    n_jobs = confirm_jobs(jobs, len(todo))
     _announce_compile(progress)  # compiled here, once, before any worker is forked
-    call = _Call(simulate_point, {"params": params, "duration": duration, "seed": int(seed),
+    call = _Call(simulate_point, {"params": params, "duration": duration,
                                   "capacity": getattr(model, "capacity", None)})  # fmt: skip
-    todo = [(i, {"n_flows": p["n_flows"], "rtt_s": p["rtt_s"]}) for i, p in enumerate(points)]
-    runs: dict[int, dict] = {}
+    runs: dict[tuple, dict] = {}
     with tqdm(total=len(todo), desc="confirm", unit="run", disable=not progress,
               file=sys.stderr, leave=False) as bar:  # fmt: skip
-        for i, out in _execute(call, todo, n_jobs, None):
-            runs[i] = out
+        for key, out in _execute(call, todo, n_jobs, None):
+            runs[key] = {**out, "seed": int(seed) + key[1]}
             bar.update(1)
     rows = []
     for i, pt in enumerate(points):
-        run = runs[i]
-        conclusive = duration / 2 >= SETTLE_TAUS * pt["time_constant_s"]
-        rows.append({"n_flows": pt["n_flows"], "rtt_s": pt["rtt_s"], "role": pt["role"],
-                     "predicted_stable": pt["stable"], "judged_by": pt["judged_by"],
-                     "phase_margin_deg": pt["phase_margin_deg"],
-                     "time_constant_s": pt["time_constant_s"], **run,
-                     "conclusive": bool(conclusive),
-                     "agree": _agrees(pt, run, params.qeq)})  # fmt: skip
+        run = _majority([runs[(i, j)] for j in range(runs_at(pt))])
+        row = {
+            "n_flows": pt["n_flows"],
+            "rtt_s": pt["rtt_s"],
+            "role": pt["role"],
+            "predicted_stable": pt["stable"],
+            "judged_by": pt["judged_by"],
+            "phase_margin_deg": pt["phase_margin_deg"],
+            "time_constant_s": pt["time_constant_s"],
+            **run,
+            "conclusive": conclusive(pt, duration),
+            "agree": _agrees(pt, run, params.qeq),
+        }
+        if row["conclusive"] and not row["agree"] and _by_trajectories(pt):
+            row.update(_odds_test(model, pt, run))
+        rows.append(row)  # fmt: skip
     return {"agree": all(r["agree"] for r in rows if r["conclusive"]), "duration_s": duration,
             "seed": int(seed), "jobs": n_jobs, "rows": rows, "skipped": skipped}  # fmt: skip
+
+
+def _odds_test(model, pt: dict, run: dict) -> dict:
+    """Where the packets' majority contradicts the model's trajectory verdict: the model's
+    own runs at the point (``model_runs_unstable`` of ``model_runs``) and Fisher's exact
+    test (two-sided) of the two counts, ``odds_p``. Unless the counts differ at the
+    :data:`ODDS_ALPHA` level, the point is inconclusive: both sides' odds lie near one half
+    there, and a majority of a few runs falls either way (``open_reason`` says so)."""
+    from scipy.stats import fisher_exact
+
+    verdicts = model.replace(
+        n_flows=int(pt["n_flows"]), rtt=float(pt["rtt_s"])
+    ).trajectory_verdicts()
+    km, m = sum(v != "stable" for v in verdicts), len(verdicts)
+    kp, mp = int(run["runs_unstable"]), int(run["runs"])
+    p = float(fisher_exact([[kp, mp - kp], [km, m - km]]).pvalue)
+    out = {"model_runs_unstable": int(km), "model_runs": int(m), "odds_p": p}
+    if p >= ODDS_ALPHA:
+        out["conclusive"] = False
+        out["open_reason"] = (
+            f"the odds are near one half on both sides: {kp} of {mp} packet "
+            f"runs and {km} of {m} model runs unstable, not different at "
+            f"the {ODDS_ALPHA:g} level (Fisher's exact test, p = {p:.2g})"
+        )
+    return out
 
 
 def _agrees(pt: dict, run: dict, qeq: float) -> bool:
@@ -409,7 +521,7 @@ def _agrees(pt: dict, run: dict, qeq: float) -> bool:
         from qcnmodel.validation.overload import climbs
 
         return climbs(run["time_s"], run["queue_bytes"], qeq)[0]
-    return (run["verdict"] == "stable") == pt["stable"]
+    return (run["verdict"] == "stable") == pt["stable"]  # the majority's, with several runs
 
 
 def model_word(row: dict) -> str:
@@ -420,7 +532,8 @@ def model_word(row: dict) -> str:
 
 
 def outcome(row: dict) -> str:
-    """'agree', 'DISAGREE' or 'inconclusive' (the run cannot hold the point's mode)."""
+    """'agree', 'DISAGREE' or 'inconclusive' (the run cannot hold the point's mode, or the
+    odds are near one half on both sides: ``open_reason``)."""
     if not row.get("conclusive", True):
         return "inconclusive"
     return "agree" if row["agree"] else "DISAGREE"
@@ -441,41 +554,6 @@ def _announce_compile(progress: bool) -> None:
 
     announce_compile("sim", progress)
     warm_kernel("qcn")
-
-
-def plot_confirmation(confirmation: dict, qeq: float, path):
-    """Hot-queue traces of the confirmation runs, one panel per point, with the model's and
-    the packets' verdicts in each title (the y axis fits the analysed second half, so the
-    start-up transient may be clipped); saved deterministically and atomically to
-    ``path``."""
-    import matplotlib.pyplot as plt
-
-    from qcnmodel._io import atomic_path
-    from qcnmodel.studies.report_figures import save
-
-    rows = confirmation["rows"]
-    fig, axes = plt.subplots(len(rows), 1, figsize=(9, 2.8 * len(rows)), squeeze=False,
-                             sharex=True)  # fmt: skip
-    for ax, r in zip(axes[:, 0], rows):
-        ax.plot(r["time_s"] * 1e3, r["queue_bytes"] / 1e3, lw=0.7, color="k")
-        ax.axhline(qeq / 1e3, color="0.5", ls=":", lw=0.8, label="Qeq")
-        ax.axvspan(confirmation["duration_s"] / 2 * 1e3, confirmation["duration_s"] * 1e3,
-                   color="C0", alpha=0.07, label="analysed")  # fmt: skip
-        model = "stable" if r["predicted_stable"] else "unstable"
-        ax.set_title(f"{r['role']}: N = {r['n_flows']}, RTT = {r['rtt_s'] * 1e6:.4g} us; model "
-                     f"{model}, packets {r['verdict']} ({outcome(r)})",
-                     fontsize=9, color="C3" if outcome(r) == "DISAGREE" else "k")  # fmt: skip
-        late = r["queue_bytes"][r["time_s"] > confirmation["duration_s"] / 2]
-        top = max(float(np.max(late)) if late.size else 0.0, 2 * qeq) * 1.15 / 1e3
-        ax.set_ylim(0, top)  # the analysed half; the start-up transient may be clipped
-        ax.set_ylabel("hot queue (KB)")
-        ax.grid(True, alpha=0.3)
-        ax.legend(fontsize=7, loc="upper right")
-    axes[-1, 0].set_xlabel("time (ms)")
-    fig.tight_layout()
-    with atomic_path(path) as tmp:
-        save(fig, tmp)
-    return Path(path)
 
 
 def drop_traces(confirmation: dict) -> dict:

@@ -369,43 +369,22 @@ def _confirm_section(doc, cfg: ReportConfig, verdict, ranges, figdir):
     """The headline verdict put to the packet simulator (as ``qcnmodel check --confirm``):
     0.8 x and 1.25 x the critical RTT of the worst N and the worst point, in parallel."""
     from qcnmodel.models import build_model
-    from qcnmodel.studies.confirm import confirm_verdict, plot_confirmation
+    from qcnmodel.studies.confirm import confirm_verdict
+    from qcnmodel.studies.confirm_view import plot_confirmation
     from qcnmodel.studies.verdict import wrap_phase
 
     conf = confirm_verdict(cfg.params, verdict, ranges,
                            build_model("qcn", cfg.params, cfg.variant, capacity=cfg.capacity),
                            duration=cfg.confirm_duration, jobs=cfg.jobs)  # fmt: skip
-    from qcnmodel.studies.confirm import FACTORS, MAX_DURATION, SETTLE_TAUS, model_word, outcome
+    from qcnmodel.studies.confirm import model_word, outcome
+    from qcnmodel.studies.confirm_view import describe, packet_word
 
     n_agree = sum(outcome(r) == "agree" for r in conf["rows"])
-    n_bad = sum(outcome(r) == "DISAGREE" for r in conf["rows"])
-    doc.paragraph(
-        f"The verdict above, put to the packet simulator at the parameter set's line rate "
-        f"({conf['duration_s']:.3g} s per run, the second half analysed by the oscillation "
-        f"detector) at {FACTORS[0]:g} x and {FACTORS[1]:g} x the model's critical RTT for the "
-        f"worst N (the "
-        f"smallest critical RTT over the ranges: predicted stable, then unstable) and at the "
-        f"worst point: {n_agree} of {len(conf['rows'])} points agree"
-        + (
-            f"; the packets contradict the model at {n_bad} point{'s' if n_bad > 1 else ''}"
-            if n_bad
-            else ", so the packets confirm the model"
-            if n_agree == len(conf["rows"])
-            else "; the others are inconclusive"
-        )  # fmt: skip
-        + (
-            ". Each run is long enough for its first half to hold "
-            if cfg.confirm_duration is None
-            else ". The run length is set; a point is conclusive when the first half holds "
-        )
-        + f"{SETTLE_TAUS:g} time constants of the slowest point's mode (from the model's "
-        f"closed-loop pole at the gain crossover; at most {MAX_DURATION:g} s); a point whose "
-        "mode the run cannot hold is inconclusive."
-    )
+    doc.paragraph(describe(conf, cfg.confirm_duration is None))
     doc.table(["point", "N", "RTT (us)", "model", "model PM (deg)", "packets",
                "queue std (KB)", "trend (KB)", "empty", "agree"],
               [[r["role"], r["n_flows"], f"{r['rtt_s'] * 1e6:.4g}",
-                model_word(r), f"{wrap_phase(r['phase_margin_deg']):.1f}", r["verdict"],
+                model_word(r), f"{wrap_phase(r['phase_margin_deg']):.1f}", packet_word(r),
                 r["std"] / 1e3, f"{r['drift'] / 1e3:+.3g}", f"{r['underflow']:.0%}",
                 {"agree": "yes", "DISAGREE": "NO"}.get(outcome(r), outcome(r))]
                for r in conf["rows"]])  # fmt: skip
