@@ -480,7 +480,8 @@ def confirm_verdict(
             "conclusive": conclusive(pt, duration),
             "agree": _agrees(pt, run, params.qeq),
         }
-        if row["conclusive"] and not row["agree"] and _by_trajectories(pt):
+        if (row["conclusive"] and not row["agree"] and _by_trajectories(pt)
+                and hasattr(model, "trajectory_verdicts")):  # fmt: skip
             row.update(_odds_test(model, pt, run))
         rows.append(row)  # fmt: skip
     return {"agree": all(r["agree"] for r in rows if r["conclusive"]), "duration_s": duration,
