@@ -21,6 +21,13 @@ is measured two ways:
 ``sweep``
     :func:`qcnmodel.studies.sweep.sweep` called in this (warm) process: the points, the
     fork of the workers and the hand-out of the chunks, without the command's fixed cost.
+``dask``
+    The same :func:`~qcnmodel.studies.sweep.sweep` call on a dask.distributed
+    ``LocalCluster`` of 2 worker processes (``scheduler=``; the same chunked tasks, several
+    points each), against ``--jobs 1`` in this process. The cluster is started, and each
+    worker has loaded the compiled simulator, before the timing (a cluster is started once
+    and used for many sweeps); the wall time includes the hand-out of the chunks and the
+    transfer of the results.
 
 Other programs on the machine take cores from the workers, so wall-clock speed-ups fall
 short on a busy machine. The load average is printed with each case, and so is a CPU-time
@@ -117,12 +124,38 @@ def _in_process(duration: float, points: int, jobs: int) -> dict:
     return {"wall": wall, "cpu": parent + children, "path": path}
 
 
+def _on_dask(duration: float, points: int, client) -> dict:
+    """One :func:`sweep` call on the dask cluster of ``client``: wall time."""
+    from qcnmodel.studies.sweep import sweep
+
+    fixed = {"scenario": "og-hotspot", "protocol": "qcn", "preset": None,
+             "duration": duration, "sets": {}}  # fmt: skip
+    t0 = time.perf_counter()
+    sweep(timed_point, {"seed": list(range(points))}, fixed=fixed, scheduler=client)
+    return {"wall": time.perf_counter() - t0}
+
+
+def _cluster():
+    """A LocalCluster of 2 single-threaded worker processes and its client, warmed (each
+    worker has run a 1 ms point, so the compiled simulator is loaded), or (None, None)
+    without dask.distributed."""
+    try:
+        from distributed import Client, LocalCluster
+    except ImportError:  # pragma: no cover - distributed is a dependency
+        return None, None
+    cluster = LocalCluster(n_workers=2, threads_per_worker=1, processes=True,
+                           dashboard_address=None)  # fmt: skip
+    client = Client(cluster)
+    _on_dask(1e-3, 4, client)
+    return cluster, client
+
+
 def _load() -> str:
     return "load average " + " ".join(f"{x:.2f}" for x in os.getloadavg())
 
 
 def _verdict(speedup: float, target: float) -> str:
-    return f"{speedup:.2f}x (target {target:.1f}x: {'met' if speedup >= target else 'NOT met'})"
+    return f"{speedup:.3f}x (target {target:.1f}x: {'met' if speedup >= target else 'NOT met'})"
 
 
 def bench_case(duration: str, points: int, repeat: int, work: Path, verbose: bool) -> dict:
@@ -182,7 +215,24 @@ def bench_case(duration: str, points: int, repeat: int, work: Path, verbose: boo
               f"speed-up {_verdict(s['speedup'], target)}")  # fmt: skip
         print(f"           CPU {s['cpu_serial_s']:.2f} s vs {s['cpu_parallel_s']:.2f} s, "
               f"CPU-time speed-up {_verdict(s['cpu_speedup'], target)}", flush=True)  # fmt: skip
+
     return row
+
+
+def bench_dask(row: dict, duration: str, points: int, repeat: int, client,
+               verbose: bool) -> None:  # fmt: skip
+    """Time the case on the dask cluster of ``client`` against the serial in-process sweep
+    of ``row`` (median); adds ``row["dask"]``."""
+    from qcnmodel.units import parse_time
+
+    dk = [_on_dask(parse_time(duration), points, client)["wall"] for _ in range(repeat)]
+    serial = row["sweep"]["serial_s"]
+    row["dask"] = {"parallel_s": statistics.median(dk), "speedup": serial / statistics.median(dk)}
+    if verbose:
+        d = row["dask"]
+        print(f"{row['case']}, dask: LocalCluster of 2 worker processes {d['parallel_s']:.2f} s "
+              f"against --jobs 1 in this process {serial:.2f} s (median of {repeat}), speed-up "
+              f"{_verdict(d['speedup'], row['target'])} ({_load()})", flush=True)  # fmt: skip
 
 
 def bench_sweep(repeat: int = 1, points: int = 8, cases=("1s", "50ms"),
@@ -195,7 +245,8 @@ def bench_sweep(repeat: int = 1, points: int = 8, cases=("1s", "50ms"),
         Per case: ``case``, ``target``, ``met`` (the command's wall-clock speed-up meets the
         target), ``load`` and, under ``command`` and ``sweep``, the medians ``serial_s``,
         ``parallel_s``, ``speedup``, ``cpu_serial_s``, ``cpu_parallel_s``, ``cpu_speedup``
-        (and for the command ``fixed_s`` and ``bound``).
+        (and for the command ``fixed_s`` and ``bound``); under ``dask``, ``parallel_s`` and
+        ``speedup`` (against the serial ``sweep``).
     """
     from qcnmodel.studies.points import _warm_simulator
 
@@ -206,6 +257,16 @@ def bench_sweep(repeat: int = 1, points: int = 8, cases=("1s", "50ms"),
         for jobs in (1, 2):  # whose first call also imports what assembling a Dataset needs
             _in_process(1e-3, 2, jobs)
         rows = [bench_case(d, points, repeat, work, verbose) for d in cases]
+    # the cluster only now: its idle processes would take CPU from the timings above
+    cluster, client = _cluster()
+    try:
+        for row, d in zip(rows, cases):
+            if client is not None:
+                bench_dask(row, d, points, repeat, client, verbose)
+    finally:
+        if client is not None:
+            client.close()
+            cluster.close()
     if verbose:
         print(f"cores {len(os.sched_getaffinity(0))} (the targets assume an idle 2-core "
               "machine; a CPU-time speed-up is what a free core per process gives)")  # fmt: skip
