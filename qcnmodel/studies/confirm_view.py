@@ -71,7 +71,7 @@ def plot_confirmation(confirmation: dict, qeq: float, path):
     from qcnmodel.studies.report_figures import save
 
     rows = confirmation["rows"]
-    fig, axes = plt.subplots(len(rows), 1, figsize=(9, 2.8 * len(rows)), squeeze=False,
+    fig, axes = plt.subplots(len(rows), 1, figsize=(9, 3.0 * len(rows)), squeeze=False,
                              sharex=True)  # fmt: skip
     for ax, r in zip(axes[:, 0], rows):
         ax.plot(r["time_s"] * 1e3, r["queue_bytes"] / 1e3, lw=0.7, color="k")
@@ -79,8 +79,8 @@ def plot_confirmation(confirmation: dict, qeq: float, path):
         ax.axvspan(confirmation["duration_s"] / 2 * 1e3, confirmation["duration_s"] * 1e3,
                    color="C0", alpha=0.07, label="analysed")  # fmt: skip
         model = "stable" if r["predicted_stable"] else "unstable"
-        ax.set_title(f"{r['role']}: N = {r['n_flows']}, RTT = {r['rtt_s'] * 1e6:.4g} us; model "
-                     f"{model}, packets {packet_word(r)} ({outcome(r)})",
+        ax.set_title(f"{r['role']}: N = {r['n_flows']}, RTT = {r['rtt_s'] * 1e6:.4g} us\nmodel "
+                     f"{model}, packets {packet_word(r)}: {outcome(r)}",
                      fontsize=9, color="C3" if outcome(r) == "DISAGREE" else "k")  # fmt: skip
         late = r["queue_bytes"][r["time_s"] > confirmation["duration_s"] / 2]
         top = max(float(np.max(late)) if late.size else 0.0, 2 * qeq) * 1.15 / 1e3
