@@ -663,3 +663,24 @@ def test_a_contradiction_where_the_trajectories_judge_must_be_significant():
     apart = _odds_test(Model(9), pt, {"runs_unstable": 1, "runs": 9})  # p < 0.001
     assert apart["odds_p"] < ODDS_ALPHA and "conclusive" not in apart
     assert outcome({"conclusive": True, "agree": False, **apart}) == "DISAGREE"
+
+
+def test_a_check_says_what_compiles_without_a_terminal(capsys, tmp_path, monkeypatch, small_grid):
+    # stderr is not a terminal here (no progress bar): the compile notices are still said,
+    # unless --quiet
+    from qcnmodel.studies import compiling
+
+    f = tmp_path / "p.toml"
+    f.write_text('[ranges]\nrtt = "50us..100us"\nflows = "10..10"\n')
+    for quiet in (False, True):
+        monkeypatch.setattr(compiling, "_ANNOUNCED", set())
+        monkeypatch.setattr(compiling, "_ready", lambda what, family="qcn": False)
+        code = main(["check", str(f), "--no-recommend"] + (["--quiet"] if quiet else []))
+        err = capsys.readouterr().err
+        assert code in (0, 1)  # a verdict, not a usage error
+        said = [ln for ln in err.splitlines() if ln.startswith("qcnmodel: compiling")]
+        if quiet:
+            assert said == []
+        else:  # the cohort kernel first, then the trajectory kernel before its first runs
+            assert len(said) == 2 and "cohort kernel" in said[0]
+            assert "trajectory kernel" in said[1]

@@ -16,7 +16,8 @@ Ranges come from the command line, else from the file's ``[ranges]`` table
 Exit status: 0 stable (and not contradicted by --confirm), 1 unstable, marginal or
 contradicted, 2 bad input.
 
-Run time, 2 cores with warm numba caches: 15 s idle, 20 s busy (75 s on a first run).
+Run time, 2 cores with warm numba caches: 13 s idle, 20 s busy (22 s on a first run, which
+compiles the model's kernels and says so on stderr, one line each).
 --confirm adds the packet runs: where the model's trajectories judge a point, as many runs
 as its verdict takes the majority of (9) and as long (0.6 s); elsewhere one run long enough
 for its first half to hold three time constants of the slowest point's mode (at least 0.4 s,
@@ -207,7 +208,8 @@ def run(args) -> int:
     bar = _bar(params, ranges, args)
     result = check_params(params, ranges, model=args.model, recommend=not args.no_recommend,
                           variant=args.variant, progress=bar, confirm=confirm is not None,
-                          confirm_duration=duration, confirm_jobs=jobs, jobs=jobs)  # fmt: skip
+                          confirm_duration=duration, confirm_jobs=jobs, jobs=jobs,
+                          announce=not getattr(args, "quiet", False))  # fmt: skip
     if bar is not None:
         bar.close()
     if figure is not None:

@@ -213,6 +213,7 @@ def check_params(
     confirm_jobs: int | None = None,
     boundary: str = "model",
     jobs: int | None = None,
+    announce: bool | None = None,
 ) -> CheckResult:
     """Worst-case margins, critical RTT per N, verdict, the fix and the headline.
 
@@ -252,6 +253,9 @@ def check_params(
         Processes for the critical RTTs found from trajectories
         (:func:`qcnmodel.studies.boundaries.critical_rtts`; default the cores this process
         may use); the results do not depend on it.
+    announce : bool, optional
+        Say on stderr, one line each, what compiles (numba, once: the model's kernels, the
+        simulator for ``confirm``) before it does; default: when a progress bar is shown.
 
     Returns
     -------
@@ -271,6 +275,7 @@ def check_params(
     if ranges.capacity is not None:  # the congestion point serves at its own rate
         base = base.replace(capacity=ranges.capacity)
     shown = progress is not None and not getattr(progress, "disable", False)
+    announce = shown if announce is None else bool(announce)
     bg = None
     if confirm:  # the simulator compiles (on a cold cache) while the model is analysed
         from qcnmodel.studies.compiling import compile_in_background, sim_family
@@ -279,14 +284,15 @@ def check_params(
     try:
         return _check(params, ranges, model, variant, base, fallback, recommend, confirm,
                       confirm_duration, confirm_jobs, progress, shown, bg, boundary,
-                      jobs)  # fmt: skip
+                      jobs, announce)  # fmt: skip
     finally:
         if bg is not None:
             bg.close()
 
 
 def _check(params, ranges, model, variant, base, fallback, recommend, confirm,
-           confirm_duration, confirm_jobs, progress, shown, bg, boundary, jobs):  # fmt: skip
+           confirm_duration, confirm_jobs, progress, shown, bg, boundary, jobs,
+           announce):  # fmt: skip
     """:func:`check_params` after the model is chosen; ``bg`` compiles the simulator."""
     from qcnmodel.analysis.boundary import (
         judged_by_trajectories,
@@ -294,11 +300,11 @@ def _check(params, ranges, model, variant, base, fallback, recommend, confirm,
         past_trajectory_limit,
     )
     from qcnmodel.analysis.margins import critical_rtt, extra_delay, margins_over_delay
+    from qcnmodel.studies.compiling import announce_all, announce_compile
 
-    if model == "qcn":
-        from qcnmodel.studies.compiling import announce_compile
-
-        announce_compile("loop", shown)
+    if announce:  # what compiles now (the trajectory kernels: before their first runs)
+        announce_all((["loop"] if model == "qcn" and not fallback else [])
+                     + (["sim"] if bg is not None else []), background=bg is not None)  # fmt: skip
     name, var, label = model_label(base)
     taus = ranges.rtt_grid()
     worst_gm, worst_dm = np.inf, np.inf
@@ -335,6 +341,7 @@ def _check(params, ranges, model, variant, base, fallback, recommend, confirm,
     if judged:
         from qcnmodel.studies.boundaries import critical_rtts
 
+        announce_compile("fluid", announce)
         if progress is not None:  # one step more per flow count judged by trajectories
             progress.total = (progress.total or 0) + len(judged)
             progress.refresh()

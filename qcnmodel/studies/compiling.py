@@ -97,8 +97,8 @@ def announce_compile(what: str, enabled: bool = True) -> None:
     _ANNOUNCED.add(what)
     from tqdm.auto import tqdm
 
-    tqdm.write(f"compiling {_TEXT[what]} (numba; once, then loaded from the cache) ...",
-               file=sys.stderr)  # fmt: skip
+    tqdm.write(f"qcnmodel: compiling {_TEXT[what]} (numba, once; later runs load it from "
+               "the cache) ...", file=sys.stderr)  # fmt: skip
 
 
 def announce_all(whats, background: bool = False) -> list[str]:
