@@ -302,13 +302,9 @@ def _majority(runs: list[dict]) -> dict:
     ``shown_seed``."""
     from collections import Counter
 
-    k = sum(r["verdict"] != "stable" for r in runs)
-    if 2 * k <= len(runs):
-        verdict = "stable"
-    else:
-        verdict = Counter(r["verdict"] for r in runs if r["verdict"] != "stable").most_common(1)[0][
-            0
-        ]
+    classes = Counter(r["verdict"] for r in runs if r["verdict"] != "stable")
+    k = sum(classes.values())
+    verdict = "stable" if 2 * k <= len(runs) else classes.most_common(1)[0][0]
     shown = next(r for r in runs if r["verdict"] == verdict)
     return {**{key: v for key, v in shown.items() if key != "seed"}, "runs": len(runs),
             "runs_unstable": int(k), "shown_seed": int(shown["seed"])}  # fmt: skip
