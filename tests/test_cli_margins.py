@@ -317,23 +317,3 @@ def test_a_field_beyond_the_default_model_falls_back_and_names_it(capsys):
     assert main(["margins", "--set", "fr_th=100", "--json"]) == 0
     d = json.loads(capsys.readouterr().out)
     assert d["model_variant"] == "paper" and "fr_th: at most 48" in d["model_fallback"]
-
-
-def test_margins_says_what_compiles_unless_quiet(capsys, monkeypatch):
-    # stderr is not a terminal here: the packet-fidelity model's kernels are still named
-    # before they compile (pretended not compiled), and --quiet silences it
-    from qcnmodel.studies import compiling
-
-    for quiet in (False, True):
-        monkeypatch.setattr(compiling, "_ANNOUNCED", set())
-        monkeypatch.setattr(compiling, "_ready", lambda what, family="qcn": False)
-        code = main(["margins", "--flows", "10", "--rtt", "100us", "--json"]
-                    + (["--quiet"] if quiet else []))  # fmt: skip
-        err = capsys.readouterr().err
-        said = [ln for ln in err.splitlines() if ln.startswith("qcnmodel: compiling")]
-        assert code == 0
-        if quiet:
-            assert said == []
-        else:  # N = 10 is judged by the trajectories: both kernels
-            assert len(said) == 2 and "cohort kernel" in said[0]
-            assert "trajectory kernel" in said[1]

@@ -47,6 +47,10 @@ def run(args) -> int:
     check_out(args.out, directory=True)
     if args.figures is not None:
         check_out(args.figures, field="figures", directory=True)
+    if not getattr(args, "quiet", False):  # the simulator's kernels say so themselves
+        from qcnmodel.studies.compiling import announce_all
+
+        announce_all(["loop", "fluid"])
     res = run_validation(quick=args.quick, progress=progress_on(args), decks_too=not args.no_decks,
                          protocol_observations=True if args.observations else None,
                          jobs=jobs_value(args.jobs))  # fmt: skip
