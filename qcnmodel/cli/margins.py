@@ -199,23 +199,6 @@ def _add_runs(model, out: dict, progress: bool = False) -> None:
 _DEFAULT_PRESET = {"fopdt": "802.1qau", "qcn": "802.1qau", "ecm": "seed004"}
 
 
-def _announce(model, on: bool) -> None:
-    """One line on stderr per kernel of the packet-fidelity QCN model that compiles now (its
-    cohort kernel; its trajectory kernel where the trajectories judge the point)."""
-    if not on or getattr(model, "fidelity", None) != "packet":
-        return
-    from qcnmodel.analysis.boundary import boundary_method
-    from qcnmodel.studies.compiling import announce_compile
-
-    announce_compile("loop")
-    try:
-        judged = boundary_method(model) == "trajectories"  # (solves the equilibrium)
-    except Exception:  # no equilibrium here: the analysis below says why
-        return
-    if judged:
-        announce_compile("fluid")
-
-
 def run(args) -> int:
     """Run ``qcnmodel margins``."""
     from qcnmodel.models.summary import summary
@@ -223,7 +206,9 @@ def run(args) -> int:
     if args.out:
         check_out(args.out, (".json",))
     model, fallback = build_model(args)
-    _announce(model, not getattr(args, "quiet", False))
+    from qcnmodel.studies.compiling import announce_model
+
+    announce_model(model, not getattr(args, "quiet", False))
     try:
         with warnings.catch_warnings(), trajectory_progress(progress_on(args)):
             warnings.simplefilter("ignore", RuntimeWarning)  # a point outside the model's

@@ -205,6 +205,10 @@ def run(args) -> int:
         # Validate every grid value, and the first point, here: a bad value fails before
         # any point is computed, with a clear message.
         check_grid(point_model, fixed, grid)
+        if not getattr(args, "quiet", False):
+            from qcnmodel.studies.compiling import announce_model
+
+            announce_model(point_model(**fixed, **first))
         analysis_point(**fixed, **first)
     else:
         from qcnmodel.sim.scenarios import get_scenario

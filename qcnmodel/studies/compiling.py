@@ -16,8 +16,9 @@ from __future__ import annotations
 
 import sys
 
-__all__ = ["Background", "announce_all", "announce_compile", "compile_in_background", "pending",
-           "sim_family", "sim_ready", "trajectories_ready"]  # fmt: skip
+__all__ = ["Background", "announce_all", "announce_compile", "announce_model",
+           "compile_in_background", "pending", "sim_family", "sim_ready",
+           "trajectories_ready"]  # fmt: skip
 
 _TEXT = {
     "loop": "the packet-fidelity QCN model's cohort kernel",
@@ -99,6 +100,24 @@ def announce_compile(what: str, enabled: bool = True) -> None:
 
     tqdm.write(f"qcnmodel: compiling {_TEXT[what]} (numba, once; later runs load it from "
                "the cache) ...", file=sys.stderr)  # fmt: skip
+
+
+def announce_model(model, enabled: bool = True) -> None:
+    """:func:`announce_compile` for what analysing ``model`` compiles: the packet-fidelity
+    QCN model's cohort kernel, and its trajectory kernel where the trajectories judge its
+    operating point (found by solving its equilibrium, which runs the cohort kernel);
+    nothing for other models."""
+    if not enabled or getattr(model, "fidelity", None) != "packet":
+        return
+    from qcnmodel.analysis.boundary import boundary_method
+
+    announce_compile("loop")
+    try:
+        judged = boundary_method(model) == "trajectories"
+    except Exception:  # no equilibrium there: the analysis that follows says why
+        return
+    if judged:
+        announce_compile("fluid")
 
 
 def announce_all(whats, background: bool = False) -> list[str]:

@@ -43,3 +43,22 @@ def test_validate_names_the_model_kernels_before_it_runs(capsys, monkeypatch, tm
         said = [ln for ln in capsys.readouterr().err.splitlines()
                 if ln.startswith("qcnmodel: compiling")]  # fmt: skip
         assert said == [] if quiet else (len(said) == 1 and "cohorts, trajectories" in said[0])
+
+
+def test_a_model_sweep_says_what_compiles_unless_quiet(capsys, monkeypatch, tmp_path):
+    from qcnmodel.studies import compiling
+
+    for quiet in (False, True):
+        monkeypatch.setattr(compiling, "_ANNOUNCED", set())
+        monkeypatch.setattr(compiling, "_ready", lambda what, family="qcn": False)
+        out = tmp_path / f"s{int(quiet)}.nc"
+        code = main(["sweep", "--model", "qcn", "--grid", "rtt=100us", "--grid", "n_flows=10",
+                     "--out", str(out)] + (["--quiet"] if quiet else []))  # fmt: skip
+        said = [ln for ln in capsys.readouterr().err.splitlines()
+                if ln.startswith("qcnmodel: compiling")]  # fmt: skip
+        assert code == 0 and out.is_file()
+        if quiet:
+            assert said == []
+        else:  # N = 10 is judged by the trajectories: both kernels
+            assert len(said) == 2 and "cohort kernel" in said[0]
+            assert "trajectory kernel" in said[1]
