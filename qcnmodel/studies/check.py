@@ -303,7 +303,7 @@ def _check(params, ranges, model, variant, base, fallback, recommend, confirm,
     from qcnmodel.studies.compiling import announce_all, announce_compile
 
     if announce:  # what compiles now (the trajectory kernels: before their first runs)
-        announce_all((["loop"] if model == "qcn" and not fallback else [])
+        announce_all((["loop"] if getattr(base, "fidelity", None) == "packet" else [])
                      + (["sim"] if bg is not None else []), background=bg is not None)  # fmt: skip
     name, var, label = model_label(base)
     taus = ranges.rtt_grid()

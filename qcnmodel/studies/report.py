@@ -369,16 +369,13 @@ def _confirm_section(doc, cfg: ReportConfig, verdict, ranges, figdir):
     """The headline verdict put to the packet simulator (as ``qcnmodel check --confirm``):
     0.8 x and 1.25 x the critical RTT of the worst N and the worst point, in parallel."""
     from qcnmodel.models import build_model
-    from qcnmodel.studies.confirm import confirm_verdict
-    from qcnmodel.studies.confirm_view import plot_confirmation
+    from qcnmodel.studies.confirm import confirm_verdict, model_word, outcome
+    from qcnmodel.studies.confirm_view import describe, packet_word, plot_confirmation
     from qcnmodel.studies.verdict import wrap_phase
 
     conf = confirm_verdict(cfg.params, verdict, ranges,
                            build_model("qcn", cfg.params, cfg.variant, capacity=cfg.capacity),
                            duration=cfg.confirm_duration, jobs=cfg.jobs)  # fmt: skip
-    from qcnmodel.studies.confirm import model_word, outcome
-    from qcnmodel.studies.confirm_view import describe, packet_word
-
     n_agree = sum(outcome(r) == "agree" for r in conf["rows"])
     doc.paragraph(describe(conf, cfg.confirm_duration is None))
     doc.table(["point", "N", "RTT (us)", "model", "model PM (deg)", "packets",
