@@ -26,7 +26,7 @@ import functools
 import numpy as np
 from scipy.special import erfcx, gammaln
 
-__all__ = ["waiting_frames"]
+__all__ = ["observed_queue", "waiting_frames", "waiting_table"]
 
 #: load grid of the table (rho in [0, 1]); above 1 the queue is a fluid backlog
 _RHO = np.linspace(0.0, 1.0, 101)
@@ -61,6 +61,12 @@ def _table(n: int) -> np.ndarray:
     return np.array([_mean_waiting(float(r), n) for r in _RHO])
 
 
+def waiting_table(n: int) -> np.ndarray:
+    """Mean frames waiting in the N*D/D/1 queue of ``n`` flows at the loads
+    ``linspace(0, 1, 101)`` (a copy: the table :func:`waiting_frames` interpolates)."""
+    return _table(int(n)).copy()
+
+
 def waiting_frames(rho, n: int) -> np.ndarray:
     """Mean number of frames waiting in the N*D/D/1 queue at load ``rho`` (array_like),
     interpolated on a table of 101 loads; loads above 1 take the value at 1."""
@@ -70,8 +76,10 @@ def waiting_frames(rho, n: int) -> np.ndarray:
 
 def observed_queue(t, q, rate_sent, n: int, capacity, fwd: float, rate0: float,
                    frame: float, hot=None) -> np.ndarray:  # fmt: skip
-    """The queue a packet port would hold: the fluid backlog ``q`` (bytes) where there is one,
-    else the N*D/D/1 waiting queue at the current load, ``max(q, waiting_frames(rho) frame)``.
+    """The queue a packet port would hold *on average*: the fluid backlog ``q`` (bytes) where
+    there is one, else the N*D/D/1 waiting queue's mean at the current load,
+    ``max(q, waiting_frames(rho) frame)``. (The hybrid model realises the port from its flows'
+    frames, :mod:`qcnmodel.models._port`; this mean stands in where it keeps no flow's bytes.)
 
     ``rho = n r(t - fwd) / C(t)``: the flows' mean sending rate ``rate_sent`` (bit/s, on the
     record times ``t``) reaches the port ``fwd`` seconds later (``rate0`` before the first

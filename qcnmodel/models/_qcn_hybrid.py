@@ -14,8 +14,14 @@ timer-synchronised cycle of many flows). This model keeps every flow:
 * **Congestion point**: the IEEE 802.1Qau countdown of arriving bytes, on the fluid arrivals:
   a sample when the countdown reaches zero; the sampled frame belongs to flow i with
   probability ``A_i / A`` (the flows' frames interleave at the port); Fb on the queue at that
-  arrival (the fluid queue plus the arriving frame), the 6-bit quantiser, Qold, the countdown
-  reloaded from the sampling table. A packet queue sampled at an arrival deviates from its
+  arrival, the 6-bit quantiser, Qold, the countdown reloaded from the sampling table. The
+  queue sampled is the fluid backlog plus the frames that collide at the port plus the
+  arriving frame. N paced flows' frames collide and wait even below full load (the N*D/D/1
+  queue, whose mean at the current load ``A/C``, loads above one taking its value at one,
+  :func:`collision_queue` reads from :func:`qcnmodel.models._ndd1.waiting_table`); a packet
+  port's busy period starts from those frames and, the port never idling while the backlog
+  lasts, they stay in its queue (work conservation): the backlog adds to them. For one flow
+  the collision queue is empty. A packet queue sampled at an arrival deviates from its
   local mean by whole frames: N paced flows' frames arrive with independent sawtooth phases,
   standard deviation sqrt(N/12) frames, no correlation between successive samples (a
   sampling interval spans many frame times; in the packet simulator at 10 flows this is what
@@ -33,8 +39,10 @@ timer-synchronised cycle of many flows). This model keeps every flow:
   exceeds it (at the line rate while the rate limiter is inactive).
 
 The CP and RP rules are the bodies of :mod:`qcnmodel.sim.protocols.qcn` (one home for every
-QCN rule), called with fluid quantities. What the model leaves out is the frame: no service
-granularity, no frame clock at the sources. Every random draw (the protocol's jitter, the
+QCN rule), called with fluid quantities. What the model leaves out is the frame, but for the
+collision queue and the sampled queue's noise above: no service granularity, no frame clock
+at the sources (the queue a packet port would show is realised from the flows' bytes
+afterwards, :mod:`._port`). Every random draw (the protocol's jitter, the
 sampled flow) comes from the counter-based streams of
 :mod:`qcnmodel.sim.rng`, so a trajectory is reproducible from ``seed``.
 """
@@ -47,6 +55,7 @@ from collections import deque
 import numpy as np
 from numba import njit
 
+from qcnmodel.models._ndd1 import waiting_table
 from qcnmodel.sim.protocols import qcn as R
 from qcnmodel.sim.rng import STREAM_USER, stream_key, uniform01
 
@@ -69,6 +78,18 @@ def _due(rate, t):
     event closer than the clock can resolve would never come: the step to it is zero.
     ``rate`` may be an array (one threshold per flow)."""
     return np.maximum(_EMPTY, rate * t * _TIME_RES / 8.0)
+
+
+@njit(cache=True)
+def collision_queue(rho, table, frame):
+    """Bytes of colliding frames at a port loaded ``rho`` (arrivals over service rate):
+    ``table`` holds the N*D/D/1 queue's mean waiting frames at loads 0, 1/m, ... 1
+    (:func:`qcnmodel.models._ndd1.waiting_table`), linearly interpolated; a load above 1
+    takes the value at 1. The one body the kernel and its twin call."""
+    m = table.shape[0] - 1
+    x = min(max(rho, 0.0), 1.0) * m
+    k = min(int(x), m - 1)
+    return (table[k] + (x - k) * (table[k + 1] - table[k])) * frame
 
 
 _S_PICK = stream_key(STREAM_USER, 0)  #: which flow a sample lands on
@@ -210,13 +231,14 @@ def integrate(p, n, rtt, capacity, offered, duration, record_dt, hotspot=None, s
         float(t_on), float(t_off), float(c_hot), float(offered), float(p.frame_size),
         float(p.w), n_rec, float(record_dt), np.int64(seed), start == "equilibrium",
         float(q0), float(p.bc_limit), float(p.timer), bool(per_flow), _S_PICK,
-        float(source_buffer), float(p.line_rate), bool(noise))  # fmt: skip
+        float(source_buffer), float(p.line_rate), bool(noise), waiting_table(n))  # fmt: skip
     return rec, (sent if per_flow else None)
 
 
 def _integrate_twin(p, n, fwd, back, capacity, offered, n_rec, record_dt, hotspot, seed, start,
                     q0, per_flow, buffer=0.0, noise=False):  # fmt: skip
     """:func:`integrate` in plain Python (numpy): the compiled kernel's oracle."""
+    table = waiting_table(n)
     pc = R.pack_cp_params(p)
     cp = R.new_cp_state(1)
     out = np.zeros(R.OUT_N)
@@ -287,7 +309,8 @@ def _integrate_twin(p, n, fwd, back, capacity, offered, n_rec, record_dt, hotspo
                 u = uniform01(seed, np.int64(_S_PICK), np.int64(draws))
                 z = frame_noise(seed, np.int64(draws), n, frame) if noise else 0.0
                 draws += 1
-                if R.cp_on_arrival(cp, 0, max(q + z, 0.0) + frame, arrived, seed, pc, out):
+                seen = q + collision_queue(a_sum / c, table, frame)
+                if R.cp_on_arrival(cp, 0, max(seen + z, 0.0) + frame, arrived, seed, pc, out):
                     i = min(int(np.searchsorted(np.cumsum(a), u * a_sum, side="right")), n - 1)
                     cnms.append((t + back, i, out[R.OUT_QFB]))
                 fb_last = -(out[R.OUT_QOFF] + p.w * out[R.OUT_QDELTA])

@@ -15,7 +15,7 @@ import numba as nb
 import numpy as np
 
 from qcnmodel._borrow import borrow
-from qcnmodel.models._qcn_hybrid import _EMPTY, _MAX_STALL, _due, frame_noise
+from qcnmodel.models._qcn_hybrid import _EMPTY, _MAX_STALL, _due, collision_queue, frame_noise
 from qcnmodel.sim.protocols import qcn as R
 from qcnmodel.sim.rng import uniform01
 
@@ -142,7 +142,7 @@ def _flush(rp, pending, i, now, seed, pr):
 @nb.njit(cache=True)
 def integrate_compiled(pc, pr, n, fwd, back, capacity, t_on, t_off, c_hot, offered, frame,
                        w, n_rec, record_dt, seed, start_eq, q0, bc_limit, timer, per_flow,
-                       s_pick, buffer, line, noise):  # fmt: skip
+                       s_pick, buffer, line, noise, table):  # fmt: skip
     """:func:`._qcn_hybrid.integrate`, compiled (arguments unpacked; see there)."""
     cp = np.zeros((R.CP_NFIELDS, 1))  # as qcn_layout.new_cp_state
     cp[R.CV_NC_SINCE] = -1.0
@@ -225,7 +225,8 @@ def integrate_compiled(pc, pr, n, fwd, back, capacity, t_on, t_off, c_hot, offer
                 u = uniform01(seed, s_pick, np.int64(draws))
                 z = frame_noise(seed, np.int64(draws), n, frame) if noise else 0.0
                 draws += 1
-                if R.cp_on_arrival(cp, 0, max(q + z, 0.0) + frame, arrived, seed, pc, out):
+                seen = q + collision_queue(a_sum / c, table, frame)
+                if R.cp_on_arrival(cp, 0, max(seen + z, 0.0) + frame, arrived, seed, pc, out):
                     if c_size == cn.shape[0]:
                         cn, c_head = _room(cn, np.int64(c_head), np.int64(c_size), np.int64(1))
                     c_size = _put(cn, c_head, c_size, t + back, _pick(a, u * a_sum),

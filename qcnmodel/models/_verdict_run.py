@@ -25,6 +25,7 @@ from qcnmodel import config
 __all__ = [
     "MAX_VERDICT_SEEDS",
     "agreed",
+    "bin_means",
     "count_unstable",
     "decided",
     "greedy_sources",
@@ -66,10 +67,19 @@ def seed_verdicts(model, seeds: int | None = None) -> Iterator[str]:
     skip = int(round(run["settle"] / dt))
     offered, buffer = greedy_sources(model)
     for seed in range(n):
-        q = model.simulate(run["duration"], start="idle", offered=offered, record_dt=dt,
-                           seed=seed, source_buffer=buffer).q.values  # fmt: skip
-        qb = 0.5 * (q[1:] + q[:-1])  # bin means, as the simulator's trace is binned
-        yield oscillation(qb[skip:], dt, model.params.qeq)["verdict"]
+        ds = model.simulate(run["duration"], start="idle", offered=offered, record_dt=dt,
+                            seed=seed, source_buffer=buffer)  # fmt: skip
+        yield oscillation(bin_means(ds)[skip:], dt, model.params.qeq)["verdict"]
+
+
+def bin_means(ds) -> np.ndarray:
+    """The queue's mean over each record interval of a trajectory ``ds``, as the simulator's
+    trace is binned: its ``q_mean`` where the model gives one (a realised port), else the
+    trapezoid of ``q`` between the record instants."""
+    if "q_mean" in ds:
+        return ds["q_mean"].values[1:]
+    q = ds["q"].values
+    return 0.5 * (q[1:] + q[:-1])
 
 
 def greedy_sources(model) -> tuple[float, float]:

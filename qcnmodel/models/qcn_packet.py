@@ -32,7 +32,8 @@ packet simulation starts.
 Validity: the linearisation is the mean field's, exact as flows per cohort grow; flows take
 discrete cuts at the sampling instants, and the sampled queue's frame noise keeps cutting them,
 so a congested port's stability boundary is its trajectories', every flow followed
-(:mod:`._qcn_hybrid`, :attr:`QCNPacketModel.boundary_method`). The validation report lists
+(:mod:`._qcn_hybrid`, whose CP sees the frames colliding at the port; :mod:`._port`, a port
+fed by their frames; :attr:`QCNPacketModel.boundary_method`). The validation report lists
 where either leaves the packets.
 """
 
@@ -49,7 +50,7 @@ from qcnmodel import config
 from qcnmodel._errors import unknown_name
 from qcnmodel.models import _qcn_cp as cp
 from qcnmodel.models._base import LoopModel, NotModelled, _positive, check_operating_point
-from qcnmodel.models._ndd1 import observed_queue
+from qcnmodel.models._port import reported_queue
 from qcnmodel.models._qcn_cohort import (
     C_A,
     C_ACT,
@@ -463,9 +464,8 @@ class QCNPacketModel(LoopModel):
         Returns
         -------
         xarray.Dataset
-            ``q`` (bytes; with ``"agents"`` the queue a packet port would hold: the fluid
-            backlog ``q_fluid`` where there is one, else the N*D/D/1 waiting queue of the
-            flows' colliding frames at the current load, :mod:`._ndd1`), ``rate_sent``
+            ``q`` (bytes; with ``"agents"`` the queue a packet port fed by the flows' frames
+            holds, and ``q_mean`` its mean over each record interval, :mod:`._port`), ``rate_sent``
             (per-flow mean sending rate), ``rate_current``,
             ``rate_target`` (per-flow means of CR and TR, bit/s), ``cohorts``, and what the
             reaction points received: ``cnm_probability`` (per frame), ``cut`` (mean per CNM)
@@ -570,14 +570,15 @@ class QCNPacketModel(LoopModel):
         rec, sent = hybrid(p, self.n_flows, delay, self.capacity_bps, offered, duration,
                            record_dt, hs, int(seed), start, q0, per_flow,
                            source_buffer=buf, noise=frame_noise)  # fmt: skip
-        q_obs = observed_queue(rec[:, 0], rec[:, 1], rec[:, 2], self.n_flows, self.capacity_bps,
-                               0.5 * delay, 0.0 if start == "idle" else rec[0, 2],
-                               p.frame_size, hs)  # fmt: skip
+        q_obs, q_mean = reported_queue(rec, sent, self.n_flows, self.capacity_bps, p.frame_size,
+                                       0.5 * delay, seed, start == "idle", hs)  # fmt: skip
+        means = {} if q_mean is None else {"q_mean": ("time", q_mean, {"units": "B"})}
         nan = np.full(rec.shape[0], np.nan)
         flows = {} if sent is None else {"bytes_sent": (("time", "flow"), sent, {"units": "B"})}
         return xr.Dataset(
             {
                 **flows,
+                **means,
                 "q": ("time", q_obs, {"units": "B"}),
                 "q_fluid": ("time", rec[:, 1], {"units": "B"}),
                 "rate_sent": ("time", rec[:, 2], {"units": "bit/s"}),

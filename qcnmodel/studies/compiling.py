@@ -30,14 +30,15 @@ _TEXT = {
 _ANNOUNCED: set = set()
 
 
-def _dispatcher(what: str):
+def _dispatchers(what: str) -> tuple:
     if what == "loop":
         from qcnmodel.models import _qcn_cohort
 
-        return _qcn_cohort.cohort_path
-    from qcnmodel.models import _qcn_hybrid_kernel  # what simulate() runs by default
+        return (_qcn_cohort.cohort_path,)
+    from qcnmodel.models import _port, _qcn_hybrid_kernel  # what simulate() runs by default
 
-    return _qcn_hybrid_kernel.integrate_compiled
+    return (_qcn_hybrid_kernel.integrate_compiled, _port._frame_times, _port._starts,
+            _port._counted)  # fmt: skip
 
 
 def _cached(dispatcher) -> bool:
@@ -54,8 +55,7 @@ def _cached(dispatcher) -> bool:
 def _ready(what: str, family: str = "qcn") -> bool:
     """Compiled in this process, or in numba's cache (nothing to compile)."""
     if what in ("loop", "fluid"):
-        disp = _dispatcher(what)
-        return bool(disp.signatures) or _cached(disp)
+        return all(bool(d.signatures) or _cached(d) for d in _dispatchers(what))
     from qcnmodel.sim.engines import kernel_is_cached
     from qcnmodel.sim.kernel import loop
 
@@ -72,9 +72,9 @@ def trajectories_ready() -> bool:
     """True if the packet-fidelity QCN model's trajectory kernels (its population of cohorts
     and its per-flow trajectories: what its ``simulate`` runs) are compiled in this process
     or in numba's cache (about 20 s of CPU to compile them otherwise)."""
-    from qcnmodel.models import _qcn_cohort, _qcn_hybrid_kernel
+    from qcnmodel.models import _qcn_cohort
 
-    kernels = (_qcn_cohort.integrate, _qcn_hybrid_kernel.integrate_compiled)
+    kernels = (_qcn_cohort.integrate, *_dispatchers("fluid"))
     return all(bool(k.signatures) or _cached(k) for k in kernels)
 
 

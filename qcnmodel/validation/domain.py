@@ -109,11 +109,11 @@ DOMAIN: dict[tuple[str, str], tuple[Region, ...]] = {
         Region(
             "tens of flows",
             "N = 11 to 49 flows per congestion point",
-            "the odds of an unstable run rise slowly with the RTT on both sides (1-5 of 9 runs "
-            "cycle from 150 to 500 us at 5 Gb/s, N = 20), so the critical RTT, where they pass "
-            "one half, is uncertain: 628 us for the model against 436-476 us simulated (the "
-            "same model's odds over the validation's scan: 515 us); at 10 Gb/s, N = 28-43, "
-            "the runs cycle at small RTTs (the flows' timers in step) and from about 600 us, "
+            "the odds of an unstable run rise slowly with the RTT on both sides (1-6 of 9 "
+            "packet runs and 5-21 of 27 model runs cycle from 200 to 566 us at 5 Gb/s, N = "
+            "20), so the critical RTT, where they pass one half, is uncertain by tens of us: "
+            "477 us for the model against 436-476 us simulated; at 10 Gb/s, N = 28-43, the "
+            "runs cycle at small RTTs (the flows' timers in step) and from about 600 us, "
             "stable between on both sides (N = 43: 5-8 of 9 model runs unstable at 20-200 us "
             "and 2 of 3 packet runs at 20-100 us; 1-4 of 9 at 250-500 us and 0-1 of 3 at "
             "200-450 us; 6 of 9 and 3 of 3 at 600 us); at N = 28 the band is narrower (the "
@@ -135,9 +135,10 @@ DOMAIN: dict[tuple[str, str], tuple[Region, ...]] = {
             "10 Gb/s many flows",
             "N >= 50 flows per congestion point",
             "at 5 Gb/s the packets and the model cycle at every RTT (the timer-synchronised "
-            "cycle; N = 100: period 17.6 vs 17.7 ms); at 10 Gb/s the packets' queue stays a "
-            "noisy quasi-cycle up to 308-336 us, the model's critical RTT is 377 us and its "
-            "odds over the validation's scan pass one half at 389 us",
+            "cycle; N = 100: period 17.3 vs 17.7 ms); at 10 Gb/s the packets' queue stays a "
+            "noisy quasi-cycle up to 308-336 us, and so does the model's, whose CP sees the "
+            "frames colliding at the port: critical RTT 315 us, its odds over the validation's "
+            "scan pass one half at 304 us",
             n_min=50,
         ),
         Region(

@@ -22,6 +22,7 @@ from dataclasses import dataclass, field
 import numpy as np
 
 from qcnmodel.models import MODELS
+from qcnmodel.models._verdict_run import bin_means
 from qcnmodel.models.qcn import QCNFluidModel
 from qcnmodel.params import QCNParams
 from qcnmodel.validation.network import SOURCE_BUFFER, bottleneck_spec, source_rate
@@ -161,8 +162,9 @@ def model_trace(variant: str, case: Case, duration: float = 0.6, dt: float = 50e
     # merely collide at an underloaded port do not keep it busy)
     backlog = ds.q_fluid.values if "q_fluid" in ds else q
     dep = np.where(backlog > 0, cap, np.minimum(case.n * sent, cap))
-    # bin averages over (t_{k-1}, t_k] like the simulator's bins (trapezoid on the grid)
-    qb = 0.5 * (q[1:] + q[:-1])
+    # bin averages over (t_{k-1}, t_k] like the simulator's bins (the realised port's own,
+    # else the trapezoid on the grid)
+    qb = bin_means(ds)
     db = 0.5 * (dep[1:] + dep[:-1])
     extra = {"model": m}
     if per_flow and "bytes_sent" in ds:  # every flow's sending rate, binned like the sim's

@@ -1,0 +1,156 @@
+"""The congestion point's queue as a packet port holds it: the model's flows cut into frames.
+
+The hybrid model (:mod:`._qcn_hybrid`) gives each flow's bytes sent over time; its fluid
+queue is empty whenever the flows together send below the port's rate. A packet port is
+not: the flows' frames arrive one by one and collide, and the queue between a backlog's
+frames is that of N paced streams (the N*D/D/1 queue of :mod:`._ndd1`, whose *mean* alone
+never empties a 50 us bin at loads near one, while its realisations do). This module
+realises that port: each flow's cumulative bytes (linear between the records) are cut into
+whole frames at a phase drawn per flow from the run's seed, the frames reach the port a
+forward delay later, and a FIFO serves them at the port's rate (the hotspot's inside its
+window; a frame in service finishes at the rate it started with, as the simulator's port
+does), from an initial backlog of whole frames. The queue is the bytes *waiting*, the frame
+in transmission excluded, as the packet simulator counts it (IEEE 802.1Qau's Q).
+
+:func:`realised_queue` returns it at the record instants and its mean over each record
+interval (the simulator's traces are bin means); the realisation is reproducible from the
+seed (:mod:`qcnmodel.sim.rng`).
+"""
+
+from __future__ import annotations
+
+import numpy as np
+from numba import njit
+
+from qcnmodel.models._ndd1 import observed_queue
+from qcnmodel.sim.rng import STREAM_USER, stream_key, uniform01
+
+__all__ = ["realised_queue", "reported_queue"]
+
+_S_PHASE = stream_key(STREAM_USER, 2)  #: each flow's frame phase
+
+
+@njit(cache=True)
+def _frame_times(t, sent, frame, fwd, phase):
+    """Arrival times at the port of every whole frame of every flow, sorted: record interval
+    by record interval (frames of different intervals are in order), each interval's few
+    frames sorted in place."""
+    n_rec, n = sent.shape
+    count = 0
+    for i in range(n):
+        count += int(np.floor(sent[-1, i] / frame + phase[i]))
+        count -= int(np.floor(sent[0, i] / frame + phase[i]))
+    out = np.empty(count + n)  # room for a boundary that rounding puts either side
+    nxt = np.floor(sent[0] / frame + phase) + 1.0  # each flow's next frame boundary
+    m = 0
+    for k in range(1, n_rec):
+        first = m
+        for i in range(n):
+            s0, s1 = sent[k - 1, i], sent[k, i]
+            while (nxt[i] - phase[i]) * frame <= s1 and m < out.shape[0]:
+                b = (nxt[i] - phase[i]) * frame
+                out[m] = t[k - 1] + (t[k] - t[k - 1]) * (b - s0) / (s1 - s0) + fwd
+                m += 1
+                nxt[i] += 1.0
+        for j in range(first + 1, m):  # insertion sort of the interval's frames
+            x = out[j]
+            h = j - 1
+            while h >= first and out[h] > x:
+                out[h + 1] = out[h]
+                h -= 1
+            out[h + 1] = x
+    return out[:m]
+
+
+@njit(cache=True)
+def _starts(arrive, frame, capacity, t_on, t_off, c_hot):
+    """Service start of each frame (FIFO, ``arrive`` sorted)."""
+    starts = np.empty(arrive.shape[0])
+    free = 0.0
+    for k in range(arrive.shape[0]):
+        s = max(arrive[k], free)
+        starts[k] = s
+        c = c_hot if t_on <= s < t_off else capacity
+        free = s + frame * 8.0 / c
+    return starts
+
+
+@njit(cache=True)
+def _counted(x, times):
+    """For each T of ``times`` (increasing): how many of the sorted ``x`` are <= T, and the
+    time integral up to T of that count, sum of max(T - x, 0)."""
+    count = np.empty(times.shape[0])
+    area = np.empty(times.shape[0])
+    j = 0
+    acc = 0.0  # sum of the x passed
+    for k in range(times.shape[0]):
+        while j < x.shape[0] and x[j] <= times[k]:
+            acc += x[j]
+            j += 1
+        count[k] = j
+        area[k] = j * times[k] - acc
+    return count, area
+
+
+def realised_queue(t, sent, capacity, frame, fwd, seed, q0=0.0, hot=None):
+    """The bytes waiting at a packet port fed by the flows' frames.
+
+    Parameters
+    ----------
+    t : numpy.ndarray
+        Record instants (s), increasing, ``t[0] = 0``.
+    sent : numpy.ndarray
+        Shape ``(len(t), n)``: bytes each flow had sent by each record instant.
+    capacity : float
+        The port's rate (bit/s).
+    frame : float
+        Frame size (bytes).
+    fwd : float
+        Delay from a source to the port (s).
+    seed : int
+        Seed of the frames' phases.
+    q0 : float
+        Bytes waiting at time 0 (whole frames).
+    hot : tuple, optional
+        ``(start, stop, rate)``: the port serves at ``rate`` inside the window.
+
+    Returns
+    -------
+    q, q_mean : numpy.ndarray
+        The bytes waiting at each record instant, and their mean over the record interval
+        ending there (``q_mean[0] = q[0]``).
+    """
+    t = np.asarray(t, dtype=float)
+    sent = np.ascontiguousarray(sent, dtype=float)
+    n = sent.shape[1]
+    phase = np.array([uniform01(np.int64(seed), np.int64(_S_PHASE), np.int64(i))
+                      for i in range(n)])  # fmt: skip
+    t_on, t_off, c_hot = hot if hot is not None else (np.inf, np.inf, float(capacity))
+    arrive = _frame_times(t, sent, float(frame), float(fwd), phase)
+    backlog = int(round(max(float(q0), 0.0) / frame))
+    if backlog:  # the initial backlog's frames, waiting at time 0
+        arrive = np.concatenate((np.zeros(backlog), arrive))
+    starts = _starts(arrive, float(frame), float(capacity), float(t_on), float(t_off),
+                     float(c_hot))  # fmt: skip
+    n_in, in_area = _counted(arrive, t)
+    n_out, out_area = _counted(starts, t)
+    waiting = (n_in - n_out) * float(frame)
+    area = (in_area - out_area) * float(frame)
+    q_mean = np.empty_like(t)
+    q_mean[0] = waiting[0]
+    q_mean[1:] = np.diff(area) / np.diff(t)
+    return waiting, q_mean
+
+
+def reported_queue(rec, sent, n, capacity, frame, fwd, seed, idle, hot=None):
+    """The queue the hybrid model reports, from its records ``rec`` (columns time, fluid
+    queue, mean sending rate, ...) and each flow's bytes ``sent`` (or None): the port fed by
+    the flows' frames (:func:`realised_queue`: the bytes waiting at the record instants and
+    their mean over each record interval), or, where the flows' bytes were not kept (too many
+    records), the fluid backlog or the collision queue's mean
+    (:func:`qcnmodel.models._ndd1.observed_queue`) and no interval means (None)."""
+    if sent is not None:
+        return realised_queue(rec[:, 0], sent, capacity, frame, fwd, seed, rec[0, 1], hot)
+    rate0 = 0.0 if idle else rec[0, 2]
+    return observed_queue(rec[:, 0], rec[:, 1], rec[:, 2], n, capacity, fwd, rate0, frame,
+                          hot), None  # fmt: skip
