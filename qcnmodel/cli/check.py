@@ -16,7 +16,7 @@ Ranges come from the command line, else from the file's ``[ranges]`` table
 Exit status: 0 stable (and not contradicted by --confirm), 1 unstable, marginal or
 contradicted, 2 bad input.
 
-Run time, 2 cores with warm numba caches: 25 s idle, more on a busy machine (a first run
+Run time, 2 cores with warm numba caches: 22 s idle, more on a busy machine (a first run
 compiles the model's kernels and says so on stderr, one line each).
 --confirm adds the packet runs: where the model's trajectories judge a point, as many runs
 as its verdict takes the majority of (9) and as long (0.6 s); elsewhere one run long enough

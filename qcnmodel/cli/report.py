@@ -14,7 +14,7 @@ out (as --no-packet). A bare --confirm means "yes". The figure of the fluid mode
 nonlinear trajectories follows the same rule: drawn when its kernels are compiled (about
 20 s of CPU otherwise), always with --confirm yes.
 
-Run time, 2 cores with warm numba caches: about 40 s lightly loaded (the model's analysis and
+Run time, 2 cores with warm numba caches: about 35 s lightly loaded (the model's analysis and
 the packet confirmation share the cores; each trajectory run realises the port frame by
 frame). A first run after installation compiles only the model's cohort kernel (a few
 seconds) and leaves out what is not compiled yet, saying so;

@@ -33,14 +33,16 @@ _S_PHASE = stream_key(STREAM_USER, 2)  #: each flow's frame phase
 @njit(cache=True)
 def _frame_times(t, sent, frame, fwd, phase):
     """Arrival times at the port of every whole frame of every flow, sorted: record interval
-    by record interval (frames of different intervals are in order), each interval's few
-    frames sorted in place."""
+    by record interval (frames of different intervals are in order), each interval's frames
+    sorted by :func:`_sort_span`."""
     n_rec, n = sent.shape
     count = 0
     for i in range(n):
         count += int(np.floor(sent[-1, i] / frame + phase[i]))
         count -= int(np.floor(sent[0, i] / frame + phase[i]))
     out = np.empty(count + n)  # room for a boundary that rounding puts either side
+    tmp = np.empty(count + n)
+    slots = np.zeros(count + n + 2, np.int64)
     nxt = np.floor(sent[0] / frame + phase) + 1.0  # each flow's next frame boundary
     m = 0
     for k in range(1, n_rec):
@@ -52,26 +54,49 @@ def _frame_times(t, sent, frame, fwd, phase):
                 out[m] = t[k - 1] + (t[k] - t[k - 1]) * (b - s0) / (s1 - s0) + fwd
                 m += 1
                 nxt[i] += 1.0
-        for j in range(first + 1, m):  # insertion sort of the interval's frames
-            x = out[j]
-            h = j - 1
-            while h >= first and out[h] > x:
-                out[h + 1] = out[h]
-                h -= 1
-            out[h + 1] = x
+        _sort_span(out, first, m, t[k - 1] + fwd, t[k] + fwd, tmp, slots)
     return out[:m]
+
+
+@njit(cache=True)
+def _sort_span(x, first, last, lo, hi, tmp, slots):
+    """Sort ``x[first:last]``, whose values lie about evenly in [lo, hi], in place: a bucket
+    pass (one bucket per value) and then insertion sort, which has next to nothing left to
+    move. The result is the sorted values, whatever the buckets."""
+    m = last - first
+    if m < 2:
+        return
+    scale = m / (hi - lo) if hi > lo else 0.0
+    slots[: m + 1] = 0
+    for j in range(first, last):
+        slots[min(max(int((x[j] - lo) * scale), 0), m - 1) + 1] += 1
+    for b in range(m):
+        slots[b + 1] += slots[b]
+    for j in range(first, last):
+        b = min(max(int((x[j] - lo) * scale), 0), m - 1)
+        tmp[slots[b]] = x[j]
+        slots[b] += 1
+    for j in range(m):
+        x[first + j] = tmp[j]
+    for j in range(first + 1, last):
+        v = x[j]
+        h = j - 1
+        while h >= first and x[h] > v:
+            x[h + 1] = x[h]
+            h -= 1
+        x[h + 1] = v
 
 
 @njit(cache=True)
 def _starts(arrive, frame, capacity, t_on, t_off, c_hot):
     """Service start of each frame (FIFO, ``arrive`` sorted)."""
     starts = np.empty(arrive.shape[0])
+    serve, serve_hot = frame * 8.0 / capacity, frame * 8.0 / c_hot
     free = 0.0
     for k in range(arrive.shape[0]):
         s = max(arrive[k], free)
         starts[k] = s
-        c = c_hot if t_on <= s < t_off else capacity
-        free = s + frame * 8.0 / c
+        free = s + (serve_hot if t_on <= s < t_off else serve)
     return starts
 
 
