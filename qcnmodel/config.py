@@ -71,6 +71,9 @@ _SHIPPED: dict = {
     # time are refused up front rather than exhausted)
     "models.max_records": 20_000_000,
     "models.max_steps": 2_000_000_000,
+    # the port fed by a trajectory's frames (models._port) holds five numbers per frame; past
+    # this many frames (about 2 GB) the trajectory reports the collision queue's mean instead
+    "models.max_port_frames": 50_000_000,
     # the packet-fidelity QCN model integrates each flow up to this many flows (its cost grows
     # with N per event); beyond it, the population's cohorts (the mean field, exact as N grows)
     "models.max_agents": 1000,

@@ -173,9 +173,22 @@ def reported_queue(rec, sent, n, capacity, frame, fwd, seed, idle, hot=None):
     the flows' frames (:func:`realised_queue`: the bytes waiting at the record instants and
     their mean over each record interval), or, where the flows' bytes were not kept (too many
     records), the fluid backlog or the collision queue's mean
-    (:func:`qcnmodel.models._ndd1.observed_queue`) and no interval means (None)."""
+    (:func:`qcnmodel.models._ndd1.observed_queue`) and no interval means (None); likewise
+    past ``config.defaults["models.max_port_frames"]`` frames (memory: five numbers each)."""
+    from qcnmodel import config
+
     if sent is not None:
-        return realised_queue(rec[:, 0], sent, capacity, frame, fwd, seed, rec[0, 1], hot)
+        frames = float(np.sum(sent[-1] - sent[0])) / frame + sent.shape[1]
+        budget = config.defaults["models.max_port_frames"]
+        if frames <= budget:
+            return realised_queue(rec[:, 0], sent, capacity, frame, fwd, seed, rec[0, 1], hot)
+        import warnings
+
+        msg = (
+            f"the port would hold {frames:.3g} frames, more than models.max_port_frames "
+            f"= {budget:g}: q is the fluid backlog or the collision queue's mean (no q_mean)"
+        )
+        warnings.warn(msg, RuntimeWarning, stacklevel=3)
     rate0 = 0.0 if idle else rec[0, 2]
     return observed_queue(rec[:, 0], rec[:, 1], rec[:, 2], n, capacity, fwd, rate0, frame,
                           hot), None  # fmt: skip

@@ -66,3 +66,18 @@ def test_the_seed_draws_the_phases():
     b = realised_queue(t, sent, C, L, 0.0, seed=5)[0]
     c = realised_queue(t, sent, C, L, 0.0, seed=6)[0]
     assert np.array_equal(a, b) and not np.array_equal(a, c)
+
+
+def test_past_its_frame_budget_a_trajectory_reports_the_mean_collision_queue(monkeypatch):
+    from qcnmodel import config
+    from qcnmodel.models.qcn import QCNFluidModel
+    from qcnmodel.params import QCNParams
+
+    m = QCNFluidModel(QCNParams(), rtt=200e-6, n_flows=10, capacity=5e9)
+    full = m.simulate(0.05, start="idle", offered=1e9, record_dt=50e-6, seed=1)
+    monkeypatch.setitem(config.defaults, "models.max_port_frames", 1000)
+    with pytest.warns(RuntimeWarning, match="models.max_port_frames"):
+        capped = m.simulate(0.05, start="idle", offered=1e9, record_dt=50e-6, seed=1)
+    assert "q_mean" in full and "q_mean" not in capped  # 20 000 frames > 1000
+    np.testing.assert_array_equal(full.q_fluid.values, capped.q_fluid.values)
+    assert np.all(capped.q.values >= capped.q_fluid.values)  # max(backlog, collision mean)
