@@ -84,8 +84,8 @@ def observed_queue(t, q, rate_sent, n: int, capacity, fwd: float, rate0: float,
     ``rho = n r(t - fwd) / C(t)``: the flows' mean sending rate ``rate_sent`` (bit/s, on the
     record times ``t``) reaches the port ``fwd`` seconds later (``rate0`` before the first
     record does), and ``C(t)`` is ``capacity`` or, inside ``hot = (start, stop, rate)``, the
-    hotspot's rate. While a backlog lasts the port never idles and the frames' collisions are
-    part of it, hence the maximum rather than a sum.
+    hotspot's rate. The maximum, not the sum that the hybrid model's congestion point samples
+    (a busy period keeps the frames it started from): the smaller of the two estimates.
     """
     t = np.asarray(t, dtype=float)
     arriving = n * np.interp(t - fwd, t, np.asarray(rate_sent, float), left=rate0)

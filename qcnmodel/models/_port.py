@@ -167,6 +167,10 @@ def realised_queue(t, sent, capacity, frame, fwd, seed, q0=0.0, hot=None):
     return waiting, q_mean
 
 
+#: the compiled kernels a realised port runs (what compiles with the model's trajectories)
+KERNELS = (_frame_times, _sort_span, _starts, _counted)
+
+
 def reported_queue(rec, sent, n, capacity, frame, fwd, seed, idle, hot=None):
     """The queue the hybrid model reports, from its records ``rec`` (columns time, fluid
     queue, mean sending rate, ...) and each flow's bytes ``sent`` (or None): the port fed by

@@ -37,8 +37,7 @@ def _dispatchers(what: str) -> tuple:
         return (_qcn_cohort.cohort_path,)
     from qcnmodel.models import _port, _qcn_hybrid_kernel  # what simulate() runs by default
 
-    return (_qcn_hybrid_kernel.integrate_compiled, _port._frame_times, _port._starts,
-            _port._counted)  # fmt: skip
+    return (_qcn_hybrid_kernel.integrate_compiled, *_port.KERNELS)
 
 
 def _cached(dispatcher) -> bool:
