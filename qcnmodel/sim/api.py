@@ -37,11 +37,11 @@ from qcnmodel._io import to_jsonable
 from qcnmodel.params import QCNParams
 from qcnmodel.sim import engines, metrics
 from qcnmodel.sim.fair import fair_summary
-from qcnmodel.sim.kernel.state import TQ_AREA, TQ_MAX, TQ_TXB
+from qcnmodel.sim.kernel.state import TQ_AREA, TQ_DROPS, TQ_MAX, TQ_Q, TQ_TXB
 from qcnmodel.sim.network import ConstantFlow, NetworkSpec, compile_network
 from qcnmodel.sim.protocols.registry import get_protocol, protocol_config, split_overrides
 from qcnmodel.sim.scenarios import SCENARIOS, get_scenario
-from qcnmodel.sim.traces import build_dataset, decimate, port_arrival_bytes, to_csv, window
+from qcnmodel.sim.traces import build_dataset, decimate, to_csv, window
 from qcnmodel.units import parse_time
 
 __all__ = ["SimResult", "list_scenarios", "simulate"]
@@ -462,12 +462,30 @@ def _hot_port_metrics(spec, net, HQ, window_s, bin_ns, end_ns) -> dict:
         metrics.mean_capacity(float(net.port_rate[hot]), hs.rate, hs.start, hs.stop,
                               a_ns / 1e9, b_ns / 1e9),
     )  # fmt: skip
-    width = (np.minimum((np.arange(nb) + 1) * bin_ns, end_ns) - np.arange(nb) * bin_ns) / 1e9
-    arr = port_arrival_bytes(HQ[:, None, :], 0, net.frame_size) * 8 / width
     target = min(float(net.port_rate[hot]), _offered_after(spec, net, hot, hs.stop))
-    t_end = np.minimum((np.arange(nb) + 1) * bin_ns, end_ns) / 1e9
-    m["recovery_time_s"] = metrics.recovery_time(t_end, arr, bin_ns / 1e9, hs.stop, target)
+    if math.isfinite(hs.stop) and target > 0:
+        lo = min(nb, max(0, int((hs.stop * 1e9) // bin_ns) - 1))  # bins from the stop on
+        t_end, arr = hot_arrivals(HQ, lo, net.frame_size, bin_ns, end_ns)
+        m["recovery_time_s"] = metrics.recovery_time(t_end, arr, bin_ns / 1e9, hs.stop, target)
+    else:
+        m["recovery_time_s"] = None
     return m
+
+
+def hot_arrivals(HQ, lo: int, frame_size: int, bin_ns: int, end_ns: int):
+    """Bin end times (s) and bits per second offered to the hot port (``port_arrival_bytes``)
+    over bins ``lo ..`` of its trace rows ``HQ``, with a few arrays of that length (the
+    working memory that :data:`qcnmodel.sim.engines.HOT_WORK_ROWS` budgets)."""
+    nb = HQ.shape[1]
+    prev = HQ[:, lo - 1] if lo > 0 else np.zeros(HQ.shape[0], HQ.dtype)
+    arr = np.diff(HQ[TQ_TXB, lo:], prepend=prev[TQ_TXB]).astype(float)  # sent (exact < 2**53)
+    arr += np.diff(HQ[TQ_Q, lo:], prepend=prev[TQ_Q])  # queue growth
+    arr += np.diff(HQ[TQ_DROPS, lo:], prepend=prev[TQ_DROPS]) * float(frame_size)  # drops
+    arr *= 8
+    t_end = np.minimum((np.arange(lo, nb) + 1) * bin_ns, end_ns).astype(float)
+    arr /= (t_end - np.arange(lo, nb) * bin_ns) / 1e9
+    t_end /= 1e9
+    return t_end, arr
 
 
 def _offered_after(spec: NetworkSpec, net, hot: int, t: float) -> float:

@@ -181,6 +181,12 @@ WINDOW_BYTES = 8 * 2**20
 #: written (tracemalloc peak of ``simulate`` and ``to_netcdf`` on og-hotspot: 3.5 and 3.7)
 DATASET_FACTOR = 4
 
+#: float rows per bin that the hot port's metrics work with beside its ``TQ_ROWS`` trace rows
+#: (the recovery time's arrival rate, bin end times and their temporaries,
+#: :func:`qcnmodel.sim.api.hot_arrivals`; peak RSS of og-hotspot with 5 and 10 ns bins over
+#: 50 ms: 70-80 bytes per bin in all, 40 of them the trace rows)
+HOT_WORK_ROWS = 5
+
 
 @dataclass(frozen=True)
 class TracePlan:
@@ -232,18 +238,19 @@ def plan_traces(net, n_traced: int, end_ns: int, bin_ns: int, *, keep: bool = Tr
     n_bins = max(1, -(-int(end_ns) // int(bin_ns)))
     hot = _hot_port(net)
     per_bin = trace_bytes(net.n_ports, n_traced, 1)
-    hot_bytes = 8 * TQ_ROWS * n_bins if hot >= 0 else 0
+    hot_bytes = 8 * (TQ_ROWS + HOT_WORK_ROWS) * n_bins if hot >= 0 else 0
     margin = delivery_margin(net, bin_ns)
     seg = int(segment_bins) if segment_bins else max(1, WINDOW_BYTES // per_bin)
     seg = min(seg, n_bins)
     window = per_bin * (seg + margin)
     gib = 2.0**30
     if hot_bytes + window > limit:
-        max_bins = max(1, (limit - window) // (8 * TQ_ROWS))
+        max_bins = max(1, (limit - window) // (8 * (TQ_ROWS + HOT_WORK_ROWS)))
         raise ValueError(
             f"bin_width/duration: {n_bins} trace bins need {(hot_bytes + window) / gib:.2f} GiB "
             f"(the hot port's queue and counters at every bin, which the summary metrics "
-            f"read, and one segment's window), above the limit of {limit / gib:.2f} GiB "
+            f"read and work on, and one segment's window), above the limit of "
+            f"{limit / gib:.2f} GiB "
             f'(qcnmodel.config.defaults["sim.max_trace_bytes"]); at most {max_bins} bins: use '
             f"a bin width (--bin) >= {end_ns / max_bins / 1e9:.3g} s or a duration "
             f"(--duration) <= {max_bins * bin_ns / 1e9:.3g} s"

@@ -106,11 +106,31 @@ def recovery_time(
         return None
     t_end = np.asarray(time_end_s, dtype=float)
     thr = np.asarray(throughput_bps, dtype=float)
-    starts = t_end - bin_s
-    first = int(np.searchsorted(starts, stop_s - 1e-12))
+    first = int(np.searchsorted(t_end - bin_s, stop_s - 1e-12))
     hold = max(1, int(round(hold_s / bin_s)))
     level = (1.0 - tol) * target_bps
-    for i in range(first, len(thr) - hold + 1):
-        if float(np.mean(thr[i : i + hold])) >= level:
-            return max(0.0, float(starts[i] - stop_s))
+    i = _first_window_at(thr[first:], hold, level)
+    return None if i is None else max(0.0, float(t_end[first + i] - bin_s - stop_s))
+
+
+def _first_window_at(x, hold: int, level: float, chunk: int = 1 << 20) -> int | None:
+    """Index of the first window ``x[i : i + hold]`` whose mean is ``>= level``, or None.
+
+    Candidates come from running sums (linear time, memory bounded by ``chunk``), each
+    confirmed with ``np.mean`` of the window itself, the definition, so that the rounding of
+    the running sums never decides.
+    """
+    n = len(x) - hold + 1
+    if n <= 0:
+        return None
+    slack = 1e-9 * max(abs(level), 1.0) * hold
+    start = 0
+    while start < n:
+        stop = min(n, start + chunk)
+        c = np.concatenate(([0.0], np.cumsum(x[start : stop + hold - 1])))
+        sums = c[hold:] - c[: len(c) - hold]
+        for j in np.flatnonzero(sums >= level * hold - slack - 1e-9 * np.abs(c[hold:])):
+            if float(np.mean(x[start + j : start + j + hold])) >= level:
+                return start + int(j)
+        start = stop
     return None

@@ -14,7 +14,7 @@ from simnets import chain, star
 from qcnmodel import config
 from qcnmodel.params import QCNParams
 from qcnmodel.sim import engines
-from qcnmodel.sim.kernel.state import TQ_MAX
+from qcnmodel.sim.kernel.state import TQ_MAX, TQ_ROWS
 from qcnmodel.sim.network import compile_network
 
 FAST = QCNParams(timer=1e-3, bc_limit=30000, drift_inc=1e6, drift_period=1e-3)
@@ -71,7 +71,8 @@ def test_merged_traces_are_the_full_traces_merged():
     # the dataset built from them
     try:
         extra = per_bin * 67 * engines.DATASET_FACTOR
-        config.defaults["sim.max_trace_bytes"] = 8 * 5 * 200 + window + extra
+        hot = 8 * (TQ_ROWS + engines.HOT_WORK_ROWS) * 200  # the hot rows and their work
+        config.defaults["sim.max_trace_bytes"] = hot + window + extra
         m = engines.run("kernel", net, FAST, segment_bins=10, **kw)
     finally:
         config.reset_defaults()
@@ -139,7 +140,28 @@ def test_long_run_keeps_a_small_window():
     plan = engines.plan_traces(net, net.n_flows, 10**13, 10**6, keep=False)
     per_bin = engines.trace_bytes(net.n_ports, net.n_flows, 1)
     assert per_bin * plan.segment <= engines.WINDOW_BYTES
-    assert plan.need <= engines.WINDOW_BYTES + per_bin * plan.margin + 8 * 5 * 10**7
+    hot = 8 * (TQ_ROWS + engines.HOT_WORK_ROWS) * 10**7
+    assert plan.need <= engines.WINDOW_BYTES + per_bin * plan.margin + hot
+
+
+def test_fine_bins_stay_within_the_planned_memory():
+    """The whole run, the hot port's metrics (recovery time) included, allocates no more than
+    the plan that the memory budget checks (tracemalloc's peak against ``plan.need``)."""
+    import tracemalloc
+
+    from qcnmodel.sim.api import _traced_flows, simulate
+    from qcnmodel.sim.scenarios import get_scenario
+
+    over = {"n_nodes": 10, "hotspot_start": "1ms", "hotspot_stop": "3ms"}
+    net = compile_network(get_scenario("og-hotspot").build(over))
+    simulate("og-hotspot", duration="1ms", overrides=over, trace=False)  # warm, imports
+    tracemalloc.start()
+    r = simulate("og-hotspot", duration="40ms", bin_width="100ns", overrides=over, trace=False)
+    peak = tracemalloc.get_traced_memory()[1]
+    tracemalloc.stop()
+    assert r.metrics["recovery_time_s"] is not None  # the metric ran over 370k bins
+    plan = engines.plan_traces(net, len(_traced_flows(net, None)), 40_000_000, 100, keep=False)
+    assert plan.n_bins == 400_000 and peak <= plan.need
 
 
 def test_auto_engine_runs_a_short_cold_run_on_the_oracle(monkeypatch, capsys):
