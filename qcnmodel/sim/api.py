@@ -184,6 +184,9 @@ def simulate(
         objects must be 0 or in [1 ns, 1e9 s]: the simulator's clock counts int64
         nanoseconds (a shorter period would round to 0 and fire without end).
     """
+    for name, flag in (("trace", trace), ("progress", progress)):
+        if not isinstance(flag, (bool, np.bool_)):
+            raise ValueError(f"{name}: expected True or False, got {flag!r}")
     spec, sc, q_over, p_over = _resolve_network(scenario, protocol, overrides)
     net = compile_network(spec)
     params = _resolve_params(params, sc, q_over, net, spec)

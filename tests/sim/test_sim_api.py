@@ -191,3 +191,10 @@ def test_netcdf_summary_uses_the_shared_json_cleaner(tmp_path):
         s = json.loads(ds.attrs["summary"])
     assert s["probe_inf"] == "inf" and s["probe_nan"] is None  # qcnmodel._io.to_jsonable
     assert s["events"] == r.counters["events"]
+
+
+@pytest.mark.parametrize("field", ["trace", "progress"])
+def test_flags_must_be_booleans(field):
+    """A string such as "no" is truthy: refused, naming the flag, rather than taken as True."""
+    with pytest.raises(ValueError, match=f"^{field}: expected True or False"):
+        simulate("og-hotspot", duration="1ms", overrides={"n_nodes": 2}, **{field: "no"})
