@@ -232,3 +232,16 @@ def test_prepare_runs_once_while_the_workers_run():
     assert sorted(i for i, _ in out) == [0, 1, 2, 3]
     # called once, before any point ended: it overlapped the points (each sleeps 0.3 s)
     assert len(called) == 1 and called[0] < min(r["end"] for _, r in out)
+
+
+@pytest.mark.parametrize("protocol", ["none", "dcqcn"])
+def test_simulation_sweep_refuses_a_qcn_parameter_its_protocol_does_not_read(protocol):
+    """A grid or a fixed setting of a QCN parameter under a protocol without them would run
+    every point the same: refused before any point runs, naming the parameter."""
+    from qcnmodel.studies.points import check_simulation_point
+
+    with pytest.raises(ValueError, match=f"^qeq: a QCN parameter, which protocol '{protocol}'"):
+        check_simulation_point("og-hotspot", protocol, None, 1e-3, {"n_nodes": 2}, qeq=20_000)
+    # the rate, frame size and CP latency are read by every protocol's run
+    check_simulation_point("og-hotspot", protocol, None, 1e-3, {"n_nodes": 2}, cp_latency=2e-6)
+    check_simulation_point("og-hotspot", "qcn", None, 1e-3, {"n_nodes": 2}, qeq=20_000)

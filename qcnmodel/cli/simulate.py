@@ -139,30 +139,14 @@ def _bin(text, duration):
     return None if text is None else cli_time(text, "bin")
 
 
-#: QCNParams fields every protocol's run reads (the network's rate and frame size, and the
-#: congestion point's processing latency; :func:`qcnmodel.sim.kernel.state.build_state`)
-_SHARED_QCN_FIELDS = ("line_rate", "frame_size", "cp_latency")
-
-
 def _check_unused_settings(args, overrides: dict) -> None:
-    """Refuse a ``--set`` QCN parameter for a protocol without QCN parameters (``none``,
-    ``ecm``, ``ecm-q``, ``dcqcn``): it would be accepted and change nothing."""
-    from qcnmodel.params import QCNParams
-    from qcnmodel.sim.protocols.registry import get_protocol, split_overrides
+    """Refuse a ``--set`` QCN parameter for a protocol without QCN parameters
+    (:func:`qcnmodel.sim.protocols.registry.check_settings_read`)."""
+    from qcnmodel.sim.protocols.registry import check_settings_read
     from qcnmodel.sim.scenarios import get_scenario
 
-    proto = get_protocol(args.protocol)
-    if QCNParams in proto.params or not overrides:
-        return
     sc = get_scenario(args.scenario) if args.scenario else None
-    _, qcn, _ = split_overrides(sc, overrides, args.protocol)
-    for key in qcn:
-        if key not in _SHARED_QCN_FIELDS:
-            raise ValueError(
-                f"{key}: a QCN parameter, which protocol {args.protocol!r} does not read (it "
-                "would change nothing); see `qcnmodel scenarios --params` and the protocol's "
-                "parameters"
-            )
+    check_settings_read(sc, overrides, args.protocol)
 
 
 def run(args) -> int:

@@ -198,9 +198,13 @@ def check_simulation_point(scenario, protocol, preset, duration, sets, params=No
     """Check one point of :func:`simulation_point` (same arguments) without running it."""
     from qcnmodel.params import QCNParams
     from qcnmodel.sim.api import check_inputs
+    from qcnmodel.sim.protocols.registry import check_settings_read
+    from qcnmodel.sim.scenarios import get_scenario
 
     merged = {**sets, **point}
     seed = merged.pop("seed", 0)
+    check_settings_read(get_scenario(scenario) if isinstance(scenario, str) else None, merged,
+                        protocol)  # fmt: skip
     check_inputs(scenario, protocol, preset if params is None else QCNParams(**params),
                  duration, seed, merged)  # fmt: skip
 

@@ -329,6 +329,32 @@ def split_overrides(sc, overrides: dict, protocol: str = "qcn") -> tuple[dict, d
     return out["s"], out["q"], out["p"]
 
 
+#: QCNParams fields every protocol's run reads (the network's rate and frame size, and the
+#: congestion point's processing latency; :func:`qcnmodel.sim.kernel.state.build_state`)
+SHARED_QCN_FIELDS = ("line_rate", "frame_size", "cp_latency")
+
+
+def check_settings_read(sc, overrides: dict, protocol: str) -> None:
+    """Refuse a QCN parameter among ``overrides`` for a protocol without QCN parameters
+    (``none``, ``ecm``, ``ecm-q``, ``dcqcn``): it would be accepted and change nothing.
+
+    Raises
+    ------
+    ValueError
+        Naming the parameter and the protocol.
+    """
+    if QCNParams in get_protocol(protocol).params or not overrides:
+        return
+    _, qcn, _ = split_overrides(sc, overrides, protocol)
+    for key in qcn:
+        if key not in SHARED_QCN_FIELDS:
+            raise ValueError(
+                f"{key}: a QCN parameter, which protocol {protocol!r} does not read (it "
+                "would change nothing); see `qcnmodel scenarios --params` and the protocol's "
+                "parameters"
+            )
+
+
 def protocol_config(protocol: str, p_over: dict, params: QCNParams, q_over: dict | None = None):
     """The run's ProtocolConfig.
 
