@@ -29,6 +29,8 @@ import math
 
 import numpy as np
 
+from qcnmodel.analysis._args import require
+
 __all__ = ["METHODS", "boundary_method", "check_method", "first_unstable_rtt",
            "critical_rtt_above", "judged_by_trajectories", "judged_stable", "majority_stable",
            "odds_crossing", "past_trajectory_limit", "search_from", "search_interval",
@@ -278,6 +280,8 @@ def trajectory_critical_rtt(
     """
     from qcnmodel import config
 
+    require(model, "model", ("replace",), "a model judged by its trajectories (e.g. "
+            "QCNFluidModel)", ("trajectory_unstable", "trajectory_odds"))  # fmt: skip
     lo, hi = search_interval(model)
     lo, hi = float(lo if rtt_min is None else rtt_min), float(hi if rtt_max is None else rtt_max)
     if not (0 < lo < hi < math.inf):

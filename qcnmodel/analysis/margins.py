@@ -50,6 +50,7 @@ import numpy as np
 from scipy.optimize import brentq
 
 from qcnmodel import config
+from qcnmodel.analysis._args import check_search, require
 from qcnmodel.analysis._rational import Rational
 
 __all__ = ["Margins", "NyquistCount", "margins", "margins_over_delay", "nyquist_count",
@@ -258,6 +259,7 @@ def margins_over_delay(loop, taus) -> Margins:
     Stability follows from the delay-sweep argument principle (module doc).
     """
     if not hasattr(loop, "num"):  # a FrequencyLoop: known by its frequency response
+        require(loop, "loop", ("margins_over_delay",), "a DelayedLoop or FrequencyLoop")
         return loop.margins_over_delay(taus)
     taus = np.asarray(taus, float)
     shape = taus.shape
@@ -553,6 +555,7 @@ def critical_rtt(
     sign change is refined by brentq; if PM is not monotone in the RTT the first loss of
     phase margin is returned.
     """
+    check_search(rtt_min, rtt_max, xtol=xtol, rtol=rtol)
     if hasattr(model, "num") and hasattr(model, "den"):
         return critical_delay(model)
     from qcnmodel.analysis.boundary import judged_by_trajectories, trajectory_critical_rtt
@@ -573,9 +576,7 @@ def critical_rtt(
         raise TypeError("model must be a DelayedLoop, a LoopModel or a callable rtt -> loop")
     lo, hi = config.defaults["analysis.rtt_search"]
     lo, hi = lo if rtt_min is None else rtt_min, hi if rtt_max is None else rtt_max
-    if not (0 < lo < hi < np.inf):
-        raise ValueError(f"rtt_min, rtt_max: need 0 < rtt_min < rtt_max < inf s, got {lo!r}, "
-                         f"{hi!r}")  # fmt: skip
+    check_search(lo, hi)  # one end given, the other the configured one
     return _first_loss(make, lo, hi, xtol, rtol)
 
 

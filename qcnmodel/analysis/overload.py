@@ -64,6 +64,9 @@ def held_flows(model, n_max: int, n_min: int = 1) -> int:
         below which it holds and from which (N + 1) it does not, found by bisection, which
         assumes that a model that holds N flows holds fewer.
     """
+    from qcnmodel.analysis._args import require
+
+    require(model, "model", ("replace", "n_flows"), "a loop model (with replace(n_flows=...))")
     n_max = _whole("n_max", n_max)
     n_min = _whole("n_min", n_min)
     if n_min > n_max:

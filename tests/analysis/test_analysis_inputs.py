@@ -91,3 +91,42 @@ def test_operating_point_limits(kw, field):
 def test_the_largest_rtt_still_analyses():
     m = qm.build_model("fopdt").replace(rtt=config.defaults["models.max_rtt"])
     assert not qm.summary(m, fixed_point=False)["stable"]
+
+
+@pytest.mark.parametrize(
+    ("kw", "field"),
+    [
+        (dict(rtt_min=-1e-6), "rtt_min"),
+        (dict(rtt_min=0.0), "rtt_min"),
+        (dict(rtt_max=math.nan), "rtt_max"),
+        (dict(rtt_max=math.inf), "rtt_max"),
+        (dict(rtt_min=1e-3, rtt_max=1e-6), "rtt_min, rtt_max"),
+        (dict(rtt_min=1e-3, rtt_max=1e-3), "rtt_min, rtt_max"),
+        (dict(xtol=-1.0), "xtol"),
+        (dict(xtol=math.nan), "xtol"),
+        (dict(rtol=0.0), "rtol"),
+    ],
+)
+def test_critical_rtt_refuses_a_bad_search_on_every_path(kw, field):
+    # the paper model's rational part does not depend on the RTT: the answer is exact and
+    # the search arguments were not read at all, so bad ones passed unnoticed
+    with pytest.raises(ValueError, match=field):
+        qm.critical_rtt(_paper(), **kw)
+
+
+@pytest.mark.parametrize(
+    ("call", "field"),
+    [
+        (lambda: qm.critical_rtt(_paper(), rtt_min="1us"), "rtt_min"),
+        (lambda: qm.margins_over_delay("abc", [1e-4]), "loop"),
+        (lambda: qm.trajectory_critical_rtt(5), "model"),
+        (lambda: qm.trajectory_critical_rtt("abc"), "model"),
+        (lambda: qm.held_flows("abc", 10), "model"),
+        (lambda: qm.critical_rtt("abc"), "model"),
+    ],
+)
+def test_a_wrong_argument_type_is_a_type_error_naming_it(call, field):
+    # these raised AttributeError ('str' object has no attribute ...) or a TypeError from
+    # str.replace, naming nothing
+    with pytest.raises(TypeError, match=field):
+        call()
