@@ -4,7 +4,9 @@
   Python values, NaN becomes ``None`` and infinities the strings ``"inf"`` / ``"-inf"``
   (JSON has no infinity; a margin of a loop that never crosses 0 dB *is* infinite).
 * :func:`atomic_path` yields a temporary path beside the target and renames it over the
-  target only when the writer finished, so a reader never sees a half-written file.
+  target only when the writer finished, so a reader never sees a half-written file. The
+  file gets the mode an ordinary ``open(target, "w")`` would give it: an existing target's
+  own mode, else ``0o666`` less the process's umask.
 """
 
 from __future__ import annotations
@@ -71,6 +73,8 @@ def atomic_path(target, suffix: str | None = None):
     tmp_path = Path(tmp)
     try:
         yield tmp_path
+        if tmp_path.is_file() and not tmp_path.is_symlink():
+            os.chmod(tmp_path, _file_mode(target))
         os.replace(tmp_path, target)
     except BaseException as exc:
         with contextlib.suppress(OSError):
@@ -78,6 +82,30 @@ def atomic_path(target, suffix: str | None = None):
         if isinstance(exc, OSError):
             raise _about(exc, target) from None
         raise
+
+
+def _file_mode(target: Path) -> int:
+    """The permission bits for a file written at ``target``: those of the regular file it
+    replaces, else ``0o666`` less the umask (the temporary file's own are ``0o600``)."""
+    import stat
+
+    with contextlib.suppress(OSError):
+        st = os.stat(target)
+        if stat.S_ISREG(st.st_mode):
+            return stat.S_IMODE(st.st_mode)
+    return 0o666 & ~_umask()
+
+
+def _umask() -> int:
+    """The process's umask, read without changing it where the system tells it
+    (``/proc/self/status``); else set and restored at once."""
+    with contextlib.suppress(OSError, ValueError):
+        for line in Path("/proc/self/status").read_text().splitlines():
+            if line.startswith("Umask:"):
+                return int(line.split()[1], 8)
+    mask = os.umask(0o022)
+    os.umask(mask)
+    return mask
 
 
 def _about(exc: OSError, target: Path) -> OSError:

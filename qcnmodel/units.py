@@ -57,6 +57,14 @@ def _label(field: str | None) -> str:
     return f"{field}: " if field else ""
 
 
+def _shown(raw) -> str:
+    """``raw`` as a message quotes it: ``repr``, with a whole number of more than 16 digits
+    written in three significant figures (``10**400`` as ``1.000e+400``, not 401 digits)."""
+    if isinstance(raw, numbers.Integral) and not isinstance(raw, bool) and abs(raw) >= 10**16:
+        return format(Decimal(int(raw)), ".3e")
+    return repr(raw)
+
+
 class _Refused(ValueError):
     """A value that was read but is refused (not finite, or rounds to 0): the message is
     final and is not replaced by "cannot parse"."""
@@ -64,7 +72,7 @@ class _Refused(ValueError):
 
 def _finite(x: float, field: str | None, raw) -> float:
     if not math.isfinite(x):
-        raise _Refused(f"{_label(field)}value {raw!r} is not a finite number")
+        raise _Refused(f"{_label(field)}value {_shown(raw)} is not a finite number")
     return float(x)
 
 
@@ -77,7 +85,7 @@ def _as_float(exact, field: str | None, raw) -> float:
         x = math.inf
     _finite(x, field, raw)
     if x == 0.0 and exact != 0:
-        raise _Refused(f"{_label(field)}value {raw!r} is too small: it rounds to 0")
+        raise _Refused(f"{_label(field)}value {_shown(raw)} is too small: it rounds to 0")
     return x
 
 
@@ -87,7 +95,7 @@ def _text_float(text: str, field: str | None, raw) -> float:
     x = _finite(float(text), field, raw)
     mantissa = re.split("[eE]", text, maxsplit=1)[0]
     if x == 0.0 and any(c.isdigit() and int(c) != 0 for c in mantissa):
-        raise _Refused(f"{_label(field)}value {raw!r} is too small: it rounds to 0")
+        raise _Refused(f"{_label(field)}value {_shown(raw)} is too small: it rounds to 0")
     return x
 
 
@@ -109,7 +117,7 @@ def _scale(x: float, factor: float, field: str | None = None, raw=None) -> float
     exact = Decimal(repr(x)) * Decimal(repr(factor))
     if not math.isfinite(float(exact)):
         raise ScaleOverflow(
-            f"{_label(field)}value {raw!r} is too large: beyond the float range",
+            f"{_label(field)}value {_shown(raw)} is too large: beyond the float range",
             1 if x > 0 else -1,
         )
     return _as_float(exact, field, raw)

@@ -33,3 +33,24 @@ def test_other_errors_pass_unchanged(tmp_path):
     with pytest.raises(KeyError), atomic_path(tmp_path / "z.json"):
         raise KeyError("k")
     assert list(tmp_path.iterdir()) == []
+
+
+def test_a_new_file_gets_the_umask_mode_and_a_replaced_one_keeps_its_own(tmp_path):
+    # the temporary file's 0600 became the output's mode, and a replaced file lost its own
+    import os
+    import stat
+
+    old = os.umask(0o027)
+    try:
+        new = tmp_path / "new.json"
+        with atomic_path(new) as tmp:
+            tmp.write_text("{}")
+        assert stat.S_IMODE(new.stat().st_mode) == 0o640
+        kept = tmp_path / "kept.json"
+        kept.write_text("old")
+        kept.chmod(0o604)
+        with atomic_path(kept) as tmp:
+            tmp.write_text("new")
+        assert kept.read_text() == "new" and stat.S_IMODE(kept.stat().st_mode) == 0o604
+    finally:
+        os.umask(old)

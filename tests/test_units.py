@@ -83,3 +83,15 @@ def test_numpy_scalars_are_numbers():
 
     assert parse_number(np.int64(3), "n") == 3.0
     assert parse_time(np.float64(1e-3), "rtt") == 1e-3
+
+
+def test_a_huge_whole_number_is_quoted_in_three_figures():
+    # QCNParams(line_rate=10**400) printed all 401 digits in its message
+    from qcnmodel.params import QCNParams
+
+    with pytest.raises(ValueError) as info:
+        QCNParams(line_rate=10**400)
+    assert "line_rate" in str(info.value) and "1.000e+400" in str(info.value)
+    assert len(str(info.value)) < 200
+    with pytest.raises(ValueError, match=r"-1\.000e\+400"):
+        parse_time(-(10**400), "t")

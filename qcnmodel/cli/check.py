@@ -94,9 +94,9 @@ def parse_ranges(rtt_text, flows_text, pm_text=None, table=None, path=None, text
     numbers), else the defaults. ``rtt`` and ``flows`` are one value or ``lo..hi``;
     ``capacity`` (``--rate``) one rate."""
     from qcnmodel._errors import unknown_name
-    from qcnmodel.cli.common import flows_value, rtt_value, split_range
+    from qcnmodel.cli.common import cli_rate, flows_value, rtt_value, split_range
     from qcnmodel.studies.check import CheckRanges
-    from qcnmodel.units import parse_number, parse_rate
+    from qcnmodel.units import parse_number
 
     table = table or {}
     for key in table:
@@ -128,11 +128,12 @@ def parse_ranges(rtt_text, flows_text, pm_text=None, table=None, path=None, text
             continue
         try:
             if key == "capacity":
-                given[key] = parse_rate(value, "rate")
+                given[key] = cli_rate(value, "rate")
             elif parse is None:
                 given[key] = parse_number(value, "pm-threshold")
             else:
                 given[key] = both(value, parse, key)
+            CheckRanges(**{key: given[key]})  # its own range, said with the file's line
         except ValueError as exc:
             where = f"{path}, line {line}: " if line else ""
             raise ValueError(where + str(exc)) from None
@@ -178,7 +179,9 @@ def _params(args):
     if args.params_file and args.preset:
         raise ValueError("preset: give a parameter file or a preset, not both")
     name = _file(args)
-    params = load_params_file(name) if name else QCNParams.preset(args.preset or "802.1qau")
+    field = "PARAMS.toml" if args.params_file else "params"
+    params = (load_params_file(name, field) if name
+              else QCNParams.preset(args.preset or "802.1qau"))  # fmt: skip
     sets = parse_set(args.set)
     return params.replace(**sets) if sets else params
 
@@ -187,11 +190,10 @@ def run(args) -> int:
     """Run ``qcnmodel check``; exit 0 stable, 1 unstable/marginal, 2 bad input."""
     import dataclasses
 
-    from qcnmodel.cli.common import check_out, jobs_value, print_json
+    from qcnmodel.cli.common import check_out, cli_time, jobs_value, print_json
     from qcnmodel.studies.check import check_params
     from qcnmodel.studies.check_text import render
     from qcnmodel.studies.confirm import check_duration
-    from qcnmodel.units import parse_time
 
     if args.out:
         check_out(args.out, (".json",))
@@ -200,7 +202,7 @@ def run(args) -> int:
     label = _file(args) or f"preset {args.preset or '802.1qau'}"
     confirm = getattr(args, "confirm", None)
     duration = (None if confirm in (None, "auto")
-                else check_duration(parse_time(confirm, "confirm")))  # fmt: skip
+                else check_duration(cli_time(confirm, "confirm")))  # fmt: skip
     jobs = None if args.jobs is None else jobs_value(args.jobs)
     figure = _figure(args) if confirm is not None else None
     if args.figure is not None and confirm is None:

@@ -12,7 +12,9 @@ Every sub-command takes the same flag for the same thing:
 
 Times and rates typed on the command line need a unit (``5us``, ``10Gbps``): a bare number
 is refused, since ``--rtt 5`` would otherwise mean five seconds. Values beyond the limits of
-:data:`qcnmodel.config.defaults` (``cli.*``) are refused with the limit named.
+:data:`qcnmodel.config.defaults` (``cli.*``) are refused with the limit named. The same checks
+apply to the operating point (``rtt``, ``n_flows``, ``capacity``) given by ``--set`` or
+``--grid`` (:func:`operating_value`).
 """
 
 from __future__ import annotations
@@ -38,6 +40,7 @@ __all__ = [
     "add_set_option",
     "check_input_file",
     "check_no_empty_paths",
+    "check_operating_values",
     "check_out",
     "cli_rate",
     "cli_time",
@@ -45,6 +48,7 @@ __all__ = [
     "free_cores",
     "jobs_value",
     "load_params_file",
+    "operating_value",
     "parse_set",
     "positive_int",
     "print_json",
@@ -52,6 +56,7 @@ __all__ = [
     "qcn_params",
     "rtt_value",
     "seed_value",
+    "split_list",
     "split_range",
 ]
 
@@ -156,16 +161,31 @@ def _limit(key: str):
     return config.defaults[key]
 
 
-def _with_unit(value, field: str, example: str) -> str:
-    """``value`` as text, refused when it is a bare number (the unit would be guessed)."""
+def _with_unit(value, field: str, example) -> str:
+    """``value`` as text, refused when it is a bare number (the unit would be guessed);
+    ``example(text, number)`` is the hint: the number written with a unit."""
     from qcnmodel.units import parse_number
 
     text = str(value).strip()
     try:
-        parse_number(text, field)
+        x = parse_number(text, field)
     except ValueError:
         return text
-    raise ValueError(f"{field}: {text!r} has no unit; give a unit, e.g. {example.format(text)}")
+    raise ValueError(f"{field}: {text!r} has no unit; give a unit, e.g. {example(text, x)}")
+
+
+def _time_example(text: str, x: float) -> str:
+    """``5us or 5ms``; a number below one read as seconds too (``0.0001s or 100us``)."""
+    if 0 < abs(x) < 1:
+        return f"{text}s or {x * 1e6:g}us"
+    return f"{text}us or {text}ms"
+
+
+def _rate_example(text: str, x: float) -> str:
+    """``10Gbps``; a number of a thousand or more read as bit/s (``1e9bps or 1Gbps``)."""
+    if abs(x) >= 1e3:
+        return f"{text}bps or {x / 1e9:g}Gbps"
+    return f"{text}Gbps"
 
 
 def _parse_unit(parse, text: str, field: str) -> float:
@@ -179,7 +199,7 @@ def _parse_unit(parse, text: str, field: str) -> float:
         return exc.sign * math.inf
 
 
-def _unit_time(value, field: str, example: str = "{0}us or {0}ms") -> float:
+def _unit_time(value, field: str, example=_time_example) -> float:
     from qcnmodel.units import parse_time
 
     text = _with_unit(value, field, example)
@@ -192,7 +212,7 @@ def _unit_time(value, field: str, example: str = "{0}us or {0}ms") -> float:
 def cli_time(value, field: str) -> float:
     """A time typed on the command line: a number with a unit (``5us``), finite, >= 0 and at
     most ``cli.max_time`` seconds. A bare number is refused (``5`` would be five seconds)."""
-    x = _unit_time(value, field, "{0}s or {0}ms")
+    x = _unit_time(value, field, lambda text, x: f"{text}s or {text}ms")
     top = _limit("cli.max_time")
     if x > top:
         raise ValueError(
@@ -203,14 +223,16 @@ def cli_time(value, field: str) -> float:
 
 
 def rtt_value(value, field: str = "rtt") -> float:
-    """A loop delay: a time with a unit, >= 0 and at most ``cli.max_rtt`` seconds (the
+    """A loop delay: a time with a unit, > 0 and at most ``cli.max_rtt`` seconds (the
     frequency grids of the analysis scale with the delay, so the bound also bounds their
     memory)."""
-    x = _unit_time(value, field)
+    from qcnmodel.units import parse_time
+
+    x = _parse_unit(parse_time, _with_unit(value, field, _time_example), field)
     top = _limit("cli.max_rtt")
-    if x > top:
+    if not 0 < x <= top:
         raise ValueError(
-            f"{field}: {value!r} is above the largest loop delay analysed, {top:g} s "
+            f"{field}: {value!r} is outside the loop delays analysed, (0, {top:g}] s "
             "(qcnmodel.config.defaults['cli.max_rtt'])"
         )
     return x
@@ -221,7 +243,7 @@ def cli_rate(value, field: str) -> float:
     ``cli.max_rate`` bit/s. A bare number is refused."""
     from qcnmodel.units import parse_rate
 
-    text = _with_unit(value, field, "{0}Gbps")
+    text = _with_unit(value, field, _rate_example)
     x = _parse_unit(parse_rate, text, field)
     top = _limit("cli.max_rate")
     if not (0 < x <= top):
@@ -239,7 +261,8 @@ def flows_value(value, field: str = "flows") -> int:
     top = _limit("cli.max_flows")
     n = parse_number(value, field)
     if not (1 <= n <= top) or n != int(n):
-        raise ValueError(f"{field}: expected a whole number in [1, {top}], got {value!r}")
+        raise ValueError(f"{field}: expected a whole number in [1, {top}], got {value!r} "
+                         "(qcnmodel.config.defaults['cli.max_flows'])")  # fmt: skip
     return int(n)
 
 
@@ -265,6 +288,37 @@ def positive_int(value, field: str) -> int:
     if n < 1:
         raise ValueError(f"{field}: expected a whole number >= 1, got {value!r}")
     return n
+
+
+#: the operating-point settings a ``--set`` or ``--grid`` may name, each with the check of its
+#: own flag: ``--set rtt=5`` is refused as ``--rtt 5`` is
+OPERATING_POINT = {"rtt": rtt_value, "n_flows": flows_value, "capacity": cli_rate}
+
+
+def operating_value(key: str, value, field: str | None = None):
+    """``value`` of the operating-point setting ``key`` (``rtt``, ``n_flows``, ``capacity``;
+    a ``model.`` prefix allowed) through its flag's check, errors naming ``field`` (default
+    ``key``), or ``value`` unchanged for any other key (a parameter field, checked by its
+    parameter set)."""
+    check = OPERATING_POINT.get(key.removeprefix("model."))
+    return value if check is None else check(value, field or key)
+
+
+def check_operating_values(settings: dict) -> dict:
+    """``settings`` (``--set``) with each operating-point value checked as its flag is
+    (:func:`operating_value`): a bare number, or a value beyond the command line's limits,
+    is refused naming the key and the allowed range."""
+    return {key: operating_value(key, value) for key, value in settings.items()}
+
+
+def split_list(text, field: str) -> list[str]:
+    """The items of a comma-separated list, stripped; an empty item (``a,,b``, a trailing
+    comma) is refused naming ``field``: it would otherwise be dropped silently."""
+    items = [item.strip() for item in str(text).split(",")]
+    if not all(items):
+        raise ValueError(f"{field}: empty item in {str(text)!r}; give the values separated by "
+                         "single commas")  # fmt: skip
+    return items
 
 
 def split_range(value) -> tuple[str, str] | None:
@@ -321,6 +375,9 @@ def check_out(path, suffixes=None, field: str = "out", directory: bool = False) 
         raise unknown_name(field, "file type", p.suffix or "(none)", suffixes, sort=False)
     parent = p.parent if str(p.parent) else Path(".")
     if not parent.is_dir():
+        if parent.exists() or _names_a_file(parent):
+            raise ValueError(f"{field}: {str(parent)!r} is not a folder (a file, or a path "
+                             "through one)")  # fmt: skip
         raise ValueError(f"{field}: folder {str(parent)!r} does not exist")
     if not os.access(parent, os.W_OK | os.X_OK):
         raise ValueError(f"{field}: folder {str(parent)!r} is not writable")
@@ -348,6 +405,11 @@ def _probe_write(folder: Path, field: str) -> None:
         ) from None
     os.close(fd)
     os.unlink(name)
+
+
+def _names_a_file(path: Path) -> bool:
+    """``path`` or one of its parents is an existing non-folder (``afile/sub``)."""
+    return any(q.exists() and not q.is_dir() for q in (path, *path.parents))
 
 
 def progress_on(args, default_tty: bool = True) -> bool:
@@ -390,21 +452,30 @@ PATH_FLAGS = ("out", "params", "params_file", "topology", "figure", "figures", "
 
 def check_no_empty_paths(args) -> None:
     """Refuse a path flag given as an empty string (``--out ""``): it would otherwise mean
-    "not given" (no output) or the current folder, silently."""
+    "not given" (no output) or the current folder, silently; and an empty ``--preset``,
+    which would mean the default preset."""
     for name in PATH_FLAGS:
         value = getattr(args, name, None)
         if isinstance(value, str) and not value.strip():
             flag = "PARAMS.toml" if name == "params_file" else name
             raise ValueError(f"{flag}: empty value; give one or leave the flag out")
+    preset = getattr(args, "preset", None)
+    if isinstance(preset, str) and not preset.strip():
+        from qcnmodel.params import PRESETS
+
+        raise ValueError(f"preset: empty value; give a preset name or leave the flag out "
+                         f"(allowed: {', '.join(PRESETS)}; ECM models: seed004, "
+                         "seed000)")  # fmt: skip
 
 
 #: the largest topology file read (bytes): a 1000-node traffic matrix is a few MB
 MAX_TOPOLOGY_FILE_BYTES = 64 << 20
 
 
-def check_input_file(path, field: str, limit: int) -> None:
-    """Refuse an input file that is a device (``/dev/zero`` would be read without end) or a
-    regular file above ``limit`` bytes, naming the field; a missing file is left to the
+def check_input_file(path, field: str, limit: int | None = None) -> None:
+    """Refuse an input file that is not a regular file (a device such as ``/dev/zero`` would
+    be read without end, a named pipe would wait for a writer) or a regular file above
+    ``limit`` bytes, naming the field; a missing file and a directory are left to the
     reader's own message."""
     import stat
 
@@ -414,22 +485,27 @@ def check_input_file(path, field: str, limit: int) -> None:
         return
     if stat.S_ISCHR(st.st_mode) or stat.S_ISBLK(st.st_mode):
         raise ValueError(f"{field}: {str(path)!r} is a device, not a file")
-    if stat.S_ISREG(st.st_mode) and st.st_size > limit:
+    if not (stat.S_ISREG(st.st_mode) or stat.S_ISDIR(st.st_mode)):
+        kind = "named pipe (FIFO)" if stat.S_ISFIFO(st.st_mode) else "special file"
+        raise ValueError(f"{field}: {str(path)!r} is a {kind}, not a regular file")
+    if limit is not None and stat.S_ISREG(st.st_mode) and st.st_size > limit:
         raise ValueError(f"{field}: {str(path)!r} is {st.st_size} bytes, above the {limit} "
                          "read at most")  # fmt: skip
 
 
-def load_params_file(path):
+def load_params_file(path, field: str = "params"):
     """Load a QCN parameter TOML (with its ``[ranges]`` table allowed); a directory, a missing
-    file or a file that is not UTF-8 text is a ValueError naming ``params`` and the path."""
+    file, a named pipe or device, or a file that is not UTF-8 text is a ValueError naming
+    ``field`` and the path."""
     from qcnmodel.params import load_params
 
+    check_input_file(path, field)
     p = Path(path)
     if p.is_dir():
-        raise ValueError(f"params: {str(path)!r} is a directory; give a TOML parameter file "
+        raise ValueError(f"{field}: {str(path)!r} is a directory; give a TOML parameter file "
                          "(see examples/)")  # fmt: skip
     if not p.exists():
-        raise ValueError(f"params: file {str(path)!r} not found")
+        raise ValueError(f"{field}: file {str(path)!r} not found")
     return load_params(p, extra_tables=("ranges",))  # a non-UTF-8 file: names the file
 
 

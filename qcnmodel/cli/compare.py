@@ -24,6 +24,7 @@ from qcnmodel.cli.common import (
     progress_on,
     qcn_params,
     seed_value,
+    split_list,
 )
 
 
@@ -56,9 +57,9 @@ def run(args) -> int:
     from qcnmodel.studies.compare import compare, summary_markdown, write
 
     check_out(args.out, directory=True)
-    names = [n.strip() for n in str(args.protocols).split(",")]
+    names = split_list(args.protocols, "protocols")
     for i, name in enumerate(names):
-        if name and name in names[:i]:
+        if name in names[:i]:
             raise ValueError(f"protocols: {name!r} given twice in {args.protocols!r}")
     duration = cli_time(args.duration, "duration") if args.duration is not None else None
     cmp = compare(

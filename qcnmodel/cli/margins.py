@@ -30,6 +30,7 @@ from qcnmodel.cli.common import (
     add_range_options,
     add_rate_option,
     add_set_option,
+    check_operating_values,
     check_out,
     cli_rate,
     flows_value,
@@ -106,7 +107,7 @@ def build_model(args):
     from qcnmodel.models import build_model as build
     from qcnmodel.units import parse_number
 
-    settings: dict = parse_set(args.set)
+    settings: dict = check_operating_values(parse_set(args.set))
     if args.model == "dcqcn":
         if args.preset or args.params:
             raise ValueError("preset: QCN presets do not apply to --model dcqcn (use --set)")

@@ -39,6 +39,12 @@ from qcnmodel.cli.common import (
 #: the values of ``--confirm`` (a bare ``--confirm`` is ``yes``)
 CONFIRM_CHOICES = ("auto", "yes", "no")
 
+#: every figure a report may draw in ``OUT/figures`` (:mod:`qcnmodel.studies.report` and its
+#: figure modules); one that this run did not draw is an earlier run's, and is removed
+REPORT_FIGURES = ("bode.png", "nyquist.png", "step.png", "nonlinear.png", "stability_map.png",
+                  "critical_rtt.png", "verdict_confirmation.png",
+                  "packet_confirmation.png")  # fmt: skip
+
 
 def register(subparsers) -> None:
     """Add the ``report`` sub-command."""
@@ -171,7 +177,26 @@ def run(args) -> int:
     cfg = report_config(args)
     check_out(args.out, directory=True)
     paths = write_report(args.out, cfg, progress=progress_on(args), command=confirm_command(args))
+    remove_stale_figures(args.out, paths["figures"])
     print(f"wrote {paths['html']}")
     print(f"wrote {paths['markdown']}")
     print(f"wrote {paths['margins']} and {len(paths['figures'])} figures")
     return 0
+
+
+def remove_stale_figures(out, written) -> list[str]:
+    """Remove from ``OUT/figures`` the report figures (:data:`REPORT_FIGURES`) that this run
+    did not draw, left by an earlier run into the same folder (a confirmation figure of an
+    earlier ``--confirm yes``): the folder then holds this report and nothing it does not
+    show. Files the report never writes are left alone. Returns the paths removed."""
+    from pathlib import Path
+
+    folder = Path(out) / "figures"
+    drawn = {Path(p).resolve() for p in written}
+    removed = []
+    for name in REPORT_FIGURES:
+        path = folder / name
+        if path.is_file() and not path.is_symlink() and path.resolve() not in drawn:
+            path.unlink()
+            removed.append(str(path))
+    return removed

@@ -8,12 +8,15 @@ Examples::
         --duration 0.3s --jobs 2 --out og.nc
     qcnmodel sweep ... --scheduler tcp://10.0.0.5:8786      # on a dask.distributed cluster
 
-Grid specs are ``name=v1,v2,...`` or ``name=lo..hi:n[:log]``, with unit strings; ``--rtt`` and
-``--flows`` are shorthands for ``--grid rtt=...`` and ``--grid n_flows=...`` (``flows`` is
-accepted as a grid name too). Simulator-only flags (``--protocol``, ``--duration``, a
-``seed`` grid) are refused on a ``--model`` sweep. Analytical
-grids take ``rtt``, ``n_flows``, ``capacity``, ``ps`` and any parameter-set field (``w``,
-``gd``, ``qeq``, ...); simulator grids take any scenario parameter or QCN field and ``seed``.
+Grid specs are ``name=v1,v2,...`` or ``name=lo..hi:n[:log]`` (lo <= hi; no empty list item),
+with unit strings; ``--rtt`` and ``--flows`` are shorthands for ``--grid rtt=...`` and
+``--grid n_flows=...`` (``flows`` is accepted as a grid name too). The operating point's
+``rtt``, ``n_flows`` and ``capacity``, in a grid or a ``--set``, pass the checks of their flags
+(a unit; the limits ``cli.*``). A name both swept and fixed by ``--set`` is refused.
+Simulator-only flags (``--protocol``, ``--duration``, a ``seed`` grid) are refused on a
+``--model`` sweep. Analytical grids take ``rtt``, ``n_flows``, ``capacity``, ``ps`` and any
+parameter-set field (``w``, ``gd``, ``qeq``, ...); simulator grids take any scenario parameter
+or QCN field and ``seed``.
 ``--preset NAME`` or ``--params FILE`` (a QCN parameter TOML, as ``qcnmodel check`` reads)
 chooses the parameter set, ``--variant`` a named configuration of the ``--model``.
 Finished points are recorded in ``--checkpoint`` (default ``OUT.partial/``): rerunning the
@@ -25,6 +28,7 @@ from __future__ import annotations
 
 import argparse
 import sys
+import warnings
 from collections import Counter
 
 from qcnmodel.cli.common import (
@@ -35,7 +39,9 @@ from qcnmodel.cli.common import (
     add_progress_options,
     add_range_options,
     add_set_option,
+    check_operating_values,
     cli_time,
+    parse_set,
 )
 
 
@@ -85,17 +91,12 @@ def _grid(args) -> dict:
 
     specs = list(args.grid)
     if args.rtt is not None:
-        from qcnmodel.cli.common import rtt_value
-
-        # the flag follows the command line's rule: every time with a unit
-        body = str(args.rtt).split(":", 1)[0]
-        for piece in body.replace("..", ",").split(","):
-            rtt_value(piece, "rtt")
         specs.append(f"rtt={args.rtt}")
     if args.flows is not None:
         specs.append(f"n_flows={args.flows}")
     if not specs:
         raise ValueError("grid: give at least one --grid NAME=VALUES (or --rtt / --flows)")
+    sets = parse_set(args.set)
     grid = {}
     for spec in specs:
         if "=" in spec:
@@ -107,9 +108,16 @@ def _grid(args) -> dict:
         name, rhs = (part.strip() for part in spec.split("=", 1)) if "=" in spec else (spec, "")
         if ".." in rhs and rhs.count(":") > 2:
             raise ValueError(f"--grid {name}: expected lo..hi:n[:log], got {rhs!r}")
+        _check_items(name, rhs)
         name, values = parse_grid_spec(spec, value_parser(name, args.scenario))
+        if ".." in rhs and values[0] > values[-1]:
+            raise ValueError(f"--grid {name}: a range lo..hi needs lo <= hi, got {rhs!r} (the "
+                             "points run from lo up to hi)")  # fmt: skip
         if name in grid:
             raise ValueError(f"--grid {name}: given twice")
+        if name in sets or f"model.{name}" in sets:
+            raise ValueError(f"{name}: given twice, by --grid {name} and by --set; give it "
+                             "once (a swept value cannot also be fixed)")  # fmt: skip
         repeated = [v for v, k in Counter(values).items() if k > 1]
         if repeated:  # a coordinate given twice: two points with one label
             raise ValueError(f"--grid {name}: {repeated[0]!r} appears more than once; each "
@@ -118,6 +126,22 @@ def _grid(args) -> dict:
             _check_operating_point(name, values)
         grid[name] = values
     return grid
+
+
+def _check_items(name: str, rhs: str) -> None:
+    """The typed values of a grid ``name=rhs``, before they are read: no empty item in a
+    list, and an operating-point setting (``rtt``, ``n_flows``, ``capacity``) through its
+    flag's own check (a unit, the command line's limits), as ``--rtt`` is."""
+    from qcnmodel.cli.common import OPERATING_POINT, operating_value, split_list
+
+    field = f"--grid {name}"
+    if ".." in rhs:
+        pieces = [part.strip() for part in rhs.split(":", 1)[0].split("..", 1)]
+    else:
+        pieces = split_list(rhs, field)
+    if name in OPERATING_POINT:
+        for piece in pieces:
+            operating_value(name, piece, field)
 
 
 def _check_scheduler(address: str) -> None:
@@ -163,7 +187,7 @@ def _check_operating_point(name: str, values) -> None:
 
 def run(args) -> int:
     """Run ``qcnmodel sweep``."""
-    from qcnmodel.cli.common import check_out, jobs_value, parse_set, progress_on, qcn_params
+    from qcnmodel.cli.common import check_out, jobs_value, progress_on, qcn_params
     from qcnmodel.studies.points import (
         analysis_point,
         check_grid,
@@ -182,7 +206,7 @@ def run(args) -> int:
                 raise ValueError(f"{flag}: a simulator flag; a --model sweep does not read it "
                                  "(use --scenario for a simulator sweep)")  # fmt: skip
     grid = _grid(args)
-    sets = parse_set(args.set)
+    sets = check_operating_values(parse_set(args.set))
     params = qcn_params(args)
     params = None if params is None or isinstance(params, str) else params.to_dict()
     if args.model:
@@ -236,7 +260,12 @@ def run(args) -> int:
         progress=progress_on(args),
         attrs=attrs,
     )
-    save_dataset(ds, out)
+    with warnings.catch_warnings():
+        # zarr 3 warns on every consolidated store that consolidation is not part of its
+        # format 3 specification yet; xarray reads the store back either way
+        warnings.filterwarnings("ignore", message="Consolidated metadata is currently not part",
+                                category=UserWarning)  # fmt: skip
+        save_dataset(ds, out)
     remove_checkpoint(checkpoint)  # saved: the checkpoint is needed only to resume
     print(f"wrote {out} ({' x '.join(f'{k}={len(v)}' for k, v in grid.items())} points)")
     sys.stdout.flush()

@@ -99,7 +99,7 @@ def test_the_confirmation_runs_at_the_port_rate(monkeypatch):
 
 def test_confirm_says_which_points_the_trajectories_judge(tmp_path, capsys):
     code = main(["check", "--preset", "802.1qau", "--rate", "5Gbps", "--flows", "1", "--rtt",
-                 "100us..600us", "--no-recommend", "--confirm", "0.6", "--figure",
+                 "100us..600us", "--no-recommend", "--confirm", "0.6s", "--figure",
                  str(tmp_path / "c.png")])  # fmt: skip
     out = capsys.readouterr().out
     assert "model stable (trajectories; linearised PM" in out

@@ -92,7 +92,7 @@ def _err(capsys) -> str:
         ),
         (["margins", "--flows", "1e400"], ["flows", "not a finite number"]),
         (["check", "--preset", "802.1qau", "--pm-threshold", "nan"], ["pm-threshold", "finite"]),
-        (["check", "--preset", "802.1qau", "--rtt", "0us..1ms"], ["rtt", "0 < lo <= hi"]),
+        (["check", "--preset", "802.1qau", "--rtt", "0us..1ms"], ["rtt", "(0, 1] s"]),
         ([*SWEEP, "--grid", "=1,2"], ["--grid", "empty name"]),
         ([*SWEEP, "--scheduler", "nope", "--rtt", "1us"], ["scheduler", "HOST:PORT"]),
         ([*SWEEP, "--scheduler", "tcp://a:99999", "--rtt", "1us"], ["scheduler", "Port"]),
@@ -128,7 +128,7 @@ def _err(capsys) -> str:
         # a report of one RTT: what it needs, and where one RTT is answered
         (["report", "--rtt", "100us..100us"], ["rtt:", "lo < hi", "qcnmodel check --rtt"]),
         # endless input files were read without end (MemoryError)
-        (["check", "/dev/zero"], ["/dev/zero", "larger than 1048576 bytes"]),
+        (["check", "/dev/zero"], ["PARAMS.toml", "/dev/zero", "device"]),
         ([*SIM[:1], "--topology", "/dev/zero"], ["topology", "is a device"]),
         # grid specs: trailing parts were ignored, a repeated value made two points one label
         ([*SWEEP, "--grid", "rtt=1us..1ms:3:log:extra"], ["--grid rtt", "lo..hi:n[:log]"]),
@@ -181,6 +181,36 @@ def _err(capsys) -> str:
         (["sweep", "--model", "qcn", "--grid", "rtt=10us", "--jobs", "0"], ["jobs"]),
         (["margins", "--jobs", "many"], ["jobs", "whole number"]),
         (["sweep", "--model", "qcn", "--rtt", "5..10us:3"], ["rtt", "give a unit"]),
+        # --set and --grid values of the operating point pass their flag's check (a unit,
+        # the command line's limits); a bare number, or one beyond them, was accepted
+        (["margins", "--set", "rtt=5"], ["rtt", "no unit", "5us"]),
+        (["margins", "--set", "rtt=5s"], ["rtt", "(0, 1] s", "cli.max_rtt"]),
+        (["margins", "--set", "model.rtt=2s"], ["model.rtt", "(0, 1] s"]),
+        (["margins", "--model", "fopdt", "--set", "rtt=1e9s"], ["rtt", "(0, 1] s"]),
+        (["margins", "--set", "capacity=5"], ["capacity", "no unit", "5Gbps"]),
+        (["margins", "--set", "capacity=1e30Gbps"], ["capacity", "bit/s", "cli.max_rate"]),
+        (["margins", "--set", "n_flows=0"], ["n_flows", "[1, 100000]", "cli.max_flows"]),
+        ([*SWEEP, "--grid", "rtt=0.0001"], ["--grid rtt", "no unit", "0.0001s or 100us"]),
+        ([*SWEEP, "--rtt", "10us", "--grid", "capacity=5,10"], ["--grid capacity", "no unit"]),
+        ([*SWEEP, "--rtt", "10us", "--set", "rtt=5us"], ["rtt", "given twice", "--set"]),
+        ([*SWEEP, "--rtt", "10us", "--set", "capacity=0Gbps"], ["capacity", "(0, 1e+13]"]),
+        (["check", "--preset", "802.1qau", "--confirm", "5"], ["confirm", "no unit", "5s"]),
+        # a swept value also fixed by --set: the --set was dropped silently
+        ([*SWEEP, "--grid", "w=1,2", "--set", "w=3", "--rtt", "10us"], ["w", "given twice"]),
+        # a reversed range and empty list items (dropped silently)
+        ([*SWEEP, "--grid", "rtt=1ms..2us:3"], ["--grid rtt", "lo <= hi"]),
+        ([*SWEEP, "--grid", "rtt=10us,,20us"], ["--grid rtt", "empty item"]),
+        ([*SWEEP, "--grid", "w=1,2,", "--rtt", "10us"], ["--grid w", "empty item"]),
+        (
+            ["compare", "--scenario", "og-hotspot", "--protocols", "qcn,,ecm"],
+            ["protocols", "empty item"],
+        ),
+        # an empty preset meant the default one
+        (["check", "--preset", ""], ["preset", "empty", "802.1qau", "seed004"]),
+        (["margins", "--preset", " "], ["preset", "empty"]),
+        # messages naming another field or a wrong hint
+        (["margins", "--rtt", "0s"], ["rtt:", "(0, 1] s", "cli.max_rtt"]),
+        (["margins", "--rate", "1e9"], ["rate", "1e9bps or 1Gbps"]),
     ],
 )
 def test_bad_input_exits_2_naming_the_field(argv, needles, capsys, tmp_path, monkeypatch):
@@ -289,3 +319,87 @@ def test_a_fix_search_from_zero_weight_answers(capsys):
         p = QCNParams(w=0.0).replace(**{f["field"]: f["value"]})
         for n in (2, 10, 100):
             assert QCNFluidModel(p, n_flows=n).fixed_point()["q"] > 0
+
+
+def test_bad_values_in_the_ranges_table_name_the_file_and_line(tmp_path, capsys):
+    for body, needles in (
+        ("pm_threshold = 500", ["[0, 90)"]),
+        ('capacity = "0Gbps"', ["rate", "cli.max_rate"]),
+        ('capacity = "5"', ["rate", "no unit"]),  # was 5 bit/s
+    ):
+        f = tmp_path / "r.toml"
+        f.write_text(f"[qcn]\n\n[ranges]\n{body}\n")
+        assert main(["check", str(f), "--no-recommend"]) == 2
+        err = _err(capsys)
+        assert f"{f}, line 4: " in err and all(n in err for n in needles), err
+
+
+def test_out_below_a_file_says_it_is_not_a_folder(tmp_path, capsys):
+    (tmp_path / "afile").write_text("x")
+    assert main(["margins", "--out", str(tmp_path / "afile" / "m.json")]) == 2
+    err = _err(capsys)
+    assert "is not a folder" in err and "does not exist" not in err
+
+
+@pytest.mark.parametrize(
+    ("argv", "flag"),
+    [
+        (["margins", "--params", "{fifo}"], "params:"),
+        (["check", "{fifo}"], "PARAMS.toml:"),
+        (["check", "--params", "{fifo}"], "params:"),
+        (["simulate", "--topology", "{fifo}"], "topology:"),
+    ],
+)
+def test_a_named_pipe_as_input_file_is_refused(argv, flag, tmp_path, capsys):
+    # reading it waited for a writer, without end
+    import os
+
+    fifo = tmp_path / "p.toml"
+    os.mkfifo(fifo)
+    assert main([a.format(fifo=fifo) for a in argv]) == 2
+    err = _err(capsys)
+    assert flag in err and "named pipe" in err
+
+
+def test_a_report_into_a_used_folder_removes_its_own_stale_figures(tmp_path, monkeypatch):
+    # an earlier --confirm yes left verdict_confirmation.png; a later report without it
+    # showed none but left the file beside the ones it drew
+    from qcnmodel.cli import report
+
+    figs = tmp_path / "rep" / "figures"
+    figs.mkdir(parents=True)
+    for name in ("bode.png", "verdict_confirmation.png", "mine.png"):
+        (figs / name).write_text("old")
+
+    def fake_write_report(out, cfg, progress, command):
+        (figs / "bode.png").write_text("new")
+        return {"html": "h", "markdown": "m", "margins": "n", "figures": [str(figs / "bode.png")]}
+
+    monkeypatch.setattr("qcnmodel.studies.report.write_report", fake_write_report)
+    monkeypatch.setattr(report, "report_config", lambda args: None)
+    assert main(["report", "--out", str(tmp_path / "rep"), "--quiet"]) == 0
+    assert sorted(p.name for p in figs.iterdir()) == ["bode.png", "mine.png"]  # foreign kept
+
+
+def test_the_report_figure_list_names_every_figure_the_report_draws():
+    import re
+
+    from qcnmodel.cli.report import REPORT_FIGURES
+
+    src = "".join((ROOT / "qcnmodel/studies" / f).read_text()
+                  for f in ("report.py", "report_figures.py", "report_packet.py"))  # fmt: skip
+    drawn = set(re.findall(r'figdir / "([^"]+)"', src))
+    assert drawn and drawn <= set(REPORT_FIGURES)
+
+
+def test_a_zarr_sweep_prints_no_zarr_warning(tmp_path, capsys):
+    # zarr 3 warned on every consolidated store written (harmless; stderr of a normal run)
+    import warnings
+
+    argv = ["sweep", "--model", "fopdt", "--rtt", "10us", "--flows", "1", "--quiet",
+            "--out", str(tmp_path / "s.zarr")]  # fmt: skip
+    with warnings.catch_warnings(record=True) as seen:
+        warnings.simplefilter("always")
+        assert main(argv) == 0
+    assert not [w for w in seen if "Consolidated metadata" in str(w.message)]
+    assert "Consolidated metadata" not in capsys.readouterr().err
