@@ -28,7 +28,6 @@ from __future__ import annotations
 
 import argparse
 import sys
-import warnings
 from collections import Counter
 
 from qcnmodel.cli.common import (
@@ -260,12 +259,7 @@ def run(args) -> int:
         progress=progress_on(args),
         attrs=attrs,
     )
-    with warnings.catch_warnings():
-        # zarr 3 warns on every consolidated store that consolidation is not part of its
-        # format 3 specification yet; xarray reads the store back either way
-        warnings.filterwarnings("ignore", message="Consolidated metadata is currently not part",
-                                category=UserWarning)  # fmt: skip
-        save_dataset(ds, out)
+    save_dataset(ds, out)
     remove_checkpoint(checkpoint)  # saved: the checkpoint is needed only to resume
     print(f"wrote {out} ({' x '.join(f'{k}={len(v)}' for k, v in grid.items())} points)")
     sys.stdout.flush()

@@ -7,10 +7,9 @@ product of a grid ``{name: values}`` and assembles the scalar results into an
 * Parallel: ``n_jobs`` worker processes forked from this one once it is warm, taking chunks
   of points as they free up, or a dask.distributed cluster (``scheduler``: an address such
   as ``"tcp://10.0.0.5:8786"``, or a ``Client``).
-* Resumable: with ``checkpoint=DIR`` every finished point is appended to ``DIR/points.jsonl``
-  as it arrives; a rerun with the same grid skips those points (an interrupted sweep goes on
-  where it stopped). ``DIR/sweep.json`` records the grid and function: a different grid is
-  refused.
+* Resumable: with ``checkpoint=DIR`` every finished point is appended to ``DIR/points.jsonl`` as it
+  arrives; a rerun with the same grid skips those points (an interrupted sweep goes on where it
+  stopped). ``DIR/sweep.json`` records the grid and function: a different grid is refused.
 * Attributes: the grid, the fixed keyword arguments, the package version and (for simulator
   sweeps) the seeds are stored in ``Dataset.attrs`` (JSON strings for nested values).
 """
@@ -518,17 +517,18 @@ def save_dataset(ds: xr.Dataset, path: str | Path) -> Path:
 def _save_zarr(ds: xr.Dataset, path: Path) -> None:
     import shutil
     import tempfile
+    import warnings
 
     tmp = Path(tempfile.mkdtemp(prefix=f".{path.name}.", suffix=".tmp.zarr", dir=path.parent))
     try:
-        ds.to_zarr(tmp, mode="w")
+        with warnings.catch_warnings():  # zarr 3: consolidated metadata is not in its spec yet
+            warnings.filterwarnings("ignore", "Consolidated metadata", UserWarning)
+            ds.to_zarr(tmp, mode="w")  # (xarray reads such a store back either way)
+        old = tmp.with_name(tmp.name + ".old")
         if path.exists():
-            old = tmp.with_name(tmp.name + ".old")
             os.replace(path, old)
-            os.replace(tmp, path)
-            shutil.rmtree(old, ignore_errors=True)
-        else:
-            os.replace(tmp, path)
+        os.replace(tmp, path)
+        shutil.rmtree(old, ignore_errors=True)
     except BaseException:
         shutil.rmtree(tmp, ignore_errors=True)
         raise
