@@ -9,7 +9,7 @@ the ``--params`` file (as ``qcnmodel check`` reads it), else the defaults.
 The packet-level confirmation of the verdict (--confirm): "auto" (the default) runs it when
 the packet simulator is already compiled (numba's cache), and otherwise leaves it out, saying
 so in the report and in one line on stderr, with the command that runs it; "yes" runs it,
-compiling the simulator first if needed (once, about 10-20 s on 2 cores); "no" leaves it
+compiling the simulator first if needed (once, about 15-50 s on 2 cores); "no" leaves it
 out (as --no-packet). A bare --confirm means "yes". The figure of the fluid model's
 nonlinear trajectories follows the same rule: drawn when its kernels are compiled (about
 20 s of CPU otherwise), always with --confirm yes.

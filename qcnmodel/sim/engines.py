@@ -164,7 +164,7 @@ def choose_engine(net, params, kw: dict) -> str:
     print(
         f"qcnmodel: the {family} simulator kernel is not compiled yet; this short run (about "
         f"{est:.2g} events) runs on the pure-Python twin instead, whose results are the same "
-        f"bit for bit (a longer run compiles the kernel once, ~{COMPILE_ESTIMATE})",
+        f"bit for bit (a longer run compiles the kernel once, {COMPILE_ESTIMATE})",
         file=sys.stderr,
         flush=True,
     )
@@ -359,7 +359,7 @@ def _counters(events, offered, blocked, sent, delivered, dropped, pause, cnms, i
 
 
 #: first compilation of one family's kernel on the 2-core reference machine, for the notice
-COMPILE_ESTIMATE = "20 s"  # idle: 13 s plain QCN, 17 s the QCN variants; more under load
+COMPILE_ESTIMATE = "15-50 s"  # idle: 13-17 s on a fast machine, 40-46 s on a slower one
 
 
 def kernel_is_cached(family: str) -> bool:
@@ -401,7 +401,7 @@ def _run_kernel(net, params, progress: bool, label: str, kw: dict, plan: TracePl
     family = run_family(params, kw)
     if family not in _WARM and not kernel_is_cached(family):
         print(
-            f"qcnmodel: compiling the {family} simulator kernel (once, ~{COMPILE_ESTIMATE} on "
+            f"qcnmodel: compiling the {family} simulator kernel (once, {COMPILE_ESTIMATE} on "
             f"2 cores; later runs load it from the cache)",
             file=sys.stderr,
             flush=True,

@@ -2,7 +2,7 @@
 silently, and the packet simulator compiled in the background while a report analyses.
 
 The packet-fidelity QCN model and the packet simulator are compiled with numba the first time
-they run (seconds for the model's kernels, 10-20 s for the simulator on 2 cores; the
+they run (seconds for the model's kernels, 15-50 s for the simulator on 2 cores; the
 result is cached on disk, so later processes only load it). :func:`announce_compile` prints
 what is about to compile when it is neither compiled in this process nor in numba's cache;
 :func:`announce_all` says it once for everything a command will compile.
