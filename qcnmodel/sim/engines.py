@@ -359,7 +359,7 @@ def _counters(events, offered, blocked, sent, delivered, dropped, pause, cnms, i
 
 
 #: first compilation of one family's kernel on the 2-core reference machine, for the notice
-COMPILE_ESTIMATE = "15-50 s"  # idle: 13-17 s on a fast machine, 40-46 s on a slower one
+COMPILE_ESTIMATE = "15-50 s"  # 13-17 s idle on a fast machine; 21.6 idle, 40-46 busy on a slow one
 
 
 def kernel_is_cached(family: str) -> bool:
