@@ -251,9 +251,12 @@ def run(args) -> int:
 
 def _rtt_text(value: float, model, judged: bool) -> str:
     """A critical RTT in words: ``inf`` and ``nan`` said against the search interval (the
-    trajectories' when ``judged`` by them, else the linearised loop's)."""
+    trajectories' when ``judged`` by them, else the linearised loop's); a negative one (the
+    loop unstable even at RTT 0, :func:`qcnmodel.critical_rtt`) as unstable at any RTT."""
     from qcnmodel import config
 
+    if math.isfinite(value) and value < 0:  # the phase margin is negative even at RTT 0
+        return f"none: unstable at any RTT (the margin runs out {-value * 1e6:.4g} us before RTT 0)"
     if math.isfinite(value):
         return f"{value * 1e6:.4g} us"
     lo, hi = config.defaults["analysis.rtt_search"]

@@ -137,8 +137,12 @@ def equilibrium(k, tt, tb, roff, fb_guess=None):
     starts += [-f * k[K_FBMAX] for f in (0.0, 0.01, 0.03, 0.1, 0.2, 0.4, 0.7)]
     # past full scale on the mean: the noisy samples saturate only gradually
     starts += [-(k[K_FBMAX] + f * k[K_SIGMA]) for f in (0.0, 2.0, 4.0)]
+    # and a queue below qeq: a frequent sampling's noisy Fb cuts the flows there (fixed Ps of
+    # 0.3 at N = 10 balances 7 frames below qeq); tried last, so a root found before stays
+    starts += [f * max(k[K_SIGMA], 1.0) for f in (1.0, 2.0, 3.0, 5.0)]
     scale = max(k[K_SIGMA], 1.0)
     best = math.inf
+    cnm_free = False  # a start balanced only where no CNM reaches the population
     ratio = None  # the rate at full-scale feedback over C/N, once a first start has failed
     for i, fb0 in enumerate(starts):
         if i == 1:  # an overloaded port has no equilibrium: say so without the other starts
@@ -161,9 +165,12 @@ def equilibrium(k, tt, tb, roff, fb_guess=None):
                 res = np.max(np.abs(resid(sol.x))) if np.all(np.isfinite(sol.x)) else np.inf
         except (ValueError, FloatingPointError, ZeroDivisionError, OverflowError):
             continue
-        if res < 1e-7:
+        if res < 1e-7 and _cut_within_grid(st):
             return float(sol.x[0] * scale), st
-        best = min(best, res)
+        if res < 1e-7:
+            cnm_free = True
+        else:
+            best = min(best, res)
     if ratio is None:
         ratio = _saturated_rate(k, tt, tb, roff, target)
     if ratio > 1.0:
@@ -178,7 +185,28 @@ def equilibrium(k, tt, tb, roff, fb_guess=None):
     raise ValueError(
         "no equilibrium: no feedback level makes the reaction points' stationary rate equal "
         f"to the fair share C/N (best residual {best:.2g})"
+        + (
+            "; the search balanced only where the feedback never signals congestion (CNM "
+            "probability ~0, no reaction point cut within its age grid), which is no "
+            "stationary state: every rate would rise (the trajectories from idle, "
+            "simulate(start='idle'), still run)"
+            if cnm_free
+            else ""
+        )
     )
+
+
+#: a stationary population's survival must fall below e^-1 within its age grid: a balance
+#: where it does not (CNM probability ~0: e.g. 1e-16 at w = 0.5, Ps = 0.5) has no reaction
+#: point cut, so its rates would rise without end; its residual vanishes only because the
+#: grid is finite (legitimate equilibria end at e^-3 or below: e^-30 to e^-117 at the
+#: defaults, e^-6 at fixed Ps = 0.2)
+_MAX_END_LOG_SURVIVAL = -1.0
+
+
+def _cut_within_grid(st) -> bool:
+    """The population ``st`` sees its CNMs: its survival ends below e^-1 on its age grid."""
+    return bool(st.kappa > 0 and st.path[5, -1] < _MAX_END_LOG_SURVIVAL)
 
 
 #: noise std (Fb's) past -Fbmax at which every sample's quantised feedback is full scale

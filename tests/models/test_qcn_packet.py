@@ -189,3 +189,26 @@ def test_the_fixed_point_near_overload_is_found():
 
     rates = [QCNFluidModel(n_flows=n).fixed_point()["rate_current"] for n in (939, 1000, 1050)]
     assert rates == pytest.approx([10e9 / 939, 10e9 / 1000, 10e9 / 1050], rel=1e-9)
+
+
+def test_a_balance_without_cnms_is_not_the_equilibrium():
+    # w = 0.5 at a fixed Ps = 1: the solver once stopped where Fb's samples are never negative
+    # (CNM probability 1e-16, no cut): there the rates only rise, so it is no stationary state
+    # (its residual vanished only because the age grid is finite), and its linearisation
+    # said "G is not finite" or "stable across the search". A flow at C/N = 1 Gb/s gains at
+    # least r_ai = 5 Mb/s per active-increase cycle, so holding it there takes cuts every few
+    # cycles: well over one CNM per second and flow.
+    p = QCNParams(w=0.5, sampling="fixed", ps_fixed=1.0)
+    fp = QCNFluidModel(p, n_flows=10, rtt="50us").fixed_point()
+    assert fp["cnm_rate"] > 1.0 and fp["cut"] > 0
+    assert 0 < fp["q"] < p.qeq
+    assert fp["rate_current"] == pytest.approx(1e9, rel=1e-9)
+
+
+def test_a_frequent_sampling_balances_below_qeq():
+    # fixed Ps = 0.3: the noisy Fb of frequent samples cuts the flows with the queue several
+    # frames below qeq; the search now also starts there (at N = 5 it once found only the
+    # CNM-free balance and called the queue negative). The queue falls as N (the noise) grows.
+    p = QCNParams(sampling="fixed", ps_fixed=0.3)
+    q = [QCNFluidModel(p, n_flows=n).fixed_point()["q"] for n in (2, 5, 10)]
+    assert p.qeq > q[0] > q[1] > q[2] > 0
