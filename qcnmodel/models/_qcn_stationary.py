@@ -137,10 +137,10 @@ def equilibrium(k, tt, tb, roff, fb_guess=None):
     starts += [-f * k[K_FBMAX] for f in (0.0, 0.01, 0.03, 0.1, 0.2, 0.4, 0.7)]
     # past full scale on the mean: the noisy samples saturate only gradually
     starts += [-(k[K_FBMAX] + f * k[K_SIGMA]) for f in (0.0, 2.0, 4.0)]
+    scale = max(k[K_SIGMA], 1.0)
     # and a queue below qeq: a frequent sampling's noisy Fb cuts the flows there (fixed Ps of
     # 0.3 at N = 10 balances 7 frames below qeq); tried last, so a root found before stays
-    starts += [f * max(k[K_SIGMA], 1.0) for f in (1.0, 2.0, 3.0, 5.0)]
-    scale = max(k[K_SIGMA], 1.0)
+    starts += [f * scale for f in (1.0, 2.0, 3.0, 5.0)]
     best = math.inf
     cnm_free = False  # a start balanced only where no CNM reaches the population
     ratio = None  # the rate at full-scale feedback over C/N, once a first start has failed
