@@ -23,7 +23,8 @@ __all__ = ["ACF_MIN", "AMPLITUDE_MIN", "EMPTY_BYTES", "UNDERFLOW_MIN", "oscillat
 ACF_MIN = 0.5
 AMPLITUDE_MIN = 0.25
 UNDERFLOW_MIN = 0.01
-#: a bin counts as empty below one frame (1500 B): the binned mean of a queue that touches 0
+#: a bin counts as empty below one frame (1500 B, the default frame): the binned mean of a
+#: queue that touches 0
 EMPTY_BYTES = 1500.0
 
 
@@ -35,7 +36,9 @@ def _acf(x: np.ndarray) -> np.ndarray:
     return r / r[0] if r[0] > 0 else np.zeros(n)
 
 
-def oscillation(q, dt: float, qeq: float, max_period: float | None = None) -> dict:
+def oscillation(
+    q, dt: float, qeq: float, max_period: float | None = None, empty: float = EMPTY_BYTES
+) -> dict:
     """Classify a queue trace as stable or sustained-oscillating and measure its period.
 
     Parameters
@@ -46,6 +49,9 @@ def oscillation(q, dt: float, qeq: float, max_period: float | None = None) -> di
         Set point (bytes): the amplitude threshold is ``AMPLITUDE_MIN * qeq``.
     max_period : float, optional
         Longest period searched (default: a third of the trace).
+    empty : float, optional
+        A bin whose mean queue is below this many bytes counts as empty: one frame
+        (default :data:`EMPTY_BYTES`, a 1500-B frame; pass the frame size for others).
 
     Returns
     -------
@@ -59,7 +65,7 @@ def oscillation(q, dt: float, qeq: float, max_period: float | None = None) -> di
     """
     q = np.asarray(q, dtype=float)
     out = dict(mean=float(q.mean()), std=float(q.std()),
-               underflow=float(np.mean(q < EMPTY_BYTES)), acf_peak=0.0,
+               underflow=float(np.mean(q < empty)), acf_peak=0.0,
                period_acf=math.nan, period_zc=math.nan, period_spread=math.nan)  # fmt: skip
     a = _acf(q)
     lmax = len(q) // 3 if max_period is None else min(len(q) // 2, int(max_period / dt))

@@ -69,7 +69,12 @@ def seed_verdicts(model, seeds: int | None = None) -> Iterator[str]:
     for seed in range(n):
         ds = model.simulate(run["duration"], start="idle", offered=offered, record_dt=dt,
                             seed=seed, source_buffer=buffer)  # fmt: skip
-        yield oscillation(bin_means(ds)[skip:], dt, model.params.qeq)["verdict"]
+        yield oscillation(
+            bin_means(ds)[skip:],
+            dt,
+            model.params.qeq,
+            empty=float(getattr(model.params, "frame_size", 1500)),
+        )["verdict"]
 
 
 def bin_means(ds) -> np.ndarray:

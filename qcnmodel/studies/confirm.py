@@ -321,14 +321,20 @@ def simulate_point(params: QCNParams, duration: float, seed: int, n_flows: int,
     from qcnmodel.validation.network import bottleneck_spec
 
     cap = params.line_rate if capacity is None else capacity
-    spec = bottleneck_spec(int(n_flows), float(rtt_s), float(cap), line_rate=params.line_rate)
+    spec = bottleneck_spec(
+        int(n_flows),
+        float(rtt_s),
+        float(cap),
+        line_rate=params.line_rate,
+        frame_size=int(params.frame_size),
+    )
     ds = simulate(spec, params=params, duration=duration, bin_width=BIN, seed=seed).dataset
     q = ds.hot_queue_mean.where(ds.time > duration / 2, drop=True).values
-    return {**classify(q, BIN, params.qeq), "time_s": ds.time.values,
+    return {**classify(q, BIN, params.qeq, params.frame_size), "time_s": ds.time.values,
             "queue_bytes": ds.hot_queue_mean.values}  # fmt: skip
 
 
-def classify(q, dt: float, qeq: float) -> dict:
+def classify(q, dt: float, qeq: float, frame_size: float = 1500.0) -> dict:
     """The packets' verdict on the analysed hot queue ``q`` (bytes, bins of ``dt`` s).
 
     The oscillation detector (:func:`qcnmodel.analysis.timeseries.oscillation`) answers
@@ -338,12 +344,12 @@ def classify(q, dt: float, qeq: float) -> dict:
     trend moves the queue by more than the set point ``qeq`` across the window (the
     equilibrium queue is Qeq, IEEE 802.1Qau-2010's CpQueueSizeSetPoint; a queue that moves
     by more than Qeq itself in the analysed window is not held there). ``drift`` (bytes) is
-    that trend.
+    that trend. A bin below one frame of ``frame_size`` bytes counts as empty.
     """
     from qcnmodel.analysis.timeseries import oscillation
 
     q = np.asarray(q, float)
-    osc = oscillation(q, dt, qeq)
+    osc = oscillation(q, dt, qeq, empty=frame_size)
     drift = 0.0
     if q.size >= 2:
         t = np.arange(q.size) * dt

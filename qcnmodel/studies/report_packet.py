@@ -13,10 +13,10 @@ mapping is documented in that module). Queueing delay is not part of the loop de
 measures the queue as frames arrive.
 
 Classification of the simulated hot queue over the second half of the run (bins of 20 us):
-*steady* when it is empty in less than 5% of the bins and its standard deviation is below
-half of Qeq; otherwise *oscillating* (sustained oscillation with underflow). These are the
-report's criteria for a short confirmation, not a validation tolerance; ``qcnmodel validate``
-does the full comparison.
+*steady* when it is empty (below one frame) in less than 5% of the bins and its standard
+deviation is below half of Qeq; otherwise *oscillating* (sustained oscillation with
+underflow). These are the report's criteria for a short confirmation, not a validation
+tolerance; ``qcnmodel validate`` does the full comparison.
 """
 
 from __future__ import annotations
@@ -36,10 +36,11 @@ __all__ = ["CONFIRM_COMMAND", "add_deferred", "add_section", "classify_queue", "
 CONFIRM_COMMAND = "qcnmodel report --confirm yes"
 
 
-def classify_queue(q: np.ndarray, qeq: float) -> dict:
-    """Steady or oscillating, from a hot-queue trace (bytes); see the module docstring."""
+def classify_queue(q: np.ndarray, qeq: float, frame_size: float = 1500.0) -> dict:
+    """Steady or oscillating, from a hot-queue trace (bytes) whose bins below one frame of
+    ``frame_size`` bytes count as empty; see the module docstring."""
     q = np.asarray(q, float)
-    empty = float(np.mean(q < 1500))
+    empty = float(np.mean(q < frame_size))
     std = float(np.std(q))
     steady = empty < 0.05 and std < 0.5 * qeq
     return {"mean": float(np.mean(q)), "std": std, "empty_fraction": empty,
@@ -70,7 +71,13 @@ def run_points(params: QCNParams, n_flows: int | None = None, capacity: float | 
         predicted = model.replace(rtt=rtt).loop().margins()
         for seed in cfg["studies.packet_seeds"]:
             res = simulate(
-                bottleneck_spec(n_flows, rtt, capacity, line_rate=params.line_rate),
+                bottleneck_spec(
+                    n_flows,
+                    rtt,
+                    capacity,
+                    line_rate=params.line_rate,
+                    frame_size=int(params.frame_size),
+                ),
                 params=params,
                 duration=duration,
                 bin_width=cfg["studies.packet_bin_width"],
@@ -78,7 +85,7 @@ def run_points(params: QCNParams, n_flows: int | None = None, capacity: float | 
             )
             ds = res.dataset
             late = ds.hot_queue_mean.where(ds.time > duration / 2, drop=True).values
-            c = classify_queue(late, params.qeq)
+            c = classify_queue(late, params.qeq, params.frame_size)
             rows.append(
                 {
                     "rtt_s": rtt,

@@ -180,7 +180,10 @@ def _model_traces(variant: str, case: Case, duration: float, runs=None,
 
 def _detect(traces, case: Case, settle: float) -> list[dict]:
     """The oscillation detector on each trace's queue after ``settle``."""
-    return [oscillation(t.q[_window(t, settle)], t.dt, case.params.qeq) for t in traces]
+    return [
+        oscillation(t.q[_window(t, settle)], t.dt, case.params.qeq, empty=case.params.frame_size)
+        for t in traces
+    ]
 
 
 def _pooled(res: list[dict], side: str) -> dict:

@@ -90,7 +90,15 @@ def sim_trace(case: Case, duration: float = 0.6, seed: int = 0, dt: float = 50e-
     """Simulate the bottleneck of ``case`` and return its binned trace."""
     from qcnmodel.sim.api import simulate
 
-    spec = bottleneck_spec(case.n, case.rtt, case.capacity, case.line, demand, hotspot)
+    spec = bottleneck_spec(
+        case.n,
+        case.rtt,
+        case.capacity,
+        case.line,
+        demand,
+        hotspot,
+        frame_size=int(case.params.frame_size),
+    )
     r = simulate(spec, params=case.params, duration=duration, seed=seed, bin_width=dt)
     ds = r.dataset
     return Trace(
