@@ -136,7 +136,9 @@ def increase_rates(a, b, sent, gai, tr, tr0, g0, k, tt, tb):
 
 @nb.njit(cache=True)
 def cohort_path(tr0, g0, kappa, roff, k, tt, tb, ages):
-    """One cohort's mean path on the increasing grid ``ages`` (midpoint rule in age).
+    """One cohort's mean path on the increasing grid ``ages`` (midpoint rule in age; where a
+    step is too long for the explicit rule on the increase gap's decay, that decay is taken
+    exactly over the step, :func:`_relax`).
 
     Returns rows (c, sent, T, b, psi, log survival), with psi = p0(b) T + (1 - p0(b)) c the
     target a CNM leaves (kept while the byte counter has not expired) and the survival
@@ -165,17 +167,43 @@ def cohort_path(tr0, g0, kappa, roff, k, tt, tb, ages):
             break
         h = ages[i + 1] - a
         inc1, gd1 = increase_rates(a, b, sent, gai, tr, tr0, g0, k, tt, tb)
+        lam1 = _gap_decay(a, b, sent, tt, tb)
+        if h * lam1 <= 2.0:  # the explicit rule is stable for this step
+            gm = gai + 0.5 * h * gd1
+        else:
+            gm = _relax(gai, 0.5 * h, 0.5 * inc1, lam1)
         trm = tr + 0.5 * h * inc1
-        gm = gai + 0.5 * h * gd1
         bm = b + 0.5 * h * sent
         cm = min(max(trm - g0 * _phi2(a + 0.5 * h, bm, tt, tb) - gm, rmin), rline)
         sm = min(cm, roff)
         inc2, gd2 = increase_rates(a + 0.5 * h, bm, sm, gm, trm, tr0, g0, k, tt, tb)
+        lam2 = _gap_decay(a + 0.5 * h, bm, sm, tt, tb)
+        if h * lam2 <= 2.0:
+            gai += h * gd2
+        else:
+            gai = _relax(gai, h, 0.5 * inc2, lam2)
         tr = min(tr + h * inc2, 2.0 * rline)
-        gai += h * gd2
         b += h * sm
         ls -= h * kappa * sm
     return out
+
+
+@nb.njit(cache=True, inline="always")
+def _gap_decay(a, b, sent, tt, tb):
+    """Rate (1/s) at which the increase gap g_AI decays: half the two counters' expiry rates
+    (every expiry halves it; :func:`increase_rates`' dg_AI/dt = inc / 2 - this x g_AI)."""
+    nu_t = _lk(tt[R_NU], tt[R_H], a, 1.0 / tt[R_PERIOD])
+    nu_b = _lk(tb[R_NU], tb[R_H], b, 1.0 / tb[R_PERIOD]) * sent
+    return 0.5 * (nu_t + nu_b)
+
+
+@nb.njit(cache=True, inline="always")
+def _relax(g, h, forcing, lam):
+    """g after ``h`` s of dg/dt = forcing - lam g with both held: exact, so stable for any
+    step (where lam h > 2 the explicit midpoint rule is not: e.g. a cohort at the line rate
+    whose byte counter expires every few frames, at ages whose steps were sized at C/N)."""
+    e = math.exp(-lam * h)
+    return g * e + forcing / lam * (1.0 - e)
 
 
 @nb.njit(cache=True)
