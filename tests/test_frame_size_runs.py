@@ -1,10 +1,11 @@
-"""Packet runs that stand for a parameter set use its frame size, and an empty bin is one
-frame of that size (the check's confirmation, the report's packet points, the validation's
-traces, the oscillation detector)."""
+"""Packet runs that stand for a parameter set use its frame size and CP latency, and an empty
+bin is one frame of that size (the check's confirmation, the report's packet points, the
+validation's traces, the oscillation detector)."""
 
 import numpy as np
 import pytest
 
+from qcnmodel.models.qcn import QCNFluidModel
 from qcnmodel.params import QCNParams
 
 
@@ -19,6 +20,21 @@ def _spy(monkeypatch):
 
     monkeypatch.setattr(net, "bottleneck_spec", spy)
     return seen
+
+
+def test_the_bottleneck_of_a_parameter_set_keeps_its_loop_delay():
+    from qcnmodel.validation.network import bottleneck_for, min_loop_delay
+
+    def delay(p):
+        spec = bottleneck_for(p, 2, 50e-6)
+        assert spec.frame_size == p.frame_size
+        return next(link.delay for link in spec.links if link.a == "s1")
+
+    plain, late = QCNParams(), QCNParams(cp_latency=5e-6)
+    # the loop delay (the RTT) includes the CP latency: the links are shorter by half of it
+    assert delay(plain) - delay(late) == pytest.approx(2.5e-6, rel=1e-12)
+    assert delay(QCNParams(frame_size=9000)) == pytest.approx((50e-6 - 7.2e-6) / 2, rel=1e-12)
+    assert min_loop_delay(QCNParams(frame_size=9000, cp_latency=5e-6)) == pytest.approx(12.2e-6)
 
 
 def test_the_confirmation_runs_at_the_parameter_sets_frame_size(monkeypatch):
@@ -44,13 +60,7 @@ def test_the_reports_packet_points_run_at_the_parameter_sets_frame_size(monkeypa
 def test_the_validation_traces_run_at_the_cases_frame_size(monkeypatch):
     import qcnmodel.validation.traces as traces
 
-    seen = {}
-
-    def spy(*args, **kw):
-        seen.update(kw)
-        raise RuntimeError("stop here")
-
-    monkeypatch.setattr(traces, "bottleneck_spec", spy)
+    seen = _spy(monkeypatch)
     with pytest.raises(RuntimeError, match="stop here"):
         traces.sim_trace(traces.Case(2, changes=(("frame_size", 9000),)), 0.01)
     assert seen["frame_size"] == 9000
@@ -77,3 +87,19 @@ def test_an_empty_bin_is_one_frame_of_the_given_size():
     assert oscillation(q, 50e-6, 26000.0)["verdict"] == "stable"  # 1500-B frames
     held = oscillation(q, 50e-6, 26000.0, empty=9000.0)
     assert held["verdict"] == "underflow" and held["underflow"] == 1.0
+
+
+def test_a_confirmation_point_below_the_shortest_loop_is_not_simulated():
+    """9000-B frames at 10 Gb/s take 7.2 us to serialise: a checked RTT of 5 us cannot be
+    built as a packet network; the point is listed as not simulated, with the reason, instead
+    of failing the check."""
+    from qcnmodel.studies.check import CheckRanges, check_params
+    from qcnmodel.studies.confirm import confirm_points
+
+    p = QCNParams(frame_size=9000, qeq=100000.0)
+    ranges = CheckRanges(rtt=(2e-6, 5e-6), flows=(2, 2), n_rtt=4, n_flows=1)
+    result = check_params(p, ranges, recommend=False)
+    points = confirm_points(result, ranges, QCNFluidModel(p, rtt=5e-6, n_flows=2))
+    small = [pt for pt in points if pt["rtt_s"] < 7.2e-6]
+    assert small and all("shortest loop delay, 7.2 us" in pt["skip"] for pt in small)
+    assert all(pt["skip"] is None for pt in points if pt["rtt_s"] > 7.2e-6)

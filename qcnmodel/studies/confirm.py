@@ -39,9 +39,11 @@ j`` for the j-th run of a point judged by the trajectories), so the results are 
 sequential run, bit for bit.
 
 Each point runs on the single bottleneck of the validation suite
-(:func:`qcnmodel.validation.network.bottleneck_spec`: N greedy sources, one switch whose
+(:func:`qcnmodel.validation.network.bottleneck_for`: N greedy sources, one switch whose
 egress port to the sink is the congestion point, link delays set so that the CP -> RP -> CP
-loop delay equals the RTT), at the parameter set's line rate. The hot queue over the second
+loop delay equals the RTT), at the parameter set's line rate, frame size and CP latency; a
+point whose RTT is below that network's shortest loop delay (one frame's serialisation plus
+the CP latency) is listed as not simulated. The hot queue over the second
 half of the run is classified by the oscillation detector
 (:func:`qcnmodel.analysis.timeseries.oscillation`: *stable*, *oscillating* or *underflow*;
 :func:`classify` adds *drifting* for a queue that trends by more than Qeq across the
@@ -167,11 +169,27 @@ def confirm_points(result, ranges, model, duration: float = DEFAULT_DURATION,
             out.append({"n_flows": n, "rtt_s": rtt,
                         "role": f"largest phase margin in the ranges (fallback: {why})",
                         **_predict(model, n, rtt, memo, crit.get(int(n)))})  # fmt: skip
+    shortest = _shortest_loop(model)
     for pt in out:  # a run must hold MIN_RTTS round trips in its analysed half
         need = 2 * MIN_RTTS * pt["rtt_s"]
         too_long = f"RTT too long for a {duration:g} s run (needs at least {need:.3g} s)"
         pt["skip"] = None if need <= duration else too_long
+        if pt["rtt_s"] < shortest:
+            pt["skip"] = (f"RTT below the packet network's shortest loop delay, "
+                          f"{shortest * 1e6:.3g} us (one frame's serialisation at the line "
+                          "rate plus the CP latency)")  # fmt: skip
     return out
+
+
+def _shortest_loop(model) -> float:
+    """The shortest loop delay (s) of the packet runs for ``model``'s parameter set (0 for a
+    model without QCN parameters)."""
+    from qcnmodel.validation.network import min_loop_delay
+
+    params = getattr(model, "params", None)
+    if not isinstance(params, QCNParams):
+        return 0.0
+    return min_loop_delay(params)
 
 
 def _largest_margin(model, ranges, critical=None) -> tuple[int, float] | None:
@@ -318,16 +336,9 @@ def simulate_point(params: QCNParams, duration: float, seed: int, n_flows: int,
     A top-level function so that the sweep's workers can run it (its ``warm_up`` loads the
     compiled simulator before they are forked)."""
     from qcnmodel.sim import simulate
-    from qcnmodel.validation.network import bottleneck_spec
+    from qcnmodel.validation.network import bottleneck_for
 
-    cap = params.line_rate if capacity is None else capacity
-    spec = bottleneck_spec(
-        int(n_flows),
-        float(rtt_s),
-        float(cap),
-        line_rate=params.line_rate,
-        frame_size=int(params.frame_size),
-    )
+    spec = bottleneck_for(params, int(n_flows), float(rtt_s), capacity)
     ds = simulate(spec, params=params, duration=duration, bin_width=BIN, seed=seed).dataset
     q = ds.hot_queue_mean.where(ds.time > duration / 2, drop=True).values
     return {**classify(q, BIN, params.qeq, params.frame_size), "time_s": ds.time.values,

@@ -6,7 +6,7 @@ one congestion point. Here the reference simulator runs the same situation at ha
 queue is classified.
 
 Set-up: the single bottleneck of the validation suite
-(:func:`qcnmodel.validation.network.bottleneck_spec`): N greedy sources, one switch, one sink
+(:func:`qcnmodel.validation.network.bottleneck_for`): N greedy sources, one switch, one sink
 whose switch egress port serves at ``capacity`` (the CP), unlimited switch memory, PAUSE off;
 the link delays are set so that the CP -> RP -> CP loop delay equals the model's RTT (the
 mapping is documented in that module). Queueing delay is not part of the loop delay: the CP
@@ -57,7 +57,7 @@ def run_points(params: QCNParams, n_flows: int | None = None, capacity: float | 
     from qcnmodel.analysis.margins import critical_rtt
     from qcnmodel.models import build_model
     from qcnmodel.sim import simulate
-    from qcnmodel.validation.network import bottleneck_spec
+    from qcnmodel.validation.network import bottleneck_for
 
     cfg = config.defaults
     n_flows = cfg["studies.packet_flows"] if n_flows is None else n_flows
@@ -71,13 +71,7 @@ def run_points(params: QCNParams, n_flows: int | None = None, capacity: float | 
         predicted = model.replace(rtt=rtt).loop().margins()
         for seed in cfg["studies.packet_seeds"]:
             res = simulate(
-                bottleneck_spec(
-                    n_flows,
-                    rtt,
-                    capacity,
-                    line_rate=params.line_rate,
-                    frame_size=int(params.frame_size),
-                ),
+                bottleneck_for(params, n_flows, rtt, capacity),
                 params=params,
                 duration=duration,
                 bin_width=cfg["studies.packet_bin_width"],

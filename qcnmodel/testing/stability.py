@@ -72,10 +72,9 @@ def _linear(m) -> tuple[object, float, str]:
 
 
 def _packets(p, n, rtt, cap, duration, settle, seed, bw):
-    from qcnmodel.validation.network import bottleneck_spec
+    from qcnmodel.validation.network import bottleneck_for
 
-    spec = bottleneck_spec(n, rtt, cap, p.line_rate, frame_size=p.frame_size,
-                           cp_latency=p.cp_latency)  # fmt: skip
+    spec = bottleneck_for(p, n, rtt, cap)
     tr = _sim.queue_trace(spec, params=p, duration=duration, seed=seed, bin_width=bw)
     return _sim.queue_verdict(tr, settle, duration, p.qeq)
 

@@ -41,7 +41,21 @@ from qcnmodel.sim.network import (
     Switch,
 )
 
-__all__ = ["bottleneck_spec", "link_delay_for_rtt", "source_rate"]
+__all__ = [
+    "bottleneck_for",
+    "bottleneck_spec",
+    "link_delay_for_rtt",
+    "min_loop_delay",
+    "source_rate",
+]
+
+
+def min_loop_delay(params, switch_latency: float = 0.0) -> float:
+    """The shortest loop delay (s) a bottleneck of :func:`bottleneck_for` can have: one
+    frame's serialisation at the line rate, the switch latencies and the CP latency of the
+    parameter set ``params`` (zero link delays)."""
+    return (8.0 * float(params.frame_size) / float(params.line_rate) + 2.0 * switch_latency
+            + float(params.cp_latency))  # fmt: skip
 
 
 def link_delay_for_rtt(
@@ -132,3 +146,15 @@ def bottleneck_spec(
         buffers=Buffers(switch_memory=memory, adapter_ib=SOURCE_BUFFER),
         frame_size=frame_size,
     )
+
+
+def bottleneck_for(params, n: int, rtt, capacity: float | None = None, **kw) -> NetworkSpec:
+    """:func:`bottleneck_spec` for the QCN parameter set ``params``: its line rate, frame
+    size and CP latency, so that the packets run what a model of ``params`` describes (the
+    simulator takes the line rate and the frame size from the network, and the loop delay
+    ``rtt`` includes the CP latency). ``capacity`` defaults to the line rate; ``kw`` go to
+    :func:`bottleneck_spec` (``demand``, ``hotspot``, ``memory``, ...)."""
+    cap = float(params.line_rate) if capacity is None else float(capacity)
+    return bottleneck_spec(int(n), rtt, cap, line_rate=float(params.line_rate),
+                           frame_size=int(params.frame_size),
+                           cp_latency=float(params.cp_latency), **kw)  # fmt: skip

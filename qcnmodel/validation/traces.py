@@ -25,7 +25,7 @@ from qcnmodel.models import MODELS
 from qcnmodel.models._verdict_run import bin_means
 from qcnmodel.models.qcn import QCNFluidModel
 from qcnmodel.params import QCNParams
-from qcnmodel.validation.network import SOURCE_BUFFER, bottleneck_spec, source_rate
+from qcnmodel.validation.network import SOURCE_BUFFER, bottleneck_for, source_rate
 
 __all__ = ["CAPACITY", "Case", "DEFAULT_VARIANT", "LINE", "Trace", "VARIANTS", "model_of",
            "model_is_stochastic", "model_seeds", "model_trace", "sim_trace"]  # fmt: skip
@@ -90,15 +90,8 @@ def sim_trace(case: Case, duration: float = 0.6, seed: int = 0, dt: float = 50e-
     """Simulate the bottleneck of ``case`` and return its binned trace."""
     from qcnmodel.sim.api import simulate
 
-    spec = bottleneck_spec(
-        case.n,
-        case.rtt,
-        case.capacity,
-        case.line,
-        demand,
-        hotspot,
-        frame_size=int(case.params.frame_size),
-    )
+    spec = bottleneck_for(case.params, case.n, case.rtt, case.capacity, demand=demand,
+                          hotspot=hotspot)  # fmt: skip
     r = simulate(spec, params=case.params, duration=duration, seed=seed, bin_width=dt)
     ds = r.dataset
     return Trace(
