@@ -129,6 +129,9 @@ def test_example_files_are_the_presets():
     assert {f.stem for f in files} == set(PRESETS)
     for f in files:
         assert load_params(f, extra_tables=("ranges",)) == PRESETS[f.stem], f.name
+        assert load_params(f) == PRESETS[f.stem], f.name  # [ranges] is part of the format
+        with pytest.raises(ValueError, match=r"unknown table \[ranges\]"):
+            load_params(f, extra_tables=())
 
 
 @pytest.mark.parametrize(

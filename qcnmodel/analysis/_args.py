@@ -7,7 +7,7 @@ from __future__ import annotations
 import math
 import numbers
 
-__all__ = ["check_search", "require"]
+__all__ = ["check_search", "delays", "require"]
 
 
 def require(obj, name: str, attrs: tuple[str, ...], what: str, any_of: tuple[str, ...] = ()
@@ -38,3 +38,28 @@ def check_search(rtt_min=None, rtt_max=None, **tolerances) -> None:
     for name, value in tolerances.items():
         if not 0 < _number(value, name) < math.inf:
             raise ValueError(f"{name}: need a finite number > 0, got {value!r}")
+
+
+def delays(taus, name: str = "taus"):
+    """Loop delays (s) as a float array of the shape of ``taus``: numbers (s) or unit strings
+    (``"50us"``); a ValueError naming ``name`` when there is none, or one is not a finite
+    time >= 0."""
+    import numpy as np
+
+    from qcnmodel.units import parse_time
+
+    try:
+        arr = np.asarray(parse_time(taus, name) if isinstance(taus, str) else taus, float)
+    except (TypeError, ValueError):  # unit strings among them (or no numbers at all)
+        items = np.asarray(taus, dtype=object)
+        flat = [parse_time(x, name) if isinstance(x, str) else x for x in items.reshape(-1)]
+        try:
+            arr = np.asarray(flat, float).reshape(items.shape)
+        except (TypeError, ValueError):
+            raise ValueError(f"{name}: expected delays (s, or strings such as '50us'), got "
+                             f"{taus!r}") from None  # fmt: skip
+    if arr.size == 0:
+        raise ValueError(f"{name}: at least one delay is needed, got none")
+    if not np.all(np.isfinite(arr)) or np.any(arr < 0):
+        raise ValueError(f"{name}: delays must be finite and >= 0 s, got {taus!r}")
+    return arr

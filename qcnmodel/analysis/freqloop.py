@@ -145,11 +145,11 @@ class FrequencyLoop:
     def margins_over_delay(self, taus) -> Margins:
         """Margins for every delay in ``taus`` (same conventions as
         :func:`qcnmodel.analysis.margins.margins_over_delay`)."""
-        taus = np.asarray(taus, float)
+        from qcnmodel.analysis._args import delays
+
+        taus = delays(taus)
         shape = taus.shape
         taus = taus.reshape(-1)
-        if np.any(~np.isfinite(taus)) or np.any(taus < 0):
-            raise ValueError("taus must be finite and >= 0")
         wc_all, pm0_all, direction = self._crossovers
         n = taus.size
         if wc_all.size:

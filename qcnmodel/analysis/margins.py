@@ -50,7 +50,7 @@ import numpy as np
 from scipy.optimize import brentq
 
 from qcnmodel import config
-from qcnmodel.analysis._args import check_search, require
+from qcnmodel.analysis._args import check_search, delays, require
 from qcnmodel.analysis._rational import Rational
 
 __all__ = ["Margins", "NyquistCount", "margins", "margins_over_delay", "nyquist_count",
@@ -242,7 +242,7 @@ def margins_over_delay(loop, taus) -> Margins:
     loop : DelayedLoop
         Loop whose rational part is used; its own delay is ignored.
     taus : array_like
-        Loop delays (s, >= 0).
+        Loop delays (s, >= 0; unit strings such as ``"50us"`` accepted).
 
     Returns
     -------
@@ -260,12 +260,10 @@ def margins_over_delay(loop, taus) -> Margins:
     """
     if not hasattr(loop, "num"):  # a FrequencyLoop: known by its frequency response
         require(loop, "loop", ("margins_over_delay",), "a DelayedLoop or FrequencyLoop")
-        return loop.margins_over_delay(taus)
-    taus = np.asarray(taus, float)
+        return loop.margins_over_delay(delays(taus))
+    taus = delays(taus)
     shape = taus.shape
     taus = taus.reshape(-1)
-    if np.any(~np.isfinite(taus)) or np.any(taus < 0):
-        raise ValueError("taus must be finite and >= 0")
     if taus.size > config.defaults["analysis.max_delays"]:
         raise ValueError(f"taus: at most {config.defaults['analysis.max_delays']} delays "
                          f"(analysis.max_delays), got {taus.size}")  # fmt: skip

@@ -291,7 +291,7 @@ def _read_bounded(path: Path) -> bytes:
     return data
 
 
-def load_params(path: str | Path, extra_tables: tuple[str, ...] = ()) -> QCNParams:
+def load_params(path: str | Path, extra_tables: tuple[str, ...] = ("ranges",)) -> QCNParams:
     """Load :class:`QCNParams` from a TOML file.
 
     The file may hold a top-level ``preset = "NAME"`` (the base set, default ``802.1qau``) and
@@ -302,12 +302,16 @@ def load_params(path: str | Path, extra_tables: tuple[str, ...] = ()) -> QCNPara
         qeq = "33KB"
         timer = "15ms"
 
+    A ``[ranges]`` table (the operating ranges ``qcnmodel check`` reads, as in the files of
+    ``examples/``) is part of the format and is not read here.
+
     Parameters
     ----------
     path : str or Path
         The TOML file.
     extra_tables : tuple of str
-        Names of other tables the caller handles itself (ignored here).
+        Names of other tables the caller handles itself (ignored here); default
+        ``("ranges",)``, ``()`` to refuse every table but ``[qcn]``.
 
     Raises
     ------

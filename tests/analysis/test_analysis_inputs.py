@@ -61,6 +61,19 @@ def test_margins_over_delay_bounds_the_number_of_delays(monkeypatch):
     assert qm.margins_over_delay(loop, np.linspace(0, 1e-3, 5)).stable.shape == (5,)
 
 
+@pytest.mark.parametrize("which", ["fopdt", "qcn"])  # a DelayedLoop and a FrequencyLoop
+def test_margins_over_delay_takes_unit_strings_and_names_bad_delays(which):
+    loop = qm.build_model(which, n_flows=10).loop()
+    by_number = qm.margins_over_delay(loop, [10e-6, 100e-6]).phase_margin_deg
+    by_string = qm.margins_over_delay(loop, ["10us", "100 us"]).phase_margin_deg
+    assert np.array_equal(by_number, by_string)
+    assert np.ndim(qm.margins_over_delay(loop, "50us").phase_margin_deg) == 0
+    for bad, says in (([], "at least one delay"), (["abc"], "abc"), ([-1e-6], ">= 0"),
+                      ([math.nan], "finite")):  # fmt: skip
+        with pytest.raises(ValueError, match=f"taus: .*{says}"):
+            qm.margins_over_delay(loop, bad)
+
+
 @pytest.mark.parametrize("amps", [[-1.0, 2.0], [1e3], [math.nan, 1.0]])
 def test_limit_cycle_amplitudes_are_checked(amps):
     m = qm.QCNFluidModel(qm.QCNParams(), rtt=500e-6, n_flows=1, capacity=5e9)
