@@ -71,3 +71,12 @@ def test_stability_map_axes_in_words_and_wrapped_phase():
     shown = np.asarray(ax.collections[0].get_array(), float)
     assert np.nanmax(np.abs(shown)) <= 180
     plt.close("all")
+
+
+def test_a_refused_figures_command_leaves_no_folder(tmp_path):
+    from qcnmodel.cli import main
+
+    out = tmp_path / "figs"
+    assert main(["figures", "--only", "bogus", "--out", str(out)]) == 2
+    assert main(["figures", "--jobs", "0", "--out", str(out)]) == 2
+    assert not out.exists()

@@ -114,11 +114,11 @@ def regenerate(out_dir: str | Path = "figures", only: list[str] | None = None, p
 
     _optional_groups()
     out = Path(out_dir)
-    out.mkdir(parents=True, exist_ok=True)
     names = list(GROUPS) if not only else list(only)
-    for name in names:
+    for name in names:  # before anything is written: a refused command leaves no folder
         if name not in GROUPS:
             raise unknown_name("only", "figure group", name, GROUPS, sort=False)
+    out.mkdir(parents=True, exist_ok=True)
     figures: list[tuple[Path, str]] = []
     _PROGRESS["on"] = bool(progress)
     bar = tqdm(names, desc="figures", unit="group", disable=not progress)
