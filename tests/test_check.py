@@ -684,3 +684,13 @@ def test_a_check_says_what_compiles_without_a_terminal(capsys, tmp_path, monkeyp
         else:  # the cohort kernel first, then the trajectory kernel before its first runs
             assert len(said) == 2 and "cohort kernel" in said[0]
             assert "trajectory kernel" in said[1]
+
+
+def test_a_threshold_that_decides_nothing_is_said_so():
+    ranges = CheckRanges(rtt=(20e-6, 20e-6), flows=(3, 3), n_rtt=1, n_flows=1, pm_threshold=89)
+    judged = check_params(QCNParams(), ranges, recommend=False)  # the trajectories judge N = 3
+    assert judged.judged_flows == (3,)
+    assert any(n.startswith("pm_threshold = 89 deg does not enter") for n in judged.notes)
+    linear = check_params(QCNParams(), ranges, model="fopdt", recommend=False)
+    assert linear.verdict == "marginal"  # the threshold decides there
+    assert not any("does not enter" in n for n in linear.notes)

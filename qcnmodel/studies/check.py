@@ -373,7 +373,8 @@ def _check(params, ranges, model, variant, base, fallback, recommend, confirm,
         model_label=label,
         notes=inactive_fields(params)
         + ([trajectory_note(judged)] if judged else [])
-        + ([linearised_note(too_many)] if too_many else []),
+        + ([linearised_note(too_many)] if too_many else [])
+        + _threshold_note(ranges, models, judged, overloaded),
         judged_flows=tuple(judged),
         searched=search["searched"],
         fallback=fallback,
@@ -394,6 +395,17 @@ def _check(params, ranges, model, variant, base, fallback, recommend, confirm,
         result = dataclasses.replace(result, confirmation=drop_traces(conf),
                                      confirmation_traces=conf)  # fmt: skip
     return result
+
+
+def _threshold_note(ranges: CheckRanges, models: dict, judged, overloaded: dict) -> list[str]:
+    """The note that the phase-margin threshold decides nothing, when no flow count of the
+    ranges is judged by its linearised loop (the trajectories or the overload decide)."""
+    if any(n not in judged and n not in overloaded for n in models):
+        return []
+    return [f"pm_threshold = {ranges.pm_threshold:g} deg does not enter this verdict: it "
+            "applies to the points judged by the linearised loop, and every flow count here "
+            "is judged by the model's trajectories (their critical RTT decides) or has no "
+            "equilibrium"]  # fmt: skip
 
 
 def _rebuilt(base, params):
