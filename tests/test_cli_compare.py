@@ -86,3 +86,15 @@ def test_simulate_cli_protocol_option(capsys):
     assert rc == 0
     d = json.loads(capsys.readouterr().out)
     assert d["protocol"] == "qcn-sonar" and d["cnms"] > 0
+
+
+def test_a_setting_no_compared_protocol_reads_is_refused(tmp_path, capsys):
+    # `simulate --protocol none --set w=3` refuses w (it would change nothing); compare must
+    # too when no protocol of the list reads it, and still pass it to those that do
+    base = ["compare", "--scenario", "og-hotspot", "--duration", "1ms", "--out",
+            str(tmp_path / "c")]  # fmt: skip
+    assert main([*base, "--protocols", "none", "--set", "qeq=10KB"]) == 2
+    assert "qeq: a QCN parameter, which protocol 'none' does not read" in capsys.readouterr().err
+    assert main([*base, "--protocols", "none,dcqcn", "--set", "w=3"]) == 2
+    assert "w: none of the protocols none, dcqcn reads it" in capsys.readouterr().err
+    assert not (tmp_path / "c").exists() or not any((tmp_path / "c").iterdir())

@@ -55,16 +55,24 @@ class Comparison:
         return rows
 
 
+def _accept(sc, protocol: str, key: str, value) -> None:
+    """Raise the ValueError (naming ``key``) with which ``simulate`` refuses the setting for
+    ``protocol``: an unknown name, or a QCN parameter the protocol does not read."""
+    from qcnmodel.sim.protocols.registry import check_settings_read, split_overrides
+
+    split_overrides(sc, {key: value}, protocol)
+    check_settings_read(sc, {key: value}, protocol)
+
+
 def _route(scenario, protocol: str, overrides: dict) -> dict:
-    """The subset of ``overrides`` that ``protocol`` accepts on ``scenario``."""
-    from qcnmodel.sim.protocols.registry import split_overrides
+    """The subset of ``overrides`` that ``protocol`` accepts and reads on ``scenario``."""
     from qcnmodel.sim.scenarios import get_scenario
 
     sc = get_scenario(scenario) if isinstance(scenario, str) else None
     mine = {}
     for k, v in overrides.items():
         try:
-            split_overrides(sc, {k: v}, protocol)
+            _accept(sc, protocol, k, v)
         except ValueError:
             continue
         mine[k] = v
@@ -101,7 +109,6 @@ def compare(
     """
     from qcnmodel.sim.api import simulate
     from qcnmodel.sim.protocols import get_protocol
-    from qcnmodel.sim.protocols.registry import split_overrides
     from qcnmodel.sim.scenarios import get_scenario
 
     if isinstance(protocols, str):
@@ -115,9 +122,16 @@ def compare(
     routed = {p: _route(scenario, p, overrides) for p in protocols}
     used = set().union(*(set(r) for r in routed.values()))
     for k in overrides:
-        if k not in used:  # re-raise the first protocol's error, which names the key
+        if k not in used:  # no protocol reads it: the first protocol's error names the key
             sc = get_scenario(scenario) if isinstance(scenario, str) else None
-            split_overrides(sc, {k: overrides[k]}, protocols[0])
+            try:
+                _accept(sc, protocols[0], k, overrides[k])
+            except ValueError as exc:
+                if len(protocols) == 1:
+                    raise
+                raise ValueError(f"{k}: none of the protocols {', '.join(protocols)} reads "
+                                 f"it (it would change nothing); for {protocols[0]}: "
+                                 f"{exc}") from None  # fmt: skip
     cmp = None
     for p in protocols:
         if progress:
