@@ -694,3 +694,26 @@ def test_a_threshold_that_decides_nothing_is_said_so():
     linear = check_params(QCNParams(), ranges, model="fopdt", recommend=False)
     assert linear.verdict == "marginal"  # the threshold decides there
     assert not any("does not enter" in n for n in linear.notes)
+
+
+def test_without_a_standing_queue_the_trajectories_judge(capsys, tmp_path, monkeypatch):
+    """9000-B frames with the 802.1Qau Qeq (26 KB, under three frames): at N = 4 the mean
+    field balances only below an empty queue, so there is no linearised loop; the model's
+    trajectories from idle still run and underflow (9 of 9), and so do the packets (96 % of
+    the bins under one frame). The check gives that verdict (exit 1) instead of calling the
+    input bad (exit 2), and --confirm puts it to the packets."""
+    monkeypatch.chdir(tmp_path)  # the confirmation's figure is written here
+    argv = ["check", "--preset", "802.1qau", "--set", "frame_size=9000", "--flows", "4..4",
+            "--rtt", "20us..50us", "--no-recommend"]  # fmt: skip
+    assert main([*argv, "--confirm", "--json"]) == 1
+    out = json.loads(capsys.readouterr().out)
+    assert out["verdict"] == "unstable" and out["no_standing_queue"] == [4]
+    assert out["judged_by_trajectories"] == [4] and out["critical_rtt_s"]["4"] is None  # nan
+    assert any(n.startswith("N = 4: no linearised loop") for n in out["notes"])
+    assert "no linearised loop: no equilibrium with a standing queue" in out["headline"]
+    rows = out["confirmation"]["rows"]
+    assert out["confirmation"]["agree"] and rows
+    assert all(r["verdict"] == "underflow" and not r["predicted_stable"] for r in rows)
+    assert main(["margins", "--set", "frame_size=9000", "--flows", "4", "--rtt", "50us"]) == 0
+    text = capsys.readouterr().out
+    assert "judged by         the model's trajectories" in text and "UNSTABLE" in text

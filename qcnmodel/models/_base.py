@@ -36,6 +36,7 @@ __all__ = [
     "check_operating_point",
     "hotspot_spec",
     "initial_state",
+    "time_grid",
     "integrate",
     "replace_model",
     "trajectory",
@@ -276,3 +277,37 @@ def trajectory(res, variables: Mapping, model, coords: Mapping | None = None, **
         coords={"time": ("time", res.t, {"units": "s"}), **(coords or {})},
         attrs={"model": type(model).__name__, **attrs},
     )
+
+
+def time_grid(duration, dt, record_dt, default_dt: float) -> tuple[float, float, float, int]:
+    """(duration, dt, record_dt, stride) of a trajectory, checked: each in (0, inf) s (unit
+    strings accepted; ``dt`` defaults to ``default_dt``, ``record_dt`` to ``duration /
+    models.record_points``), the record interval a whole number ``stride`` of steps, at most
+    ``models.max_records`` records and ``models.max_steps`` steps."""
+    from qcnmodel import config
+    from qcnmodel.units import parse_time
+
+    duration = _positive(parse_time(duration, "duration"), "duration")
+    dt = _positive(default_dt if dt is None else parse_time(dt, "dt"), "dt")
+    record_dt = _positive(
+        duration / float(config.defaults["models.record_points"])
+        if record_dt is None
+        else parse_time(record_dt, "record_dt"),
+        "record_dt",
+    )
+    stride = max(1, int(round(record_dt / dt)))
+    dt = record_dt / stride
+    n_rec = duration / record_dt
+    if n_rec > config.defaults["models.max_records"]:
+        raise ValueError(
+            f"record_dt: {record_dt:g} s gives {n_rec:.3g} records over {duration:g} s; "
+            f"must be >= {duration / config.defaults['models.max_records']:.3g} s "
+            f"(models.max_records = {config.defaults['models.max_records']})"
+        )
+    if n_rec * stride > config.defaults["models.max_steps"]:
+        raise ValueError(
+            f"dt: {dt:g} s needs {n_rec * stride:.3g} steps over {duration:g} s; must be >= "
+            f"{duration / config.defaults['models.max_steps']:.3g} s "
+            f"(models.max_steps = {config.defaults['models.max_steps']})"
+        )
+    return duration, dt, record_dt, stride

@@ -49,7 +49,13 @@ import numpy as np
 from qcnmodel import config
 from qcnmodel._errors import unknown_name
 from qcnmodel.models import _qcn_cp as cp
-from qcnmodel.models._base import LoopModel, NotModelled, _positive, check_operating_point
+from qcnmodel.models._base import (
+    LoopModel,
+    NoStandingQueue,
+    NotModelled,
+    check_operating_point,
+    time_grid,
+)
 from qcnmodel.models._port import reported_queue
 from qcnmodel.models._qcn_cohort import (
     C_A,
@@ -68,7 +74,7 @@ from qcnmodel.models._qcn_cohort import (
 from qcnmodel.models._renewal import K_MAX, renewal_table
 from qcnmodel.models._verdict_run import majority_unstable, odds_unstable, seed_verdicts
 from qcnmodel.params import QCNParams
-from qcnmodel.units import parse_number, parse_rate, parse_size, parse_time
+from qcnmodel.units import parse_number, parse_rate, parse_size
 
 __all__ = ["QCNPacketModel"]
 
@@ -357,6 +363,17 @@ class QCNPacketModel(LoopModel):
         cap = config.defaults["analysis.trajectory_max_flows"]
         return "trajectories" if self.congested and self.n_flows <= cap else "linearisation"
 
+    @property
+    def trajectory_needs_loop(self) -> bool:
+        """False without a standing-queue equilibrium (:class:`~._base.NoStandingQueue`): the
+        runs start from idle and judge without one; True otherwise (an overloaded port too)."""
+        try:
+            return self._equilibrium is not None
+        except NoStandingQueue:
+            return False
+        except ValueError:
+            return True
+
     def trajectory_unstable(self, seeds: int | None = None) -> bool:
         """The trajectories' verdict at this operating point: a majority of ``seeds`` runs
         from idle rate limiters (the packet simulator's greedy sources,
@@ -383,34 +400,6 @@ class QCNPacketModel(LoopModel):
     def default_dt(self) -> float:
         """Integration step: min(rtt/10, 10 us)."""
         return min(self.rtt / 10.0, 10e-6)
-
-    def _time_grid(self, duration, dt, record_dt):
-        """(duration, dt, record_dt, stride) of :meth:`simulate`, checked: each in (0, inf) s,
-        at most ``models.max_records`` records and ``models.max_steps`` steps."""
-        duration = _positive(parse_time(duration, "duration"), "duration")
-        dt = _positive(self.default_dt() if dt is None else parse_time(dt, "dt"), "dt")
-        record_dt = _positive(
-            duration / float(config.defaults["models.record_points"])
-            if record_dt is None
-            else parse_time(record_dt, "record_dt"),
-            "record_dt",
-        )
-        stride = max(1, int(round(record_dt / dt)))
-        dt = record_dt / stride
-        n_rec = duration / record_dt
-        if n_rec > config.defaults["models.max_records"]:
-            raise ValueError(
-                f"record_dt: {record_dt:g} s gives {n_rec:.3g} records over {duration:g} s; "
-                f"must be >= {duration / config.defaults['models.max_records']:.3g} s "
-                f"(models.max_records = {config.defaults['models.max_records']})"
-            )
-        if n_rec * stride > config.defaults["models.max_steps"]:
-            raise ValueError(
-                f"dt: {dt:g} s needs {n_rec * stride:.3g} steps over {duration:g} s; must be >= "
-                f"{duration / config.defaults['models.max_steps']:.3g} s "
-                f"(models.max_steps = {config.defaults['models.max_steps']})"
-            )
-        return duration, dt, record_dt, stride
 
     def simulate(self, duration, dt=None, x0=None, hotspot=None, record_dt=None,
                  start: str = "equilibrium", offered=None,
@@ -477,7 +466,8 @@ class QCNPacketModel(LoopModel):
         """
         import xarray as xr
 
-        duration, dt, record_dt, stride = self._time_grid(duration, dt, record_dt)
+        duration, dt, record_dt, stride = time_grid(duration, dt, record_dt,
+                                                    self.default_dt())  # fmt: skip
         if method is None:
             method = self.trajectory_method
         if method not in ("agents", "cohorts", "compiled"):

@@ -26,7 +26,7 @@ import numpy as np
 
 from qcnmodel import config
 from qcnmodel._errors import unknown_name
-from qcnmodel.models._base import Overloaded
+from qcnmodel.models._base import NoStandingQueue, Overloaded
 from qcnmodel.params import QCNParams
 from qcnmodel.studies.verdict import (
     _verdict_of,
@@ -35,6 +35,7 @@ from qcnmodel.studies.verdict import (
     linearised_note,
     model_label,
     no_operating_point,
+    no_queue_note,
     paper_fallback,
     qcn_or_paper,
     search_fix,
@@ -127,6 +128,7 @@ class CheckResult:
     validity: list = field(default_factory=list)
     judged_flows: tuple = ()
     overloaded: dict = field(default_factory=dict)
+    no_standing_queue: tuple = ()
     held_flows: int | None = None
     stable_bands: dict = field(default_factory=dict)
 
@@ -175,6 +177,7 @@ class CheckResult:
             "validity": self.validity,
             "judged_by_trajectories": list(self.judged_flows),
             "overloaded": {str(k): v for k, v in self.overloaded.items()},
+            "no_standing_queue": list(self.no_standing_queue),
             "held_flows": self.held_flows,
             "stable_band_s": {str(k): list(v) for k, v in self.stable_bands.items()},
             "confirmation": self.confirmation,
@@ -312,6 +315,7 @@ def _check(params, ranges, model, variant, base, fallback, recommend, confirm,
     crit: dict[int, float] = {}
     models = {int(n): base.replace(n_flows=int(n)) for n in ranges.flow_grid()}
     overloaded: dict[int, float] = {}  # N -> the flows' rate over C/N at full feedback
+    no_queue: list[int] = []  # N whose mean field balances below an empty queue
     for n, model_n in models.items():
         try:
             loop = model_n.loop()
@@ -323,11 +327,16 @@ def _check(params, ranges, model, variant, base, fallback, recommend, confirm,
             if progress is not None:
                 progress.update(1)
             continue
+        except NoStandingQueue as exc:  # no linearisation; the trajectories from idle run
+            if not judged_by_trajectories(model_n, boundary):
+                raise ValueError(_cannot(model_n, n, ranges, exc)) from None
+            no_queue.append(n)
+            lin[n] = (np.full(taus.shape, np.nan), np.zeros(taus.shape, bool))
+            if progress is not None:
+                progress.update(1)
+            continue
         except ValueError as exc:  # e.g. no equilibrium at this N: say where, and with what
-            also = "" if ranges.capacity is None else ", check the port's rate (rate)"
-            raise ValueError(f"flows: the model cannot be analysed at N = {n} ({exc}); "
-                             f"narrow the flow range{also} or revise "
-                             f"{_suspects(model_n.params)}") from None  # fmt: skip
+            raise ValueError(_cannot(model_n, n, ranges, exc)) from None
         lin[n] = (np.asarray(m.phase_margin_deg, float), np.asarray(m.stable, bool))
         if not judged_by_trajectories(model_n, boundary):
             crit[n] = float(critical_rtt(model_n, loop=loop, method="linearisation"))
@@ -374,11 +383,13 @@ def _check(params, ranges, model, variant, base, fallback, recommend, confirm,
         notes=inactive_fields(params)
         + ([trajectory_note(judged)] if judged else [])
         + ([linearised_note(too_many)] if too_many else [])
+        + ([no_queue_note(no_queue)] if no_queue else [])
         + _threshold_note(ranges, models, judged, overloaded),
         judged_flows=tuple(judged),
         searched=search["searched"],
         fallback=fallback,
         overloaded=overloaded,
+        no_standing_queue=tuple(no_queue),
         held_flows=_held(base, overloaded, models),
         stable_bands=bands,
     )
@@ -450,6 +461,13 @@ def _put_to_trajectories(fix: dict, base, judged, ranges: CheckRanges) -> dict:
         if fixed.replace(n_flows=int(n), rtt=float(ranges.rtt[1])).trajectory_unstable()
     ]
     return {**fix, "trajectories_unstable_n": bad}
+
+
+def _cannot(model, n: int, ranges: CheckRanges, exc: Exception) -> str:
+    """The error of a flow count the model cannot analyse: where, why, and what to revise."""
+    also = "" if ranges.capacity is None else ", check the port's rate (rate)"
+    return (f"flows: the model cannot be analysed at N = {n} ({exc}); narrow the flow "
+            f"range{also} or revise {_suspects(model.params)}")  # fmt: skip
 
 
 def _suspects(p: QCNParams, limit: int = 4) -> str:

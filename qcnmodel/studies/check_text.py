@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import math
+
 from qcnmodel.studies.verdict import wrap_phase
 
 __all__ = ["confirmation_lines", "render", "validity_lines"]
@@ -114,14 +116,17 @@ def confirmation_lines(c: dict, figure=None) -> list[str]:
         pm = f"({how}PM {wrap_phase(row['phase_margin_deg']):.1f} deg)"
         if model == "overloaded":
             pm = "(no equilibrium: the queue must climb)"
+        elif how and not math.isfinite(row["phase_margin_deg"]):
+            pm = "(trajectories; no linearised loop: no equilibrium with a standing queue)"
+        tau = row.get("time_constant_s", 0.0)
+        tau = "" if math.isnan(tau) else f"; model time constant {tau:.3g} s"
         lines += [
             f"  {row['role']}:",
             f"    N={row['n_flows']:<4d} RTT={row['rtt_s'] * 1e6:8.4g} us: model {model} "
             f"{pm}, packets {packet_word(row)} "
             f"(queue std {row['std'] / 1e3:.3g} KB, empty {row['underflow']:.0%}, ACF peak "
-            f"{row['acf_peak']:.2f}, trend {row.get('drift', 0.0) / 1e3:+.3g} KB; model time "
-            f"constant {row.get('time_constant_s', 0.0):.3g} s) -> {outcome(row)}"
-            + (f" ({row['open_reason']})" if row.get("open_reason") else ""),
+            f"{row['acf_peak']:.2f}, trend {row.get('drift', 0.0) / 1e3:+.3g} KB{tau}) -> "
+            f"{outcome(row)}" + (f" ({row['open_reason']})" if row.get("open_reason") else ""),
         ]
     for row in c.get("skipped", []):
         lines.append(f"  {row['role']}: N={row['n_flows']}, RTT={row['rtt_s'] * 1e6:.4g} us "

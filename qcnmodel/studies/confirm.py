@@ -214,13 +214,22 @@ def _predict(model, n: int, rtt: float, memo: dict | None = None,
     key = (int(n), float(rtt))
     if memo is not None and key in memo:
         return memo[key]
-    from qcnmodel.analysis.boundary import boundary_method, judged_stable
-    from qcnmodel.models._base import Overloaded
+    from qcnmodel.analysis.boundary import boundary_method, judged_by_trajectories, judged_stable
+    from qcnmodel.models._base import NoStandingQueue, Overloaded
 
     point = model.replace(n_flows=int(n), rtt=float(rtt))
     try:
         loop = point.loop()
         mg = loop.margins()
+    except NoStandingQueue:  # no linearised loop: the trajectories from idle judge
+        if not judged_by_trajectories(point):
+            raise
+        out = {"stable": bool(judged_stable(point, [float(rtt)], [False], critical)[0]),
+               "phase_margin_deg": float("nan"), "judged_by": "trajectories",
+               "time_constant_s": float("nan")}  # fmt: skip
+        if memo is not None:
+            memo[key] = out
+        return out
     except Overloaded:  # no operating point: the packets' queue must climb
         from qcnmodel.validation.overload import DURATION
 

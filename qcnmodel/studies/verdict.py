@@ -130,6 +130,17 @@ def trajectory_note(flows) -> str:
     )
 
 
+def no_queue_note(flows) -> str:
+    """The sentence saying which flow counts have no linearised loop because the model's mean
+    field balances only below an empty queue, and that its trajectories judge them."""
+    ns = ", ".join(str(n) for n in flows)
+    return (f"N = {ns}: no linearised loop: the model's mean field balances only below an "
+            "empty queue there (its sampled queue's frame noise cuts the flows below C/N), so "
+            "it has no equilibrium with a standing queue; the model's trajectories from idle "
+            "judge these flow counts (the runs that underflow, the queue empty for more than "
+            "1 % of the time, count as unstable, as the packets' do)")  # fmt: skip
+
+
 def linearised_note(flows) -> str:
     """The sentence saying which flow counts the linearised loop judged because they are
     past the trajectories' flow limit."""
@@ -468,8 +479,10 @@ def headline(result, ranges) -> str:
         said = (f"critical RTT {_us(crit)}" if math.isfinite(crit) else
                 "no critical RTT: they oscillate from the smallest RTT they are run at"
                 if math.isnan(crit) else "stable at every RTT they are run at")  # fmt: skip
+        lin_pm = (f"linearised phase margin {pm:.1f} deg" if math.isfinite(pm) else
+                  "no linearised loop: no equilibrium with a standing queue")  # fmt: skip
         text.append(f"Worst point: {where}, judged by the model's trajectories ({said}; "
-                    f"linearised phase margin {pm:.1f} deg).")  # fmt: skip
+                    f"{lin_pm}).")  # fmt: skip
         if r.verdict != "stable":
             text.append(_binding(r, ranges))
     elif r.verdict == "stable":
