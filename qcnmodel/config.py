@@ -58,6 +58,11 @@ _SHIPPED: dict = {
     # minutes, most of it in the idle start's samples at large RTTs); beyond it, and beyond
     # the validation's N = 100, the linearised loop judges, and the outputs say so
     "analysis.trajectory_max_flows": 200,
+    # ... and at most this many frames at the port over one verdict's runs (seeds x duration
+    # x capacity / frame size; 4.5e6 at 10 Gb/s, 4.5e7 at 100 Gb/s, about 45 s): each run
+    # realises every frame, so past it (about 220 Gb/s with 1500-B frames) the linearised
+    # loop judges instead of runs taking minutes
+    "analysis.trajectory_max_frames": 1e8,
     # a tqdm counter on stderr of the runs a trajectory critical-RTT search takes (seconds to
     # a minute each); the CLI turns it on where it shows progress
     "analysis.trajectory_progress": False,

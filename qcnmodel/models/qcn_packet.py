@@ -359,9 +359,13 @@ class QCNPacketModel(LoopModel):
         answers with the RTT at which the odds of :meth:`trajectory_unstable`'s runs pass one
         half. Without congestion (:attr:`congested`) the loop is open and its linearisation
         (zero gain) is exact: ``"linearisation"``; likewise past ``config.defaults[
-        "analysis.trajectory_max_flows"]`` flows (a run follows every flow: minutes)."""
-        cap = config.defaults["analysis.trajectory_max_flows"]
-        return "trajectories" if self.congested and self.n_flows <= cap else "linearisation"
+        "analysis.trajectory_max_flows"]`` flows or ``["analysis.trajectory_max_frames"]``
+        frames at the port over a verdict's runs (a run follows every flow and frame)."""
+        d, run = config.defaults, config.defaults["models.verdict_run"]
+        frames = run["seeds"] * run["duration"] * self.capacity_bps / self._bits
+        within = self.n_flows <= d["analysis.trajectory_max_flows"]
+        within &= frames <= d["analysis.trajectory_max_frames"]
+        return "trajectories" if self.congested and within else "linearisation"
 
     @property
     def trajectory_needs_loop(self) -> bool:

@@ -143,16 +143,18 @@ def no_queue_note(flows) -> str:
 
 def linearised_note(flows) -> str:
     """The sentence saying which flow counts the linearised loop judged because they are
-    past the trajectories' flow limit."""
+    past the trajectories' limits (flows, or frames at the port over a verdict's runs)."""
     from qcnmodel import config
 
     ns = ", ".join(str(n) for n in flows)
     cap = config.defaults["analysis.trajectory_max_flows"]
+    frames = config.defaults["analysis.trajectory_max_frames"]
     return (
-        f"N = {ns}: judged by the linearised loop, past the {cap} flows that the model's "
-        "trajectories judge (each run follows every flow: a critical RTT would take minutes; "
-        "the validation reaches N = 100); config.defaults['analysis.trajectory_max_flows'] "
-        "raises the limit"
+        f"N = {ns}: judged by the linearised loop, past the {cap} flows or the {frames:.3g} "
+        "frames at the port over a verdict's runs that the model's trajectories judge (each "
+        "run follows every flow and frame: a critical RTT would take minutes; the validation "
+        "reaches N = 100 and 40 Gb/s); config.defaults['analysis.trajectory_max_flows'] and "
+        "['analysis.trajectory_max_frames'] raise the limits"
     )
 
 

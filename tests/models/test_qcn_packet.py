@@ -249,3 +249,15 @@ def test_a_cohort_at_the_line_rate_follows_a_fine_grid():
             surv = np.exp(path[5])
             rates.append(st._trap(ages, surv * path[1]) / st._trap(ages, surv))
         assert rates[0] == pytest.approx(rates[1], rel=0.01)
+
+
+def test_past_the_frame_budget_the_linearised_loop_judges(monkeypatch):
+    # a verdict's runs realise every frame at the port: 9 x 0.6 s at 10 Gb/s is 4.5e6 frames
+    # (seconds), at 1 Tb/s 4.5e8 (minutes and a GB: `margins` took 231 s); past
+    # analysis.trajectory_max_frames the linearised loop judges, as past the flow limit
+    from qcnmodel import config
+
+    assert QCNFluidModel(QCNParams(), n_flows=10).boundary_method == "trajectories"
+    assert QCNFluidModel(QCNParams(line_rate=1e12), n_flows=10).boundary_method == "linearisation"
+    monkeypatch.setitem(config.defaults, "analysis.trajectory_max_frames", 4e6)
+    assert QCNFluidModel(QCNParams(), n_flows=10).boundary_method == "linearisation"
