@@ -52,9 +52,10 @@ def list_scenarios() -> dict[str, str]:
     return {name: s.summary for name, s in SCENARIOS.items()}
 
 
-@dataclass
+@dataclass(frozen=True)
 class SimResult:
-    """Result of :func:`simulate`: traces (``dataset``), ``counters`` and ``summary()``."""
+    """Result of :func:`simulate`: traces (``dataset``; None for a run with ``trace=False``),
+    ``counters`` and ``summary()``. Frozen (its fields cannot be reassigned)."""
 
     dataset: object
     counters: dict
@@ -91,20 +92,34 @@ class SimResult:
         out["flow_throughput_bps"] = self.flow_throughput_bps
         return out
 
+    def _traces(self, what: str):
+        if self.dataset is None:
+            raise ValueError(f"{what}: this run kept no traces (simulate(trace=False)); run "
+                             "it with trace=True")  # fmt: skip
+        return self.dataset
+
     def to_netcdf(self, path) -> None:
-        """Write the dataset (with the summary as a JSON attribute) to netCDF."""
-        ds = self.dataset.copy()
+        """Write the dataset (with the summary as a JSON attribute) to netCDF, atomically."""
+        from qcnmodel._io import atomic_path
+
+        ds = self._traces("to_netcdf").copy()
         ds.attrs["summary"] = json.dumps(to_jsonable(self.summary()))
-        ds.to_netcdf(path)
+        with atomic_path(path) as tmp:
+            ds.to_netcdf(tmp)
 
     def to_csv(self, path) -> None:
-        """Write the time series as one wide CSV table."""
-        to_csv(self.dataset, path)
+        """Write the time series as one wide CSV table, atomically."""
+        from qcnmodel._io import atomic_path
+
+        ds = self._traces("to_csv")
+        with atomic_path(path) as tmp:
+            to_csv(ds, tmp)
 
     def plot(self, **kw):
         """Plot hot queue, hot-port throughput and RL rates (see :mod:`.plots`)."""
         from qcnmodel.sim.plots import plot_result
 
+        self._traces("plot")
         return plot_result(self, **kw)
 
 

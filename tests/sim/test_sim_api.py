@@ -198,3 +198,20 @@ def test_flags_must_be_booleans(field):
     """A string such as "no" is truthy: refused, naming the flag, rather than taken as True."""
     with pytest.raises(ValueError, match=f"^{field}: expected True or False"):
         simulate("og-hotspot", duration="1ms", overrides={"n_nodes": 2}, **{field: "no"})
+
+
+def test_a_result_is_frozen_and_a_traceless_one_says_so(tmp_path):
+    import dataclasses
+
+    r = simulate("og-hotspot", duration="1ms", trace=False, engine="oracle")
+    with pytest.raises(dataclasses.FrozenInstanceError):
+        r.seed = 99
+    for call in (lambda: r.to_netcdf(tmp_path / "r.nc"), lambda: r.to_csv(tmp_path / "r.csv"),
+                 r.plot):  # fmt: skip
+        with pytest.raises(ValueError, match="kept no traces.*trace=True"):
+            call()
+    assert not list(tmp_path.iterdir())  # nothing half-written
+    t = simulate("og-hotspot", duration="1ms", engine="oracle")
+    t.to_netcdf(tmp_path / "t.nc")
+    t.to_csv(tmp_path / "t.csv")
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["t.csv", "t.nc"]  # no temporaries
