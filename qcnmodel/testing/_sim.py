@@ -76,7 +76,7 @@ def run(scenario, **kwargs):
         if kw.get("duration") is None and duration is not None:
             kw["duration"] = duration
     result = simulate(target, **kw)
-    setattr(result, SPEC_ATTR, spec)
+    object.__setattr__(result, SPEC_ATTR, spec)  # a private note on the frozen result
     _CACHE[key] = result
     while len(_CACHE) > 1 and sum(_nbytes(r) for r in _CACHE.values()) > MAX_CACHE_BYTES:
         _CACHE.popitem(last=False)
