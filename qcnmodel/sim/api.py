@@ -323,6 +323,7 @@ def _resolve_params(params, sc, q_over: dict, net, spec: NetworkSpec) -> QCNPara
     """QCNParams from a preset name or object (default: the scenario's preset), with the
     ``--set`` QCN settings, and the line rate and frame size of the network (module
     docstring)."""
+    explicit = isinstance(params, QCNParams)
     if params is None:
         params = QCNParams.preset(sc.preset) if sc else QCNParams()
     elif isinstance(params, str):
@@ -343,11 +344,31 @@ def _resolve_params(params, sc, q_over: dict, net, spec: NetworkSpec) -> QCNPara
                 f"simulator takes {key} from the network, set {where} instead"
             )
     host_rate = float(np.max(net.port_rate[net.host_port]))
+    if explicit:  # a parameter set given as such: say what of it the network replaces
+        _say_replaced(params, host_rate, spec.frame_size)
     if params.line_rate != host_rate:
         params = params.replace(line_rate=host_rate)
     if params.frame_size != spec.frame_size:
         params = params.replace(frame_size=spec.frame_size)
     return params
+
+
+_SAID: set = set()
+
+
+def _say_replaced(params: QCNParams, line_rate: float, frame_size) -> None:
+    """One line on stderr (once per process and value) for each of ``line_rate`` and
+    ``frame_size`` of a given parameter set that the network replaces."""
+    import sys
+
+    for key, mine, net, unit in (("line_rate", params.line_rate, line_rate, "bit/s"),
+                                 ("frame_size", params.frame_size, frame_size, "B")):  # fmt: skip
+        said = (key, float(mine), float(net))
+        if float(mine) != float(net) and said not in _SAID:
+            _SAID.add(said)
+            print(f"qcnmodel: {key} = {mine:g} {unit} of the given parameter set is not the "
+                  f"network's {net:g} {unit}: the simulator takes {key} from the network "
+                  "(the values used are in the result's params)", file=sys.stderr)  # fmt: skip
 
 
 def _check_run(duration, bin_width, seed, sc) -> tuple[float, float, int]:

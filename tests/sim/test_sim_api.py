@@ -215,3 +215,16 @@ def test_a_result_is_frozen_and_a_traceless_one_says_so(tmp_path):
     t.to_netcdf(tmp_path / "t.nc")
     t.to_csv(tmp_path / "t.csv")
     assert sorted(p.name for p in tmp_path.iterdir()) == ["t.csv", "t.nc"]  # no temporaries
+
+
+def test_a_given_parameter_sets_line_rate_and_frame_size_replaced_by_the_network_are_said(capsys):
+    from qcnmodel.params import QCNParams
+
+    p = QCNParams(line_rate=37e9, frame_size=9001)  # values no other test gives (said once)
+    r = simulate("og-hotspot", duration="1ms", params=p, trace=False, engine="oracle")
+    err = capsys.readouterr().err
+    assert "line_rate = 3.7e+10 bit/s of the given parameter set is not the network's" in err
+    assert "frame_size = 9001 B of the given parameter set is not the network's 1500 B" in err
+    assert r.params.line_rate == 10e9 and r.params.frame_size == 1500  # the network's
+    simulate("og-hotspot", duration="1ms", params=p, trace=False, engine="oracle")
+    assert "given parameter set" not in capsys.readouterr().err  # once per process
