@@ -7,7 +7,7 @@ from __future__ import annotations
 import math
 import numbers
 
-__all__ = ["check_search", "delays", "require"]
+__all__ = ["check_search", "delays", "require", "time_or_none"]
 
 
 def require(obj, name: str, attrs: tuple[str, ...], what: str, any_of: tuple[str, ...] = ()
@@ -63,3 +63,13 @@ def delays(taus, name: str = "taus"):
     if not np.all(np.isfinite(arr)) or np.any(arr < 0):
         raise ValueError(f"{name}: delays must be finite and >= 0 s, got {taus!r}")
     return arr
+
+
+def time_or_none(value, name: str):
+    """``value`` (s) with a unit string (``"50us"``) parsed; None and numbers as given (the
+    callers check their range)."""
+    if isinstance(value, str):
+        from qcnmodel.units import parse_time
+
+        return parse_time(value, name)
+    return value

@@ -29,7 +29,7 @@ import math
 
 import numpy as np
 
-from qcnmodel.analysis._args import require
+from qcnmodel.analysis._args import require, time_or_none
 
 __all__ = ["METHODS", "boundary_method", "check_method", "first_unstable_rtt",
            "critical_rtt_above", "judged_by_trajectories", "judged_stable", "majority_stable",
@@ -283,7 +283,13 @@ def trajectory_critical_rtt(
     require(model, "model", ("replace",), "a model judged by its trajectories (e.g. "
             "QCNFluidModel)", ("trajectory_unstable", "trajectory_odds"))  # fmt: skip
     lo, hi = search_interval(model)
-    lo, hi = float(lo if rtt_min is None else rtt_min), float(hi if rtt_max is None else rtt_max)
+    rtt_min, rtt_max = time_or_none(rtt_min, "rtt_min"), time_or_none(rtt_max, "rtt_max")
+    try:
+        lo = float(lo if rtt_min is None else rtt_min)
+        hi = float(hi if rtt_max is None else rtt_max)
+    except (TypeError, ValueError):
+        raise ValueError(f"rtt_min, rtt_max: need times (s, or strings such as '50us'), got "
+                         f"{rtt_min!r}, {rtt_max!r}") from None  # fmt: skip
     if not (0 < lo < hi < math.inf):
         raise ValueError(f"rtt_min, rtt_max: need 0 < rtt_min < rtt_max < inf s, got "
                          f"{lo!r}, {hi!r}")  # fmt: skip

@@ -18,6 +18,7 @@ import numpy as np
 from qcnmodel import config
 from qcnmodel.analysis._rational import Rational
 from qcnmodel.analysis.margins import Margins, margins, nyquist_count
+from qcnmodel.units import parse_time
 
 __all__ = ["DelayedLoop", "StepResponse"]
 
@@ -112,7 +113,12 @@ class DelayedLoop:
         den = _as_poly(self.den, "den")
         if not np.any(den):
             raise ValueError("den must not be identically zero")
-        delay = float(self.delay)
+        try:
+            delay = float(parse_time(self.delay, "delay") if isinstance(self.delay, str)
+                          else self.delay)  # fmt: skip
+        except (TypeError, ValueError) as exc:
+            raise ValueError(f"delay: expected a time (s, or a string such as '1ms'), got "
+                             f"{self.delay!r} ({exc})") from None  # fmt: skip
         if not np.isfinite(delay) or delay < 0:
             raise ValueError(f"delay must be finite and >= 0 (got {self.delay!r})")
         if len(num) > len(den):

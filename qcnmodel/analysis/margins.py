@@ -50,7 +50,7 @@ import numpy as np
 from scipy.optimize import brentq
 
 from qcnmodel import config
-from qcnmodel.analysis._args import check_search, delays, require
+from qcnmodel.analysis._args import check_search, delays, require, time_or_none
 from qcnmodel.analysis._rational import Rational
 
 __all__ = ["Margins", "NyquistCount", "margins", "margins_over_delay", "nyquist_count",
@@ -553,6 +553,7 @@ def critical_rtt(
     sign change is refined by brentq; if PM is not monotone in the RTT the first loss of
     phase margin is returned.
     """
+    rtt_min, rtt_max = time_or_none(rtt_min, "rtt_min"), time_or_none(rtt_max, "rtt_max")
     check_search(rtt_min, rtt_max, xtol=xtol, rtol=rtol)
     if hasattr(model, "num") and hasattr(model, "den"):
         return critical_delay(model)

@@ -20,6 +20,7 @@ import numpy as np
 import xarray as xr
 
 from qcnmodel import config
+from qcnmodel.analysis._args import delays
 from qcnmodel.analysis.boundary import (
     check_method,
     critical_rtt_above,
@@ -199,6 +200,10 @@ def stability_map(
     if x == y:
         raise ValueError(f"x and y must differ (both {x!r})")
     lo, hi, n = config.defaults["analysis.map_rtt"]
+    if x == "rtt" and x_values is not None:  # RTTs: unit strings too ("50us")
+        x_values = delays(x_values, "x_values")
+    if y == "rtt" and y_values is not None:
+        y_values = delays(y_values, "y_values")
     try:
         xs = np.asarray(np.geomspace(lo, hi, n) if x_values is None else x_values, float)
     except (TypeError, ValueError):

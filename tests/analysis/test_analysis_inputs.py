@@ -130,7 +130,7 @@ def test_critical_rtt_refuses_a_bad_search_on_every_path(kw, field):
 @pytest.mark.parametrize(
     ("call", "field"),
     [
-        (lambda: qm.critical_rtt(_paper(), rtt_min="1us"), "rtt_min"),
+        (lambda: qm.critical_rtt(_paper(), rtt_min=[1e-6]), "rtt_min"),  # "1us" is a time
         (lambda: qm.margins_over_delay("abc", [1e-4]), "loop"),
         (lambda: qm.trajectory_critical_rtt(5), "model"),
         (lambda: qm.trajectory_critical_rtt("abc"), "model"),
@@ -143,3 +143,16 @@ def test_a_wrong_argument_type_is_a_type_error_naming_it(call, field):
     # str.replace, naming nothing
     with pytest.raises(TypeError, match=field):
         call()
+
+
+def test_times_at_the_analysis_edges_take_unit_strings():
+    m = qm.build_model("fopdt", qm.QCNParams.preset("802.1qau"), rtt="100us")
+    assert qm.critical_rtt(m, "1us", "10ms") == qm.critical_rtt(m, 1e-6, 1e-2)
+    by_string = qm.stability_map(m, x_values=["10us", "100us"], y_values=[1, 10])
+    by_number = qm.stability_map(m, x_values=[10e-6, 100e-6], y_values=[1, 10])
+    assert np.array_equal(by_string.phase_margin_deg, by_number.phase_margin_deg)
+    assert qm.DelayedLoop([1.0], [1.0, 1.0], delay="1ms").delay == pytest.approx(1e-3)
+    with pytest.raises(ValueError, match="rtt_min: cannot parse"):
+        qm.critical_rtt(m, "soon", "1ms")
+    with pytest.raises(ValueError, match="delay: expected a time"):
+        qm.DelayedLoop([1.0], [1.0, 1.0], delay="later")
