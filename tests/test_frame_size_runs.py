@@ -34,7 +34,7 @@ def test_the_bottleneck_of_a_parameter_set_keeps_its_loop_delay():
     # the loop delay (the RTT) includes the CP latency: the links are shorter by half of it
     assert delay(plain) - delay(late) == pytest.approx(2.5e-6, rel=1e-12)
     assert delay(QCNParams(frame_size=9000)) == pytest.approx((50e-6 - 7.2e-6) / 2, rel=1e-12)
-    assert min_loop_delay(QCNParams(frame_size=9000, cp_latency=5e-6)) == pytest.approx(12.2e-6)
+    assert min_loop_delay(10e9, 9000, cp_latency=5e-6) == pytest.approx(12.2e-6)
 
 
 def test_the_confirmation_runs_at_the_parameter_sets_frame_size(monkeypatch):

@@ -16,9 +16,9 @@ import control
 import numpy as np
 
 from qcnmodel import config
+from qcnmodel.analysis._args import time_or_none
 from qcnmodel.analysis._rational import Rational
 from qcnmodel.analysis.margins import Margins, margins, nyquist_count
-from qcnmodel.units import parse_time
 
 __all__ = ["DelayedLoop", "StepResponse"]
 
@@ -114,8 +114,7 @@ class DelayedLoop:
         if not np.any(den):
             raise ValueError("den must not be identically zero")
         try:
-            delay = float(parse_time(self.delay, "delay") if isinstance(self.delay, str)
-                          else self.delay)  # fmt: skip
+            delay = float(time_or_none(self.delay, "delay"))
         except (TypeError, ValueError) as exc:
             raise ValueError(f"delay: expected a time (s, or a string such as '1ms'), got "
                              f"{self.delay!r} ({exc})") from None  # fmt: skip

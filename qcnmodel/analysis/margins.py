@@ -260,7 +260,7 @@ def margins_over_delay(loop, taus) -> Margins:
     """
     if not hasattr(loop, "num"):  # a FrequencyLoop: known by its frequency response
         require(loop, "loop", ("margins_over_delay",), "a DelayedLoop or FrequencyLoop")
-        return loop.margins_over_delay(delays(taus))
+        return loop.margins_over_delay(taus)  # it checks them as below
     taus = delays(taus)
     shape = taus.shape
     taus = taus.reshape(-1)

@@ -59,7 +59,7 @@ def seed_verdicts(model, seeds: int | None = None) -> Iterator[str]:
     start="idle", offered=..., record_dt=..., seed=..., source_buffer=...)`` returning a
     dataset with ``q`` (bytes), ``params.qeq``, ``params.line_rate`` and ``n_flows``.
     """
-    from qcnmodel.analysis.timeseries import oscillation
+    from qcnmodel.analysis.timeseries import EMPTY_BYTES, oscillation
 
     run = config.defaults["models.verdict_run"]
     n = verdict_seeds(seeds)
@@ -73,7 +73,7 @@ def seed_verdicts(model, seeds: int | None = None) -> Iterator[str]:
             bin_means(ds)[skip:],
             dt,
             model.params.qeq,
-            empty=float(getattr(model.params, "frame_size", 1500)),
+            empty=float(getattr(model.params, "frame_size", EMPTY_BYTES)),
         )["verdict"]
 
 

@@ -186,10 +186,10 @@ def _shortest_loop(model) -> float:
     model without QCN parameters)."""
     from qcnmodel.validation.network import min_loop_delay
 
-    params = getattr(model, "params", None)
-    if not isinstance(params, QCNParams):
+    p = getattr(model, "params", None)
+    if not isinstance(p, QCNParams):
         return 0.0
-    return min_loop_delay(params)
+    return min_loop_delay(p.line_rate, p.frame_size, cp_latency=p.cp_latency)
 
 
 def _largest_margin(model, ranges, critical=None) -> tuple[int, float] | None:
@@ -354,7 +354,7 @@ def simulate_point(params: QCNParams, duration: float, seed: int, n_flows: int,
             "queue_bytes": ds.hot_queue_mean.values}  # fmt: skip
 
 
-def classify(q, dt: float, qeq: float, frame_size: float = 1500.0) -> dict:
+def classify(q, dt: float, qeq: float, frame_size: float | None = None) -> dict:
     """The packets' verdict on the analysed hot queue ``q`` (bytes, bins of ``dt`` s).
 
     The oscillation detector (:func:`qcnmodel.analysis.timeseries.oscillation`) answers
@@ -364,12 +364,13 @@ def classify(q, dt: float, qeq: float, frame_size: float = 1500.0) -> dict:
     trend moves the queue by more than the set point ``qeq`` across the window (the
     equilibrium queue is Qeq, IEEE 802.1Qau-2010's CpQueueSizeSetPoint; a queue that moves
     by more than Qeq itself in the analysed window is not held there). ``drift`` (bytes) is
-    that trend. A bin below one frame of ``frame_size`` bytes counts as empty.
+    that trend. A bin below one frame of ``frame_size`` bytes (default the detector's
+    :data:`~qcnmodel.analysis.timeseries.EMPTY_BYTES`) counts as empty.
     """
-    from qcnmodel.analysis.timeseries import oscillation
+    from qcnmodel.analysis.timeseries import EMPTY_BYTES, oscillation
 
     q = np.asarray(q, float)
-    osc = oscillation(q, dt, qeq, empty=frame_size)
+    osc = oscillation(q, dt, qeq, empty=EMPTY_BYTES if frame_size is None else frame_size)
     drift = 0.0
     if q.size >= 2:
         t = np.arange(q.size) * dt

@@ -36,11 +36,14 @@ __all__ = ["CONFIRM_COMMAND", "add_deferred", "add_section", "classify_queue", "
 CONFIRM_COMMAND = "qcnmodel report --confirm yes"
 
 
-def classify_queue(q: np.ndarray, qeq: float, frame_size: float = 1500.0) -> dict:
+def classify_queue(q: np.ndarray, qeq: float, frame_size: float | None = None) -> dict:
     """Steady or oscillating, from a hot-queue trace (bytes) whose bins below one frame of
-    ``frame_size`` bytes count as empty; see the module docstring."""
+    ``frame_size`` bytes (default the detector's ``EMPTY_BYTES``) count as empty; see the
+    module docstring."""
+    from qcnmodel.analysis.timeseries import EMPTY_BYTES
+
     q = np.asarray(q, float)
-    empty = float(np.mean(q < frame_size))
+    empty = float(np.mean(q < (EMPTY_BYTES if frame_size is None else frame_size)))
     std = float(np.std(q))
     steady = empty < 0.05 and std < 0.5 * qeq
     return {"mean": float(np.mean(q)), "std": std, "empty_fraction": empty,

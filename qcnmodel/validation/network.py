@@ -50,12 +50,11 @@ __all__ = [
 ]
 
 
-def min_loop_delay(params, switch_latency: float = 0.0) -> float:
-    """The shortest loop delay (s) a bottleneck of :func:`bottleneck_for` can have: one
-    frame's serialisation at the line rate, the switch latencies and the CP latency of the
-    parameter set ``params`` (zero link delays)."""
-    return (8.0 * float(params.frame_size) / float(params.line_rate) + 2.0 * switch_latency
-            + float(params.cp_latency))  # fmt: skip
+def min_loop_delay(line_rate: float, frame_size: float = 1500, switch_latency: float = 0.0,
+                   cp_latency: float = 0.0) -> float:  # fmt: skip
+    """The shortest loop delay (s) of a bottleneck (zero link delays): one frame's
+    serialisation at the line rate, the switch latencies and the CP latency."""
+    return 8.0 * frame_size / line_rate + 2.0 * switch_latency + cp_latency
 
 
 def link_delay_for_rtt(
@@ -66,11 +65,11 @@ def link_delay_for_rtt(
     cp_latency: float = 0.0,
 ) -> float:
     """One-way source link delay d (s) giving the loop delay ``rtt`` (module docstring)."""
-    d = (rtt - 8.0 * frame_size / line_rate - 2.0 * switch_latency - cp_latency) / 2.0
+    shortest = min_loop_delay(line_rate, frame_size, switch_latency, cp_latency)
+    d = (rtt - shortest) / 2.0
     if d < 0:
         raise ValueError(
-            f"rtt: {rtt:g} s is below the minimum loop delay "
-            f"{8.0 * frame_size / line_rate + 2 * switch_latency + cp_latency:g} s "
+            f"rtt: {rtt:g} s is below the minimum loop delay {shortest:g} s "
             "(serialisation + switch latencies + CP latency)"
         )
     return d
