@@ -58,6 +58,9 @@ __all__ = ["Margins", "NyquistCount", "margins", "margins_over_delay", "nyquist_
            "rtt_offset"]  # fmt: skip
 
 _TWO_PI = 2.0 * np.pi
+#: a Nyquist contour takes at most this many times ``analysis.nyquist_max_points`` points;
+#: :func:`margins` leaves the contour to the delay sweep's count beyond that limit itself
+_TRACE_FACTOR = 16
 # Newton steps (bisection outside the bracket): from a 5 % bracket ~5 reach machine precision
 _NEWTON_ITER = 10
 
@@ -313,14 +316,18 @@ def margins_over_delay(loop, taus) -> Margins:
 # Nyquist count
 # --------------------------------------------------------------------------
 def _refine(f, pts, param, max_iter: int = 40, max_step: float = np.pi / 8):
-    """Sample f along a path, bisecting steps until arg f changes < max_step per step."""
+    """Sample f along a path, bisecting steps until arg f changes < max_step per step (at
+    most ``_TRACE_FACTOR`` x ``analysis.nyquist_max_points`` points: a RuntimeError beyond)."""
     t = np.asarray(param, float)
     v = f(pts(t))
+    limit = _TRACE_FACTOR * config.defaults["analysis.nyquist_max_points"]
     for _ in range(max_iter):
         d = np.angle(v[1:] / v[:-1])
         bad = np.nonzero(np.abs(d) > max_step)[0]
         if bad.size == 0:
             return t, v
+        if t.size + bad.size > limit:
+            break
         tm = 0.5 * (t[bad] + t[bad + 1])
         vm = f(pts(tm))
         t = np.insert(t, bad + 1, tm)
@@ -328,12 +335,34 @@ def _refine(f, pts, param, max_iter: int = 40, max_step: float = np.pi / 8):
     raise RuntimeError("Nyquist contour refinement did not converge")
 
 
+def _contour_extent(rat: Rational, delay: float) -> tuple[float, float, int]:
+    """The contour's radius ``eps`` around the origin, its end ``W`` on the imaginary axis
+    (beyond the last frequency where ``|G| >= 0.9``: the asymptotics hold past it) and the
+    number of points that resolve the delay's rotation ``w*tau`` in steps of pi/8."""
+    eps = rat.corners().min() * 1e-4
+    wg = rat.grid()
+    above = np.nonzero(rat.logmag(wg) >= np.log(0.9))[0]
+    w_end = max(wg[above[-1]] * 2 if above.size else wg[0], eps * 10)
+    span = np.log(w_end / eps)
+    n_pts = int(np.ceil(span / np.log(10) * 100)) + 1
+    if delay > 0:
+        n_pts = max(n_pts, int(min(np.ceil(span * w_end * delay / (np.pi / 8)), 2**62)) + 1)
+    return eps, w_end, n_pts
+
+
 def _contour(loop):
     """Upper half of the indented Nyquist contour: (s points, 1 + L(s), w_end)."""
     rat = Rational(loop.num, loop.den)
     _check_loop(rat, loop.delay > 0)
-    c = rat.corners()
-    eps = c.min() * 1e-4
+    eps, w_end, n_pts = _contour_extent(rat, loop.delay)
+    limit = config.defaults["analysis.nyquist_max_points"]
+    if n_pts > _TRACE_FACTOR * limit:
+        raise ValueError(
+            f"delay: {loop.delay:g} s is too long to trace this loop's Nyquist contour: its "
+            f"rotation w*tau up to |L| < 0.9 takes about {n_pts:.3g} points, over "
+            f"{_TRACE_FACTOR} x analysis.nyquist_max_points = {_TRACE_FACTOR * limit} "
+            "(margins() and margins_over_delay() count the unstable roots by the delay sweep)"
+        )
 
     def one_plus_l(s):
         return 1.0 + loop(s)
@@ -344,17 +373,7 @@ def _contour(loop):
         segments.append((eps * np.exp(1j * th), v))
     else:
         segments.append((np.array([0j]), one_plus_l(np.array([0j]))))
-    # W: beyond the last frequency where |G| >= 0.9 (asymptotics hold past the grid)
-    wg = rat.grid()
-    above = np.nonzero(rat.logmag(wg) >= np.log(0.9))[0]
-    w_end = max(wg[above[-1]] * 2 if above.size else wg[0], eps * 10)
-    span = np.log(w_end / eps)
-    n_pts = int(np.ceil(span / np.log(10) * 100)) + 1
-    if loop.delay > 0:  # resolve the delay rotation (w*tau) from the start
-        n_pts = max(n_pts, int(np.ceil(span * w_end * loop.delay / (np.pi / 8))) + 1)
-    logw = np.linspace(
-        np.log(eps), np.log(w_end), min(n_pts, config.defaults["analysis.nyquist_max_points"])
-    )
+    logw = np.linspace(np.log(eps), np.log(w_end), min(n_pts, limit))  # _refine adds more
     lw, v = _refine(one_plus_l, lambda lw: 1j * np.exp(lw), logw)
     segments.append((1j * np.exp(lw), v))
     s_all = np.concatenate([seg[0] for seg in segments])
@@ -427,6 +446,9 @@ def margins(loop) -> Margins:
     m = margins_over_delay(loop, np.array([loop.delay])).at(0)
     if not hasattr(loop, "num"):  # FrequencyLoop: stability by the delay-sweep count
         return m
+    rat = Rational(loop.num, loop.den)
+    if _contour_extent(rat, loop.delay)[2] > config.defaults["analysis.nyquist_max_points"]:
+        return m  # a contour too long to trace: the delay sweep's count (exact) decides
     try:
         stable = nyquist_count(loop).stable
     except RuntimeError:

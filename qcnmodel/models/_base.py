@@ -77,7 +77,8 @@ class Overloaded(ValueError):
 def check_operating_point(model, capacity: bool = False, ps: bool = False) -> None:
     """Validate and normalise ``model.rtt``, ``model.n_flows`` (and ``capacity``, ``ps``).
 
-    ``rtt`` must be in (0, inf) s, ``n_flows`` a whole number >= 1, ``capacity`` (when not
+    ``rtt`` must be in (0, ``models.max_rtt``] s, ``n_flows`` a whole number in [1,
+    ``models.max_flows``], ``capacity`` (when not
     None) in (0, inf) bit/s and ``ps`` (when not None) in (0, 1]. Values are parsed with the
     unit parsers and written back on the frozen dataclass.
     """

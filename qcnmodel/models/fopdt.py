@@ -82,6 +82,7 @@ from typing import Any
 import numpy as np
 import sympy as sp
 
+from qcnmodel import config
 from qcnmodel._errors import unknown_name
 from qcnmodel.analysis.loop import DelayedLoop
 from qcnmodel.models._base import LoopModel
@@ -190,9 +191,9 @@ class FOPDTModel(LoopModel):
     params : QCNParams
         QCN parameters (qeq, w, gd, fb_bits, frame_size, bc_limit, line_rate ...).
     rtt : float or str
-        Loop delay CP -> RP -> CP (s, >= 0; unit strings accepted).
+        Loop delay CP -> RP -> CP (s, in [0, ``models.max_rtt``]; unit strings accepted).
     n_flows : int
-        Number of flows N >= 1 sharing the congestion point.
+        Number of flows N >= 1 sharing the congestion point (at most ``models.max_flows``).
     capacity : float or str, optional
         CP service rate (bit/s); ``None`` -> ``params.line_rate``.
     lag : {"first-order", "zoh", "none"}
@@ -216,11 +217,15 @@ class FOPDTModel(LoopModel):
         if not isinstance(self.params, QCNParams):
             raise ValueError("params: must be a QCNParams instance")
         rtt = parse_time(self.rtt, "rtt")
-        if not np.isfinite(rtt) or rtt < 0:
-            raise ValueError(f"rtt: must be in [0, inf) s, got {self.rtt!r}")
+        rtt_max = config.defaults["models.max_rtt"]
+        if not (0 <= rtt <= rtt_max):
+            raise ValueError(f"rtt: must be in [0, {rtt_max:g}] s (models.max_rtt), "
+                             f"got {self.rtt!r}")  # fmt: skip
         n = parse_number(self.n_flows, "n_flows")
-        if n != int(n) or n < 1:
-            raise ValueError(f"n_flows: must be an integer >= 1, got {self.n_flows!r}")
+        n_max = config.defaults["models.max_flows"]
+        if not (1 <= n <= n_max) or n != int(n):
+            raise ValueError(f"n_flows: must be an integer in [1, {n_max:g}] "
+                             f"(models.max_flows), got {self.n_flows!r}")  # fmt: skip
         cap = self.params.line_rate if self.capacity is None else self.capacity
         cap = parse_rate(cap, "capacity")
         if not np.isfinite(cap) or cap <= 0:

@@ -12,3 +12,40 @@ def test_exactly_critical_delay_is_not_stable():
     assert not m.stable
     assert abs(m.phase_margin_deg) < 1e-6  # PM is zero there up to rounding
     assert model.replace(rtt=0.999 * crit).loop().margins().stable
+
+
+def _long_delay_loop():
+    # L = 2/(s (s+1)) e^{-s tau}: two closed-loop roots cross into the right half plane at every
+    # tau_k = (PM0 + 2 pi k)/w_c, so the count of unstable roots at a long delay is known
+    return qm.DelayedLoop([2.0], [1.0, 1.0, 0.0], delay=0.0)
+
+
+def test_margins_at_a_long_delay_use_the_delay_sweep(monkeypatch):
+    from qcnmodel import config
+    from qcnmodel.analysis.margins import nyquist_count
+
+    loop = _long_delay_loop()
+    short = loop.with_delay(0.5)  # a contour of a few hundred points: both counts agree
+    assert short.margins().stable == bool(qm.margins_over_delay(loop, [0.5]).stable[0])
+    monkeypatch.setitem(config.defaults, "analysis.nyquist_max_points", 1000)
+    far = loop.with_delay(500.0)  # w*tau turns ~100 times: past 16 x 1000 contour points
+    m = far.margins()
+    sweep = qm.margins_over_delay(loop, [500.0])
+    assert m.stable is False and bool(sweep.stable[0]) is False
+    assert m.critical_delay_s == sweep.critical_delay_s[0]
+    try:
+        nyquist_count(far)
+    except ValueError as exc:  # a bounded answer naming the delay, not a runaway contour
+        assert str(exc).startswith("delay: 500 s is too long")
+    else:
+        raise AssertionError("the contour of a 500-s delay was traced past its point limit")
+
+
+def test_fopdt_rtt_and_flows_are_bounded():
+    import pytest
+
+    with pytest.raises(ValueError, match=r"rtt: must be in \[0, 1000\] s \(models.max_rtt\)"):
+        qm.FOPDTModel(qm.QCNParams(), rtt=1e4)
+    with pytest.raises(ValueError, match=r"n_flows: .*models.max_flows"):
+        qm.FOPDTModel(qm.QCNParams(), n_flows=10**10)
+    assert qm.FOPDTModel(qm.QCNParams(), rtt="1ms").rtt == 1e-3
