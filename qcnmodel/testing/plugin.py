@@ -52,8 +52,15 @@ def pytest_configure(config) -> None:
         d = Path(out)
         if not d.is_absolute():
             d = Path(config.invocation_params.dir) / d
+        try:  # the directory and its figures folder, before any test runs
+            if d.exists() and not d.is_dir():
+                raise NotADirectoryError(f"{str(d)!r} exists and is not a directory")
+            report.set_figure_dir(d / "figures")
+        except OSError as exc:
+            raise pytest.UsageError(
+                f"--qcn-report: cannot write the report to {str(d)!r}: {exc.strerror or exc}"
+            ) from None
         config._qcn_report_dir = d
-        report.set_figure_dir(d / "figures")
         report.keep_figures(True)
         report.clear()
 
@@ -129,6 +136,11 @@ def qcn_params(pytestconfig):
     p = Path(path)
     if not p.is_absolute():
         p = base / p
+    if p.is_dir():
+        raise pytest.UsageError(f"qcn_params: {str(p)!r} is a directory, not a parameter file")
     if not p.is_file():
         raise pytest.UsageError(f"qcn_params: no such parameter file {str(p)!r}")
-    return load_params(p, extra_tables=("ranges",))
+    try:
+        return load_params(p, extra_tables=("ranges",))
+    except ValueError as exc:  # names the file, the line and the field
+        raise pytest.UsageError(f"qcn_params: {exc}") from None

@@ -88,6 +88,26 @@ def test_qcn_params_from_the_command_line_and_the_ini_file(pytester):
     assert result.ret != 0
 
 
+def test_bad_plugin_options_are_usage_errors(pytester):
+    # a report path that is a file, and parameter files that are a directory or invalid:
+    # each a usage error naming the option (no INTERNALERROR traceback)
+    pytester.makepyfile("def test_params(qcn_params):\n    pass\n")
+    (pytester.path / "taken").write_text("a file\n")
+    (pytester.path / "adir.toml").mkdir()
+    (pytester.path / "bad.toml").write_text("[qcn]\nw = nan\n")
+    for args, needle in (
+        (("--qcn-report", "taken"), "--qcn-report: cannot write the report to"),
+        (("--qcn-params", "adir.toml"), "is a directory, not a parameter file"),
+        (("--qcn-params", "bad.toml"), "qcn_params: "),
+    ):
+        result = run(pytester, *args)
+        text = result.stdout.str() + result.stderr.str()
+        assert needle in text and "INTERNALERROR" not in text, (args, text)
+        # the report's folder is checked before the session; a parameter file when a test
+        # asks for it (an error of the tests that use qcn_params)
+        assert result.ret == (4 if args[0] == "--qcn-report" else 1), (args, text)
+
+
 def test_qcn_slow_marker(pytester):
     pytester.makepyfile(
         """
