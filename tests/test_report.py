@@ -322,3 +322,20 @@ def test_the_trajectories_table_gives_a_stable_band():
     md = doc.to_markdown()
     assert "| N | critical RTT (us) | stable band (us) |" in md
     assert "| 100 | n/a | 180 .. 510 |" in md and "| 10 | 500 |  |" in md
+
+
+def test_points_section_says_whose_critical_rtt_each_row_gives():
+    # the QCN rows' critical RTT is the trajectories' when they judge, not RTT + delay margin
+    from qcnmodel.document import Document
+    from qcnmodel.studies.report import _points_section
+
+    def text(**kw):
+        doc = Document("t")
+        _points_section(doc, ReportConfig(**kw), rows=[])
+        return doc.to_markdown()
+
+    judged = text(trajectories=True)
+    assert "rows' critical RTT and verdict are the model's trajectories'" in judged
+    assert "critical RTT = RTT + delay margin" not in judged
+    for kw in ({"trajectories": False}, {"variant": "paper"}):
+        assert "critical RTT = RTT + delay margin." in text(**kw)

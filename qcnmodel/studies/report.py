@@ -458,10 +458,19 @@ def _intro(doc, cfg: ReportConfig, verdict) -> None:
 
 def _points_section(doc, cfg: ReportConfig, rows=None) -> None:
     doc.heading("Margins at representative operating points")
+    linear = "Delay margin = phase margin / crossover frequency (of the linearised loop); "
+    if _method(cfg) == "model" and cfg.variant != "paper":  # the trajectories judge QCN
+        linear += (
+            f"the FOPDT rows' critical RTT is RTT + delay margin. The {_qcn_name(cfg)} rows' "
+            "critical RTT and verdict are the model's trajectories' (the RTT where the odds "
+            "that a run from idle oscillates or underflows pass one half); its linearised "
+            "loop's critical RTT, RTT + delay margin, is in the section on the linearised loop."
+        )
+    else:
+        linear += "critical RTT = RTT + delay margin."
     doc.paragraph(
         "N flows share one congestion point of capacity C; RTT is the loop delay "
-        "(CP -> RP -> CP). Delay margin = phase margin / crossover frequency; "
-        "critical RTT = RTT + delay margin."
+        "(CP -> RP -> CP). " + linear
     )
     doc.table(
         ["model", "N", "RTT (us)", "PM (deg)", "GM (dB)", "delay margin (us)",
