@@ -492,15 +492,20 @@ def _hot_port_metrics(spec, net, HQ, window_s, bin_ns, end_ns) -> dict:
     span = (min(ib1 * bin_ns, end_ns) - ib0 * bin_ns) / 1e9
     mean, peak = metrics.queue_stats(a1, a0, HQ[TQ_MAX, ib0:ib1], span)
     b0 = HQ[TQ_TXB, ib0 - 1] if ib0 > 0 else 0
-    hs = spec.hotspots[0]
     m = {"hot_port": net.port_name(hot), "hot_queue_mean_bytes": mean, "hot_queue_max_bytes": peak}
     m["hot_port_throughput_bps"] = float(HQ[TQ_TXB, ib1 - 1] - b0) * 8 / span
     a_ns, b_ns = ib0 * bin_ns, min(ib1 * bin_ns, end_ns)
-    m["hot_port_utilisation"] = metrics.utilisation(
-        HQ[TQ_TXB, ib1 - 1] - b0, span,
-        metrics.mean_capacity(float(net.port_rate[hot]), hs.rate, hs.start, hs.stop,
-                              a_ns / 1e9, b_ns / 1e9),
+    # every hotspot of that port (their intervals do not overlap): each serves its share of
+    # the window at its rate; the recovery is measured from the end of the last
+    mine = [i for i in range(len(net.hs_monitor)) if net.hs_monitor[i] == hot]
+    link = float(net.port_rate[hot])
+    capacity = link + sum(
+        metrics.mean_capacity(link, float(net.hs_rate[i]), net.hs_start_ns[i] / 1e9,
+                              net.hs_stop_ns[i] / 1e9, a_ns / 1e9, b_ns / 1e9) - link
+        for i in mine
     )  # fmt: skip
+    m["hot_port_utilisation"] = metrics.utilisation(HQ[TQ_TXB, ib1 - 1] - b0, span, capacity)
+    hs = spec.hotspots[max(mine, key=lambda i: int(net.hs_start_ns[i]))]
     target = min(float(net.port_rate[hot]), _offered_after(spec, net, hot, hs.stop))
     if math.isfinite(hs.stop) and target > 0:
         lo = min(nb, max(0, int((hs.stop * 1e9) // bin_ns) - 1))  # bins from the stop on

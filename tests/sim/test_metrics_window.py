@@ -50,3 +50,32 @@ def test_inactive_hotspot_has_no_fairness_error_and_uses_the_link_rate():
     assert s["fairness_error"] is None and "not active" in s["metrics_note"]
     assert s["hot_port_utilisation"] == pytest.approx(s["hot_port_throughput_bps"] / 10e9)
     assert s["hot_port_utilisation"] <= 1.0
+
+
+def _three_hosts(*hotspots, measure=None):
+    from qcnmodel.sim.network import ConstantFlow, Host, Hotspot, Link, NetworkSpec, Switch
+
+    hosts = tuple(Host(h) for h in ("h1", "h2", "h3"))
+    links = tuple(Link(h.name, "s1", 10e9, 1e-6) for h in hosts)
+    return NetworkSpec(
+        "two-hotspots", hosts, (Switch("s1"),), links, (ConstantFlow("h1", "h3", 5e9),),
+        tuple(Hotspot("h3", rate, a, b) for rate, a, b in hotspots), measure=measure,
+    )  # fmt: skip
+
+
+def test_hotspots_that_overlap_on_one_port_are_refused():
+    # a port has one service rate at a time (the run once served at one entry's rate while
+    # the metrics judged it by the other's: a utilisation of 1.33)
+    for second in ((2e9, 0.0, float("inf")), (2e9, 0.005, 0.015)):
+        spec = _three_hosts((1e9, 0.0, 0.01), second)
+        with pytest.raises(ValueError, match=r"hotspot: entries 1 and 2 both drain the port"):
+            simulate(spec, duration=0.02, trace=False)
+
+
+def test_hotspots_in_turn_on_one_port_are_measured_against_both_rates():
+    # 1 Gb/s for the first 10 ms, 2 Gb/s for the next 10: the mean capacity is 1.5 Gb/s
+    spec = _three_hosts((1e9, 0.0, 0.01), (2e9, 0.01, 0.02), measure=(0.0, 0.02))
+    s = simulate(spec, duration=0.02, trace=False).summary()
+    assert s["hot_port_utilisation"] == pytest.approx(s["hot_port_throughput_bps"] / 1.5e9)
+    # (QCN's cuts leave the port idle at times after the rate doubles: well below 1)
+    assert 0.3 < s["hot_port_utilisation"] <= 1 + FRAME_BITS / (0.02 * 1.5e9)

@@ -480,6 +480,15 @@ def _hotspots(spec: NetworkSpec, nodes: _Nodes, ports: _Ports, ob_nodes: set[str
             raise ValueError(
                 f"hotspot_stop: {hs.stop!r} s must be after hotspot_start ({hs.start!r} s)"
             )
+        for j in range(len(hs_port)):  # one rate at a time: windows on a port must not meet
+            if hs_port[j] == port and hs_a[j] < _ns(stop) and _ns(start) < hs_b[j]:
+                other = spec.hotspots[j]
+                raise ValueError(
+                    f"hotspot: entries {j + 1} and {len(hs_port) + 1} both drain the port "
+                    f"towards {hs.node!r}, over overlapping intervals [{other.start:g}, "
+                    f"{other.stop:g}) and [{hs.start:g}, {hs.stop:g}) s; a port has one "
+                    "service rate at a time: give intervals that do not overlap"
+                )
         hs_port.append(port)
         hs_rate.append(rate)
         hs_a.append(_ns(start))
