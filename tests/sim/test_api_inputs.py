@@ -24,6 +24,9 @@ SC = "og-hotspot"
         ({"overrides": [1]}, "overrides: expected a dict"),
         ({"overrides": {1: 2}}, "overrides: expected a dict"),
         ({"overrides": {"switch_memory": 1e30}}, "switch_memory: 1e+30 B is above"),
+        # a switch or output queue that cannot hold one frame dropped every frame, silently
+        ({"overrides": {"oq_limit": "1B"}}, "oq_limit: 1.0 B is less than one 1500 B frame"),
+        ({"overrides": {"oq_limit": 1499}}, "(allowed: 0 = none, or [1500, inf])"),
         # a period that rounds to 0 ns: qcn-p's probe timer then fired without end at t = 0
         ({"overrides": {"timer": "1ps"}}, "timer: 1e-12 s is outside the range the simulator"),
         ({"overrides": {"cp_latency": "0.5ns"}}, "cp_latency: 5e-10 s is outside"),
@@ -64,3 +67,16 @@ def test_a_short_run_without_bin_width_gets_a_tenth_of_it():
 def test_unlimited_and_largest_finite_buffers_are_accepted():
     assert Buffers(switch_memory=float("inf")).switch_memory == float("inf")
     assert Buffers(switch_memory=MAX_FINITE_BUFFER).switch_memory == MAX_FINITE_BUFFER
+
+
+def test_a_switch_memory_below_one_frame_is_refused():
+    # the scenarios' own range starts at 1500 B; a NetworkSpec (a topology file) once passed
+    from dataclasses import replace
+
+    from qcnmodel.sim.scenarios import get_scenario
+
+    spec = get_scenario(SC).build({})
+    small = replace(spec, buffers=replace(spec.buffers, switch_memory=1499.0))
+    with pytest.raises(ValueError, match=r"switch_memory: 1499.0 B is less than one 1500 B"):
+        simulate(small, duration="1ms")
+    assert simulate(spec, duration="1ms", engine="oracle").counters["frames_delivered"] > 0

@@ -288,6 +288,13 @@ def _buffers(spec: NetworkSpec, nodes: _Nodes, ports: _Ports, ob_nodes: set[str]
             raise ValueError(f"{name}: {v!r} B is outside the allowed range (0, inf]")
     if not _num(b.oq_limit, "oq_limit") >= 0:
         raise ValueError(f"oq_limit: {b.oq_limit!r} B is outside the allowed range [0, inf]")
+    L = spec.frame_size  # a switch that cannot hold one frame drops every frame
+    if b.switch_memory < L:
+        raise ValueError(f"switch_memory: {b.switch_memory!r} B is less than one {L} B frame "
+                         f"(allowed: [{L}, inf])")  # fmt: skip
+    if 0 < b.oq_limit < L:
+        raise ValueError(f"oq_limit: {b.oq_limit!r} B is less than one {L} B frame (allowed: "
+                         f"0 = none, or [{L}, inf])")  # fmt: skip
     if pz.rtt is not None:
         _time(pz.rtt, "pause_rtt")
     hf, hy = _num(pz.headroom_factor, "headroom_factor"), _num(pz.hysteresis, "hysteresis")
