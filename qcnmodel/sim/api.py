@@ -323,7 +323,7 @@ def _resolve_params(params, sc, q_over: dict, net, spec: NetworkSpec) -> QCNPara
     """QCNParams from a preset name or object (default: the scenario's preset), with the
     ``--set`` QCN settings, and the line rate and frame size of the network (module
     docstring)."""
-    explicit = isinstance(params, QCNParams)
+    explicit = params is not None  # a preset name or an object: given as such
     if params is None:
         params = QCNParams.preset(sc.preset) if sc else QCNParams()
     elif isinstance(params, str):

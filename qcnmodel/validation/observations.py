@@ -155,10 +155,22 @@ def _simulate(spec: RunSpec, seed: int):
     if spec.scenario in SCENARIOS:
         return simulate(spec.scenario, protocol=spec.protocol, duration=spec.duration,
                         seed=seed, overrides=over)  # fmt: skip
+    import numpy as np
+
+    from qcnmodel.params import QCNParams
+    from qcnmodel.sim.network import compile_network
+
     sc = _scenario(spec.scenario)
     s_over, q_over, p_over = split_overrides(sc, over, spec.protocol)
-    return simulate(sc.build(s_over), protocol=spec.protocol, params=sc.preset,
-                    duration=spec.duration, seed=seed, overrides={**q_over, **p_over})  # fmt: skip
+    net_spec = sc.build(s_over)
+    net = compile_network(net_spec)
+    # the scenario's preset at its network's line rate and frame size, as a registered
+    # scenario runs it (nothing of it is replaced, so nothing is said)
+    params = QCNParams.preset(sc.preset).replace(
+        line_rate=float(np.max(net.port_rate[net.host_port])), frame_size=net_spec.frame_size
+    )
+    return simulate(net_spec, protocol=spec.protocol, params=params, duration=spec.duration,
+                    seed=seed, overrides={**q_over, **p_over})  # fmt: skip
 
 
 def trace_of(res, label: str = "", service: float | None = None) -> Trace:

@@ -228,3 +228,17 @@ def test_a_given_parameter_sets_line_rate_and_frame_size_replaced_by_the_network
     assert r.params.line_rate == 10e9 and r.params.frame_size == 1500  # the network's
     simulate("og-hotspot", duration="1ms", params=p, trace=False, engine="oracle")
     assert "given parameter set" not in capsys.readouterr().err  # once per process
+
+
+def test_a_preset_given_by_name_is_a_given_parameter_set(capsys, monkeypatch):
+    # --preset netfpga-1g (1 Gb/s) on a 10 Gb/s network ran at 10 Gb/s without a word, while
+    # the same set from a file or an object was said
+    from qcnmodel.sim import api
+
+    monkeypatch.setattr(api, "_SAID", set())
+    r = simulate("og-hotspot", duration="1ms", params="netfpga-1g", trace=False, engine="oracle")
+    assert "line_rate = 1e+09 bit/s of the given parameter set" in capsys.readouterr().err
+    assert r.params.line_rate == 10e9
+    monkeypatch.setattr(api, "_SAID", set())
+    simulate("og-hotspot", duration="1ms", trace=False, engine="oracle")  # the scenario's own
+    assert "given parameter set" not in capsys.readouterr().err
