@@ -234,6 +234,7 @@ def simulate(
                              f"window [{ma:g}, {mb:g}] s: no fairness error; utilisation is "
                              "against the link rate")  # fmt: skip
     m.update(_hot_port_metrics(spec, net, out.HQ, (ma, mb), bin_ns, end_ns))
+    m.update(_adapter_drain(spec, net, out.window_bytes, (ma, mb)))
     ds = None
     if trace:
         attrs = dict(scenario=spec.name, protocol=protocol, seed=seed, duration_s=dur,
@@ -514,6 +515,29 @@ def _hot_port_metrics(spec, net, HQ, window_s, bin_ns, end_ns) -> dict:
     else:
         m["recovery_time_s"] = None
     return m
+
+
+def _adapter_drain(spec, net, window_bytes, window_s) -> dict:
+    """With an adapter hotspot (``mode="adapter"``) the monitored port is the switch's port
+    towards the adapter's output buffer, whose bytes include those parked in that buffer: the
+    hot port's throughput and utilisation are then the adapter's drain, the bytes its node
+    received in the window (its flows' window bytes) against the hotspot's rate."""
+    if not (len(net.hs_monitor) and spec.hotspots[0].mode == "adapter"):
+        return {}
+    ma, mb = window_s
+    if mb <= ma:
+        return {}
+    hot = int(net.hs_monitor[0])
+    mine = [i for i in range(len(net.hs_monitor)) if net.hs_monitor[i] == hot]
+    node = net.node_host[net.node_names.index(spec.hotspots[0].node)]
+    got = float(np.sum(window_bytes[net.flow_dst == node])) * 8.0 / (mb - ma)
+    link = float(net.port_rate[net.hs_port[0]])
+    capacity = link + sum(
+        metrics.mean_capacity(link, float(net.hs_rate[i]), net.hs_start_ns[i] / 1e9,
+                              net.hs_stop_ns[i] / 1e9, ma, mb) - link
+        for i in mine
+    )  # fmt: skip
+    return {"hot_port_throughput_bps": got, "hot_port_utilisation": got / capacity}
 
 
 def hot_arrivals(HQ, lo: int, frame_size: int, bin_ns: int, end_ns: int):

@@ -79,3 +79,13 @@ def test_hotspots_in_turn_on_one_port_are_measured_against_both_rates():
     assert s["hot_port_utilisation"] == pytest.approx(s["hot_port_throughput_bps"] / 1.5e9)
     # (QCN's cuts leave the port idle at times after the rate doubles: well below 1)
     assert 0.3 < s["hot_port_utilisation"] <= 1 + FRAME_BITS / (0.02 * 1.5e9)
+
+
+def test_an_adapter_hotspot_is_measured_by_its_drain():
+    # hot_mode=adapter: the monitored switch port feeds the adapter's 1.5 MB output buffer at
+    # up to 10 Gb/s; its bytes over the hot rate gave utilisations of 1.43 (20 ms) and 1.12
+    # (100 ms). The adapter drains at 1 Gb/s: the node receives at most that (+ one frame)
+    s = _run(0.02, hotspot_start=0.0, hot_mode="adapter")
+    assert s["hot_port"] == "sw->n1.ob"
+    assert s["hot_port_utilisation"] == pytest.approx(s["hot_port_throughput_bps"] / HOT)
+    assert 0.9 < s["hot_port_utilisation"] <= 1 + FRAME_BITS / (0.02 * HOT)
