@@ -161,10 +161,10 @@ def decimate(ds: xr.Dataset, k: int) -> xr.Dataset:
             out[name] = c.sum()[name]
         elif name in ("queue", "hot_queue", "cr", "tr", "bc_stage", "t_stage", "rl_active",
                       "alpha"):  # fmt: skip
-            out[name] = (
-                ds[name].isel(time=slice(k - 1, None, k)).isel(time=slice(0, out.sizes["time"]))
-            )
-            out[name] = out[name].assign_coords(time=out["time"])
+            last = ds[name].isel(time=slice(k - 1, None, k)).isel(time=slice(0, out.sizes["time"]))
+            # on the merged bins' time labels first: assigned with its own, xarray would
+            # align them with the means' labels, which differ, and leave NaN everywhere
+            out[name] = last.assign_coords(time=out["time"].values)
     out["time"] = ds["time"].isel(time=slice(k - 1, None, k)).values[: out.sizes["time"]]
     out.attrs = dict(ds.attrs)
     return out
