@@ -245,3 +245,39 @@ def test_simulation_sweep_refuses_a_qcn_parameter_its_protocol_does_not_read(pro
     # the rate, frame size and CP latency are read by every protocol's run
     check_simulation_point("og-hotspot", protocol, None, 1e-3, {"n_nodes": 2}, cp_latency=2e-6)
     check_simulation_point("og-hotspot", "qcn", None, 1e-3, {"n_nodes": 2}, qeq=20_000)
+
+
+FAIL = {"at": 3}
+
+
+def fails_at_three(a, b):
+    if a == FAIL["at"]:
+        raise ValueError("qeq: no loop here")
+    return {"y": a + b}
+
+
+@pytest.mark.parametrize("n_jobs", [1, 2])
+def test_a_failing_point_is_named_and_its_fresh_checkpoint_removed(tmp_path, n_jobs):
+    # the point's error names the point; the checkpoint this run made is removed, since the
+    # same grid fails there again and a corrected grid could not use it (it once blocked the
+    # corrected command: "holds a different sweep")
+    ck = tmp_path / "ck"
+    grid = {"a": [1, 2, 3], "b": [10]}
+    with pytest.raises(ValueError, match=r"^point a=3, b=10: qeq: no loop here$"):
+        sweep(fails_at_three, grid, checkpoint=ck, n_jobs=n_jobs)
+    assert not ck.exists()
+    ds = sweep(fails_at_three, {"a": [1, 2], "b": [10]}, checkpoint=ck)
+    assert ds["y"].values.tolist() == [[11], [12]]
+
+
+def test_a_resumed_checkpoint_is_kept_when_a_point_fails(tmp_path, monkeypatch):
+    ck = tmp_path / "ck"
+    grid = {"a": [1, 2, 3], "b": [10]}
+    monkeypatch.setitem(FAIL, "at", None)
+    sweep(fails_at_three, grid, checkpoint=ck)  # an earlier run, interrupted after 2 points:
+    lines = (ck / "points.jsonl").read_text().splitlines()
+    (ck / "points.jsonl").write_text("\n".join(lines[:2]) + "\n")
+    monkeypatch.setitem(FAIL, "at", 3)
+    with pytest.raises(ValueError, match="point a=3"):
+        sweep(fails_at_three, grid, checkpoint=ck)
+    assert len((ck / "points.jsonl").read_text().splitlines()) == 2  # its points: kept

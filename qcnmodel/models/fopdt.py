@@ -278,10 +278,20 @@ class FOPDTModel(LoopModel):
         d = _derive(self.lag)
         v = self.values()
         args = [v[sym] for sym in _PARAM_SYMBOLS]
-        num = np.asarray(d["num_f"](*args), float)
-        den = np.asarray(d["den_f"](*args), float)
-        delay = float(d["delay_f"](*args, v[TAU]))
-        return DelayedLoop(num / den[0], den / den[0], delay, name=self.name)
+        with np.errstate(all="ignore"):
+            num = np.asarray(d["num_f"](*args), float)
+            den = np.asarray(d["den_f"](*args), float)
+            delay = float(d["delay_f"](*args, v[TAU]))
+            num, den = num / den[0], den / den[0]
+        if not (np.all(np.isfinite(num)) and np.all(np.isfinite(den)) and np.isfinite(delay)):
+            p = self.params
+            raise ValueError(
+                f"no finite loop: the FOPDT loop's coefficients overflow at qeq = {p.qeq:g} B, "
+                f"w = {p.w:g}, gd = {p.gd:g}, ps = {self.ps:g}, N = {self.n_flows}, "
+                f"C = {self.capacity:g} bit/s (a set point or gain this far from the usual "
+                "ones leaves no loop to analyse)"
+            )
+        return DelayedLoop(num, den, delay, name=self.name)
 
     def gains(self) -> dict[str, float]:
         """Numeric K (1/s^2), a (1/s), b (bytes/s^2), Ts (s) and the lead time w*Ts (s)."""

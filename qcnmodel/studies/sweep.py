@@ -28,11 +28,13 @@ import numpy as np
 
 from qcnmodel._errors import unknown_name
 from qcnmodel._io import to_jsonable
+from qcnmodel.studies._checkpoint import _key, _plain, open_checkpoint, remove_checkpoint
 
 if TYPE_CHECKING:
     import xarray as xr
 
-__all__ = ["chunk_size", "free_cores", "parse_grid_spec", "save_dataset", "sweep"]
+__all__ = ["chunk_size", "free_cores", "parse_grid_spec", "remove_checkpoint", "save_dataset",
+           "sweep"]  # fmt: skip
 
 
 def _points(grid: dict[str, Sequence]) -> list[dict[str, Any]]:
@@ -40,14 +42,8 @@ def _points(grid: dict[str, Sequence]) -> list[dict[str, Any]]:
     return [dict(zip(names, values)) for values in itertools.product(*(grid[n] for n in names))]
 
 
-def _key(point: dict[str, Any]) -> str:
-    return json.dumps({k: _plain(v) for k, v in point.items()}, sort_keys=True)
-
-
-def _plain(v):
-    if isinstance(v, np.generic):
-        return v.item()
-    return v
+class PointError(ValueError):
+    """A point of a sweep that its function cannot compute (a ValueError naming the point)."""
 
 
 class _Call:
@@ -60,7 +56,11 @@ class _Call:
 
     def one(self, index_point):
         index, point = index_point
-        out = self.func(**self.fixed, **point)
+        try:
+            out = self.func(**self.fixed, **point)
+        except ValueError as exc:  # name the point: the grid's other points may be fine
+            where = ", ".join(f"{k}={_plain(v)!r}" for k, v in point.items())
+            raise PointError(f"point {where}: {exc}") from None
         if not isinstance(out, dict):
             raise TypeError(f"sweep point function must return a dict, got {type(out).__name__}")
         return index, {k: _plain(v) for k, v in out.items()}
@@ -182,9 +182,9 @@ def sweep(
         raise ValueError(f"n_jobs: expected a whole number >= 1 or -1, got {n_jobs!r}")
     points = _points(grid)
     results: dict[int, dict[str, Any]] = {}
-    log = None
+    log, created = None, False
     if checkpoint is not None:
-        results, log = _open_checkpoint(Path(checkpoint), func, grid, fixed, points)
+        results, log, created = open_checkpoint(Path(checkpoint), func, grid, fixed, points)
     todo = [(i, p) for i, p in enumerate(points) if i not in results]
     call = _Call(func, fixed)
     bar = None
@@ -192,6 +192,7 @@ def sweep(
         from tqdm.auto import tqdm
 
         bar = tqdm(total=len(points), initial=len(points) - len(todo), desc="sweep", unit="pt")
+    failed = None
     try:
         for index, out in _execute(call, todo, n_jobs, scheduler, _prepare_assembly):
             results[index] = out
@@ -201,10 +202,17 @@ def sweep(
                 log.flush()
             if bar is not None:
                 bar.update(1)
+    except BaseException as exc:
+        failed = exc
+        raise
     finally:
         if bar is not None:
             bar.close()
-        if log is not None:
+        if created and (isinstance(failed, PointError) or (failed is not None and not results)):
+            # a point that fails fails again on resuming (the grid must change, and a changed
+            # grid cannot use it), and an empty checkpoint holds nothing: neither is kept
+            log.discard()
+        elif log is not None:
             log.close()
     ds = _assemble(grid, points, results)
     ds.attrs.update(
@@ -304,149 +312,6 @@ def _execute_local(call, todo, n_jobs, prepare=None):
             from qcnmodel.studies._pool import abandon
 
             abandon(executor, futures)
-
-
-def _open_checkpoint(directory: Path, func, grid, fixed, points):
-    meta = {
-        "function": f"{func.__module__}.{func.__qualname__}",
-        "grid": {k: [_plain(v) for v in vals] for k, vals in grid.items()},
-        "fixed": {k: _plain(v) for k, v in fixed.items()},
-    }
-    meta_path = directory / "sweep.json"
-    meta_text = json.dumps(meta, sort_keys=True, default=str)
-    # the lock first: a second sweep on the same checkpoint is told so, and never reads the
-    # description while the first one writes it
-    lock = _lock(directory)
-    try:
-        if meta_path.exists():
-            if meta_path.read_text() != meta_text:
-                raise ValueError(
-                    f"checkpoint: {directory} holds a different sweep (grid, fixed arguments "
-                    "or function differ); use another directory or delete it"
-                )
-        else:
-            meta_path.write_text(meta_text)
-        results = _read_log(directory / "points.jsonl", points)
-        log = open(directory / "points.jsonl", "a")
-    except BaseException:
-        lock.close()
-        raise
-    return results, _Log(log, lock)
-
-
-class _Log:
-    """The checkpoint's append-only log and the lock that keeps other sweeps out of it."""
-
-    def __init__(self, log, lock):
-        self.log, self.lock = log, lock
-
-    def write(self, text: str) -> None:
-        self.log.write(text)
-
-    def flush(self) -> None:
-        self.log.flush()
-
-    def close(self) -> None:
-        self.log.close()
-        self.lock.close()  # closing the file releases the flock
-
-
-def remove_checkpoint(directory: str | Path) -> bool:
-    """Delete a finished sweep's checkpoint ``directory`` (its ``sweep.json``, ``points.jsonl``
-    and ``lock``; the directory itself when that leaves it empty).
-
-    Call it once the result is saved: an interrupted sweep keeps its checkpoint, so a rerun
-    resumes. Nothing is removed while another sweep holds the lock. Returns whether the
-    checkpoint was removed.
-    """
-    directory = Path(directory)
-    if not (directory / "sweep.json").exists():
-        return False
-    try:
-        lock = _lock(directory)
-    except ValueError:  # another sweep uses it now: leave it
-        return False
-    try:
-        for name in ("points.jsonl", "sweep.json", "lock"):
-            (directory / name).unlink(missing_ok=True)
-    finally:
-        lock.close()
-    try:
-        directory.rmdir()
-    except OSError:  # other files: not ours to delete
-        pass
-    return True
-
-
-def _lock(directory: Path):
-    """An exclusive lock on ``directory/lock`` (the directory made if missing); another sweep
-    holding it is an error."""
-    import fcntl
-
-    for attempt in range(3):  # a finishing sweep may remove the directory in between
-        directory.mkdir(parents=True, exist_ok=True)
-        try:
-            f = open(directory / "lock", "a+")
-            break
-        except FileNotFoundError:
-            if attempt == 2:
-                raise ValueError(
-                    f"checkpoint: {directory} was removed three times by a "
-                    "finishing sweep while this one opened it; run again"
-                ) from None
-    try:
-        fcntl.flock(f, fcntl.LOCK_EX | fcntl.LOCK_NB)
-    except OSError:
-        f.close()
-        raise ValueError(
-            f"checkpoint: {directory} is in use by another sweep (the same --out or "
-            "--checkpoint); wait for it, or give another --out"
-        ) from None
-    return f
-
-
-def _read_log(log_path: Path, points) -> dict[int, dict[str, Any]]:
-    """The finished points of a checkpoint log. A last line cut by an interruption (no
-    newline after it, not JSON) is removed from the file, so the next record starts on its
-    own line; any other line that is not a record is an error naming the file and the line."""
-    results: dict[int, dict[str, Any]] = {}
-    if not log_path.exists():
-        return results
-    text = log_path.read_text()
-    lines = text.split("\n")
-    cut = False
-    for number, line in enumerate(lines, start=1):
-        if not line.strip():
-            continue
-        try:
-            rec = json.loads(line)
-        except json.JSONDecodeError:
-            if number == len(lines):  # no newline after it: written when the run stopped
-                cut = True
-                continue
-            raise ValueError(_bad_line(log_path, number, "not JSON")) from None
-        ok = isinstance(rec, dict) and isinstance(rec.get("i"), int)
-        if not (ok and isinstance(rec.get("key"), str) and isinstance(rec.get("out"), dict)):
-            raise ValueError(_bad_line(log_path, number, "expected {'i': int, 'key': str, "
-                                       "'out': {...}}"))  # fmt: skip
-        i = rec["i"]
-        if 0 <= i < len(points) and rec["key"] == _key(points[i]):
-            results[i] = rec["out"]
-    if cut:
-        with open(log_path, "r+b") as f:
-            data = f.read()
-            f.truncate(data.rfind(b"\n") + 1)
-    elif text and not text.endswith("\n"):
-        with open(log_path, "a") as f:
-            f.write("\n")
-    return results
-
-
-def _bad_line(path: Path, number: int, why: str) -> str:
-    return (
-        f"checkpoint: {path}, line {number}: not a sweep record ({why}); delete that line "
-        f"(its point is recomputed) or the folder {path.parent} to start over"
-    )
 
 
 def _prepare_assembly() -> None:

@@ -49,3 +49,16 @@ def test_fopdt_rtt_and_flows_are_bounded():
     with pytest.raises(ValueError, match=r"n_flows: .*models.max_flows"):
         qm.FOPDTModel(qm.QCNParams(), n_flows=10**10)
     assert qm.FOPDTModel(qm.QCNParams(), rtt="1ms").rtt == 1e-3
+
+
+def test_fopdt_without_a_finite_loop_names_its_parameters():
+    # qeq = 1e-297 B overflowed the loop's coefficients: "num must contain finite numbers",
+    # with a RuntimeWarning on stderr
+    import warnings
+
+    import pytest
+
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        with pytest.raises(ValueError, match=r"no finite loop: .* qeq = 1e-297 B"):
+            qm.FOPDTModel(qm.QCNParams(qeq=1e-297)).loop()
