@@ -198,8 +198,89 @@ _SHIPPED: dict = {
     "cli.max_flows": 100_000,
 }
 
-#: The current defaults (a plain dict; edit it to change a default for this session).
-defaults: dict = copy.deepcopy(_SHIPPED)
+
+class _Defaults(dict):
+    """The defaults dict: a value set is checked against the shipped one's kind, so a typo
+    or a value the code cannot use is a ValueError naming the key, not a wrong answer later.
+
+    Unknown keys are refused. A number must be a finite real number (not a string: values
+    are in SI units), positive where the shipped one is, and whole where the shipped one is
+    an integer; a flag must be True or False; a tuple must hold such numbers (as many as
+    the shipped one when it is a range or a triple); a table may give a subset of its keys.
+    """
+
+    def __setitem__(self, key, value) -> None:
+        if key not in _SHIPPED:
+            import difflib
+
+            near = difflib.get_close_matches(str(key), list(_SHIPPED), n=3)
+            hint = f"; did you mean {', '.join(map(repr, near))}?" if near else ""
+            raise ValueError(f"config.defaults: unknown key {key!r}{hint}")
+        _check(f"config.defaults[{key!r}]", value, _SHIPPED[key], key in _RANGES)
+        super().__setitem__(key, value)
+
+    def update(self, *args, **kw) -> None:
+        for key, value in dict(*args, **kw).items():
+            self[key] = value
+
+    def setdefault(self, key, value=None):
+        if key not in self:
+            self[key] = value
+        return self[key]
+
+
+#: tuples of a fixed length (ranges, and the RTT map's (min, max, count)); the other tuples
+#: are lists of any length
+_RANGES = {"analysis.map_rtt", "analysis.rtt_search", "analysis.trajectory_rtt_search",
+           "analysis.runs_rtt_search", "studies.check_rtt", "studies.check_flows",
+           "studies.report_rtt"}  # fmt: skip
+
+
+def _check(name: str, value, shipped, fixed: bool = False) -> None:
+    """``value`` is of the shipped value's kind (:class:`_Defaults`), else a ValueError;
+    ``fixed``: a tuple of the shipped one's length."""
+    import math
+    import numbers
+
+    if isinstance(shipped, bool) or shipped is None and isinstance(value, bool):
+        if not isinstance(value, bool):
+            raise ValueError(f"{name}: expected True or False, got {value!r}")
+    elif shipped is None:  # optional count (None: chosen by the code)
+        if value is not None:
+            _check(name, value, 1)
+    elif isinstance(shipped, numbers.Real):
+        ok = isinstance(value, numbers.Real) and not isinstance(value, bool)
+        if not (ok and math.isfinite(value)):
+            raise ValueError(f"{name}: expected a finite number (SI units), got {value!r}")
+        if isinstance(shipped, int) and not float(value).is_integer():
+            raise ValueError(f"{name}: expected a whole number, got {value!r}")
+        if shipped > 0 and not value > 0 or shipped == 0 and value < 0:
+            low = "> 0" if shipped > 0 else ">= 0"
+            raise ValueError(f"{name}: must be {low}, got {value!r}")
+    elif isinstance(shipped, tuple):
+        if not isinstance(value, (tuple, list)) or not value:
+            raise ValueError(f"{name}: expected a tuple like {shipped!r}, got {value!r}")
+        if fixed and len(value) != len(shipped):
+            raise ValueError(f"{name}: expected {len(shipped)} values like {shipped!r}, "
+                             f"got {value!r}")  # fmt: skip
+        if any(isinstance(x, str) for x in shipped):
+            return
+        # a list's entries: of its entries' kind (whole if they all are, > 0 if they all are)
+        like = min(shipped) if all(isinstance(x, int) for x in shipped) else float(min(shipped))
+        for i, v in enumerate(value):
+            _check(f"{name}[{i}]", v, shipped[i] if fixed else like)
+    elif isinstance(shipped, dict):
+        if not isinstance(value, dict):
+            raise ValueError(f"{name}: expected a table like {shipped!r}, got {value!r}")
+        for k, v in value.items():
+            if k not in shipped:
+                raise ValueError(f"{name}: unknown key {k!r} (allowed: {', '.join(shipped)})")
+            _check(f"{name}[{k!r}]", v, shipped[k], fixed=True)
+
+
+#: The current defaults (a dict; set a key to change a default for this session: a value
+#: of the wrong kind, or an unknown key, is a ValueError naming the key).
+defaults: dict = _Defaults(copy.deepcopy(_SHIPPED))
 
 
 def reset_defaults() -> None:
