@@ -134,21 +134,51 @@ class DelayedLoop:
         return np.polyval(self.num, s) / np.polyval(self.den, s) * np.exp(-s * self.delay)
 
     def rational(self) -> control.TransferFunction:
-        """Delay-free rational part as a python-control TransferFunction."""
+        """Delay-free rational part as a python-control TransferFunction.
+
+        Returns
+        -------
+        control.TransferFunction
+            ``num(s)/den(s)``, named after the loop ('.' in the name becomes ',').
+        """
         return control.tf(self.num, self.den, name=control_name(self.name))
 
     def with_delay(self, tau: float) -> DelayedLoop:
-        """Same rational part with delay ``tau`` (s)."""
+        """Same rational part with delay ``tau`` (s).
+
+        Parameters
+        ----------
+        tau : float or str
+            The new delay, s, finite and >= 0 (unit strings such as ``"50us"`` accepted).
+
+        Returns
+        -------
+        DelayedLoop
+            A new loop with the same ``num``, ``den`` and ``name``.
+
+        Raises
+        ------
+        ValueError
+            For a delay that is not a time, negative or not finite.
+        """
         return dataclasses.replace(self, delay=tau)
 
     def default_omega(self, per_decade: int | None = None) -> np.ndarray:
         """Log-spaced frequencies (rad/s) spanning poles, zeros and crossovers.
 
-        ``per_decade`` defaults to ``config.defaults["analysis.frequency_points_per_decade"]``.
-        Two decades beyond the extreme corner frequencies, and dense enough
-        that the delay rotates the phase by less than 22.5 deg per step up to
-        the top frequency (which is limited to ``max(10*corner, 200/delay)``
-        so that the grid stays below 20000 points).
+        Parameters
+        ----------
+        per_decade : int, optional
+            Points per decade (default
+            ``config.defaults["analysis.frequency_points_per_decade"]``); raised where the
+            delay needs more.
+
+        Returns
+        -------
+        numpy.ndarray
+            Two decades beyond the extreme corner frequencies, and dense enough that the delay
+            rotates the phase by less than 22.5 deg per step up to the top frequency (which,
+            with a delay, is limited to ``max(10*corner, 200/delay)``); at most 20001 points.
         """
         c = Rational(self.num, self.den).corners()
         lo, hi = c.min() / 100, c.max() * 100
@@ -169,22 +199,57 @@ class DelayedLoop:
         ----------
         omega : array_like, optional
             Frequencies (rad/s); default :meth:`default_omega`.
+
+        Returns
+        -------
+        control.FrequencyResponseData
+            The values ``L(jw)`` at ``omega``, named after the loop.
         """
         w = self.default_omega() if omega is None else np.asarray(omega, float)
         return control.frd(self(1j * w), w, name=control_name(self.name))
 
     # ----------------------------------------------------------------- margins
     def margins(self) -> Margins:
-        """Stability margins with the exact delay (see :mod:`qcnmodel.analysis.margins`)."""
+        """Stability margins with the exact delay (see :mod:`qcnmodel.analysis.margins`).
+
+        Returns
+        -------
+        Margins
+            Scalar gain and phase margins, crossovers, delay margin, critical delay (s) and
+            closed-loop stability (:func:`qcnmodel.analysis.margins.margins`).
+        """
         return margins(self)
 
     def nyquist_count(self):
-        """Encirclement count of -1 (see :func:`qcnmodel.analysis.margins.nyquist_count`)."""
+        """Encirclement count of -1 (see :func:`qcnmodel.analysis.margins.nyquist_count`).
+
+        Returns
+        -------
+        NyquistCount
+            Clockwise encirclements ``N``, open-loop right-half-plane poles ``P`` and
+            ``Z = N + P`` unstable closed-loop roots (``.stable`` when ``Z == 0``).
+        """
         return nyquist_count(self)
 
     # ------------------------------------------------------------- time domain
     def pade(self, order: int = 10) -> control.TransferFunction:
-        """Rational part times a Pade approximant of the delay (time domain only)."""
+        """Rational part times a Pade approximant of the delay (time domain only).
+
+        Parameters
+        ----------
+        order : int
+            Order of the Pade approximant (default 10); unused without a delay.
+
+        Returns
+        -------
+        control.TransferFunction
+            ``num/den`` times the ``[order/order]`` approximant of ``exp(-s*delay)``.
+
+        Notes
+        -----
+        The expanded approximant is ill-conditioned for high orders at small delays;
+        :meth:`step_response` scales time and realises it in all-pass sections instead.
+        """
         num_d, den_d = control.pade(self.delay, int(order)) if self.delay > 0 else ([1], [1])
         return self.rational() * control.tf(num_d, den_d)
 
@@ -205,6 +270,11 @@ class DelayedLoop:
             (:mod:`qcnmodel.config`).
         pade_order : int, optional
             Order of the Pade approximant of the delay (default ``analysis.pade_order``, 10).
+
+        Returns
+        -------
+        StepResponse
+            The time points (s), the output ``y(t)``, the loop's name and the Pade order.
 
         Notes
         -----
@@ -233,13 +303,42 @@ class DelayedLoop:
 
     # ---------------------------------------------------------------- plotting
     def plot_bode(self, ax=None, **kw):
-        """Bode plot with the exact delay (see :func:`qcnmodel.analysis.plot.plot_bode`)."""
+        """Bode plot with the exact delay (see :func:`qcnmodel.analysis.plot.plot_bode`).
+
+        Parameters
+        ----------
+        ax : pair of matplotlib Axes, optional
+            (magnitude, phase) axes; a new figure if omitted.
+        **kw
+            ``omega`` (frequencies, rad/s; default :meth:`default_omega`) and
+            ``show_margins`` (bool, default True: mark the gain and phase crossovers and
+            give the margins in the title).
+
+        Returns
+        -------
+        matplotlib.figure.Figure
+            Magnitude (dB) and the exact continuous phase (deg) against frequency (rad/s).
+        """
         from qcnmodel.analysis.plot import plot_bode
 
         return plot_bode(self, ax=ax, **kw)
 
     def plot_nyquist(self, ax=None, **kw):
-        """Nyquist plot (see :func:`qcnmodel.analysis.plot.plot_nyquist`)."""
+        """Nyquist plot (see :func:`qcnmodel.analysis.plot.plot_nyquist`).
+
+        Parameters
+        ----------
+        ax : matplotlib Axes, optional
+            A new figure if omitted.
+        **kw
+            ``radius`` (float, default 3): half-width of the view around the origin.
+
+        Returns
+        -------
+        matplotlib.figure.Figure
+            ``L`` along the indented contour and its mirror, -1, the unit circle and the
+            encirclement count (stable or not) in the title.
+        """
         from qcnmodel.analysis.plot import plot_nyquist
 
         return plot_nyquist(self, ax=ax, **kw)

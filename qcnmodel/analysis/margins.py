@@ -105,7 +105,18 @@ class Margins:
             raise ValueError("gain_margin must be >= 0")
 
     def at(self, index: int) -> Margins:
-        """Scalar :class:`Margins` for one delay of an array-valued result."""
+        """Scalar :class:`Margins` for one delay of an array-valued result.
+
+        Parameters
+        ----------
+        index : int
+            Position in the flattened arrays (negative from the end); scalar fields are kept.
+
+        Returns
+        -------
+        Margins
+            Float fields and a bool ``stable``.
+        """
         vals = {}
         for f in dataclasses.fields(self):
             v = np.asarray(getattr(self, f.name))
@@ -254,12 +265,11 @@ def margins_over_delay(loop, taus) -> Margins:
 
     Notes
     -----
-    Gain crossovers and ``PM0`` are computed once; ``PM(tau) = PM0 - w_c*tau``.
-    Phase crossovers are found for all delays at once on a shared log grid
-    (50 points/decade; intervals no delay can cross are pruned), the two
-    intervals with the largest ``|G|`` per delay are refined by vectorised
-    safeguarded Newton on the exact phase.
-    Stability follows from the delay-sweep argument principle (module doc).
+    Gain crossovers and ``PM0`` are computed once; ``PM(tau) = PM0 - w_c*tau``. Phase crossovers are
+    found for all delays at once on a shared log grid (50 points/decade; intervals no delay can
+    cross are pruned), the two intervals with the largest ``|G|`` per delay are refined by
+    vectorised safeguarded Newton on the exact phase. Stability follows from the delay-sweep
+    argument principle (module doc).
     """
     if not hasattr(loop, "num"):  # a FrequencyLoop: known by its frequency response
         require(loop, "loop", ("margins_over_delay",), "a DelayedLoop or FrequencyLoop")
@@ -407,13 +417,12 @@ def nyquist_count(loop) -> NyquistCount:
 
     Notes
     -----
-    Upper half of the contour, doubled by conjugate symmetry: quarter circle
-    ``eps*exp(j*theta)`` (theta 0..pi/2) when ``L`` has poles at the origin
-    (otherwise the segment 0..j*eps of the axis), then ``s = jw`` from ``eps``
-    up to ``W``, beyond which ``|L| < 1`` so ``arg(1+L)`` returns to 0 without
-    a turn; the large arc contributes nothing for a strictly proper ``L``.
-    Steps are refined until ``arg(1+L)`` changes by less than pi/8 per step
-    (the initial step also keeps ``w*tau`` below pi/8), so no turn is missed.
+    Upper half of the contour, doubled by conjugate symmetry: quarter circle ``eps*exp(j*theta)``
+    (theta 0..pi/2) when ``L`` has poles at the origin (otherwise the segment 0..j*eps of the axis),
+    then ``s = jw`` from ``eps`` up to ``W``, beyond which ``|L| < 1`` so ``arg(1+L)`` returns to 0
+    without a turn; the large arc contributes nothing for a strictly proper ``L``. Steps are refined
+    until ``arg(1+L)`` changes by less than pi/8 per step (the initial step also keeps ``w*tau``
+    below pi/8), so no turn is missed.
     """
     if not hasattr(loop, "num"):  # a FrequencyLoop
         return loop.nyquist_count()

@@ -378,10 +378,14 @@ class DCQCNFluidModel(RunsJudged, LoopModel):
         return np.array([q, alpha, rt, rc])
 
     def fixed_point(self) -> dict:
-        """Equilibrium (SI): q (bytes), p, alpha, rate_target, rate_current (bit/s), residual.
+        """Equilibrium in SI units (ValueError if none is on the marking ramp, ramp="strict").
 
-        ``residual`` is max |f(x*, x*)| of the compiled rhs relative to C (queue), g/tau'
-        (alpha) and R_C* C (rates): ~1e-16 for "exact", O(p*) for "taylor".
+        Returns
+        -------
+        dict
+            q (bytes), p, alpha, rate_target, rate_current (bit/s) and ``residual``: max
+            |f(x*, x*)| of the compiled rhs relative to C (queue), g/tau' (alpha) and R_C* C
+            (rates), ~1e-16 for "exact", O(p*) for "taylor".
         """
         x = self._x_star
         res = self._residual(x)
@@ -485,18 +489,34 @@ class DCQCNFluidModel(RunsJudged, LoopModel):
 
     def simulate(self, duration, dt=None, method=None, x0=None, hotspot=None,
                  record_dt=None, rtol=None, seed=0):  # fmt: skip
-        """Nonlinear trajectory (xarray Dataset: q in bytes, p, alpha, rate_target and
-        rate_current in bit/s; per-flow variables have a ``flow`` dimension when
-        ``per_flow``). ``x0`` keys: q (bytes), alpha, rate_target, rate_current (bit/s;
-        scalars or per-flow arrays); missing keys take the fixed point. ``method``:
-        "compiled", "reference" or "jitcdde" (symbolic rhs on the marking ramp, without the
-        stage memory; raises if the queue leaves the ramp) integrate the mean field;
-        "agents" follows every one of the ``n_flows`` flows with the packet rules on a fluid
-        queue (:mod:`._dcqcn_agents`: q, throughput, per-flow rate_current and cnps, bin means
-        over ``record_dt``; from an empty queue with every source at the line rate, as a
-        packet simulation starts; ``seed`` draws the marks). The default is "agents" when
-        ``trajectories="agents"``, else "compiled". Other arguments as
-        :meth:`qcnmodel.models.qcn.QCNFluidModel.simulate`.
+        """Nonlinear trajectory of the mean field, or of every flow (``method="agents"``).
+
+        Parameters
+        ----------
+        duration, dt, record_dt : float or str
+            Simulated time, step (default :meth:`default_dt`; the agents' own if None) and
+            output interval (default ``duration / config.defaults["models.record_points"]``), s.
+        method : {"compiled", "reference", "jitcdde", "agents"}, optional
+            The mean field by compiled RK4, adaptive SciPy DOP853 or jitcdde (symbolic rhs on
+            the marking ramp, without the stage memory; raises if the queue leaves the ramp);
+            or every one of the ``n_flows`` flows with the packet rules on a fluid queue
+            (:mod:`._dcqcn_agents`; no ``x0`` or ``hotspot``: from an empty queue with every
+            source at the line rate, as a packet simulation starts; ``seed`` >= 0 draws the
+            marks). Default "agents" when ``trajectories="agents"``, else "compiled".
+        x0 : dict, optional
+            q (bytes), alpha, rate_target, rate_current (bit/s; scalars or per-flow arrays);
+            missing keys take the fixed point.
+        hotspot : tuple, optional
+            ``(t_on, t_off, capacity_bps)``: the capacity in ``[t_on, t_off)``.
+        rtol : float, optional
+            Tolerance of "reference"/"jitcdde" (default ``models.reference_rtol``, 1e-8).
+
+        Returns
+        -------
+        xarray.Dataset
+            q in bytes, p, alpha, rate_target and rate_current in bit/s over ``time`` (s);
+            per-flow variables have a ``flow`` dimension when ``per_flow``. With "agents": q,
+            throughput, per-flow rate_current (bin means over ``record_dt``) and cnps.
         """
         if method is None:
             method = "agents" if self.trajectories == "agents" else "compiled"

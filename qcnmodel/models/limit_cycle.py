@@ -91,7 +91,21 @@ class LimitCycle:
 
     def plot(self, ax=None):
         """The loop gain at the -180 deg crossing against the amplitude (the cycle where it
-        is one) and the crossing's period (:func:`qcnmodel.analysis.limit_cycle_plot`)."""
+        is one) and the crossing's period (:func:`qcnmodel.analysis.limit_cycle_plot`).
+
+        For ``method="trajectory"`` the plot is instead the model's queue over time with the
+        equilibrium queue and the measured cycle in the title.
+
+        Parameters
+        ----------
+        ax : sequence of matplotlib Axes, optional
+            Two axes (gain, period) for the harmonic balance; for a trajectory one Axes (or a
+            sequence whose first is used). A new figure if omitted.
+
+        Returns
+        -------
+        matplotlib.figure.Figure
+        """
         from qcnmodel.analysis.limit_cycle_plot import plot_harmonic_balance
 
         return plot_harmonic_balance(self, ax=ax)

@@ -131,16 +131,66 @@ enqueue_offset, stage_memory
         return self.engine.extra_delay
 
     def fixed_point(self) -> dict:
-        """Equilibrium in SI units (the engine's :meth:`fixed_point`)."""
+        """Equilibrium in SI units (the engine's :meth:`fixed_point`).
+
+        Returns
+        -------
+        dict
+            At both fidelities ``q`` (bytes), ``rate_current``, ``rate_target`` (per-flow,
+            bit/s) and ``fb`` (bytes); the packet fidelity adds ``cnm_probability``, ``cut``,
+            ``cnm_rate``, ``birth_rate_current`` and ``birth_target``
+            (:meth:`~.qcn_packet.QCNPacketModel.fixed_point`), the paper's ``u``, ``ps`` and
+            ``residual`` (:meth:`~.qcn_averaged.QCNAveragedModel.fixed_point`).
+        """
         return self.engine.fixed_point()
 
     def loop(self):
-        """Linearised open loop with the exact delay (the engine's :meth:`loop`)."""
+        """Linearised open loop with the exact delay (the engine's :meth:`loop`).
+
+        Returns
+        -------
+        FrequencyLoop or DelayedLoop
+            ``L(s) = G(s) exp(-s rtt)``: a :class:`~qcnmodel.analysis.freqloop.FrequencyLoop`
+            at the packet fidelity (``G`` known by its values), a
+            :class:`~qcnmodel.analysis.loop.DelayedLoop` (rational ``G``, the delay
+            ``loop_delay``) at the paper's. Both give ``margins()``.
+        """
         return self.engine.loop()
 
     def simulate(self, duration, **kw):
-        """Nonlinear trajectory (the engine's :meth:`simulate`; its keywords differ:
-        ``start``/``offered`` at packet fidelity, ``method``/``rtol`` for the paper's)."""
+        """Nonlinear trajectory (the engine's :meth:`simulate`; its keywords differ).
+
+        Parameters
+        ----------
+        duration : float or str
+            Simulated time, s (unit strings accepted).
+        **kw
+            Passed on to the engine. Both fidelities: ``dt``, ``record_dt`` (s or unit
+            strings), ``x0`` (initial state: ``q`` in bytes; the paper's also
+            ``rate_current``, ``rate_target`` in bit/s), ``hotspot`` (``(t_on, t_off,
+            capacity_bps)``) and ``method``. Packet fidelity
+            (:meth:`~.qcn_packet.QCNPacketModel.simulate`): ``method`` in {"agents",
+            "cohorts", "compiled"} (default ``"agents"`` up to
+            ``config.defaults["models.max_agents"]`` flows, else ``"cohorts"``), ``start``
+            ({"equilibrium", "idle"}), ``offered`` (per-flow rate, bit/s), ``seed``,
+            ``source_buffer`` (bytes) and ``frame_noise``. Paper fidelity
+            (:meth:`~.qcn_averaged.QCNAveragedModel.simulate`): ``method`` in {"compiled",
+            "reference", "jitcdde"} (default ``"compiled"``) and ``rtol``.
+
+        Returns
+        -------
+        xarray.Dataset
+            Over ``time`` (s): ``q`` (bytes), ``rate_current`` and ``rate_target`` (bit/s),
+            and at the packet fidelity also ``rate_sent`` and what the reaction points
+            received (``fb``, ``cnm_probability``, ``cut``, ...; the engine's docstring).
+
+        Raises
+        ------
+        ValueError
+            For a keyword value the engine refuses (unknown method, out-of-range time ...).
+        TypeError
+            For a keyword the engine does not take (e.g. ``start`` at the paper fidelity).
+        """
         return self.engine.simulate(duration, **kw)
 
     def __getattr__(self, name: str):

@@ -105,7 +105,23 @@ def range_text(lo, hi, lo_open, hi_open, unit) -> str:
 
 
 def check_field_names(names: Iterable, valid: Iterable, where: str = "QCNParams") -> None:
-    """Raise ValueError for the first name not in ``valid``, suggesting the closest one."""
+    """Raise ValueError for the first name not in ``valid``, suggesting the closest one.
+
+    Parameters
+    ----------
+    names : iterable of str
+        The names to check (e.g. the keys of a dict of changes).
+    valid : iterable of str
+        The allowed names.
+    where : str
+        What the names belong to, for the message (default ``"QCNParams"``).
+
+    Raises
+    ------
+    ValueError
+        ``"WHERE: unknown field 'NAME'"``, with the closest valid name when one is close
+        and the list of allowed names.
+    """
     valid = set(valid)
     for name in names:
         if name not in valid:
@@ -189,7 +205,24 @@ class Replaceable:
     _ALIASES: dict = {}
 
     def replace(self, **changes):
-        """Copy with fields changed (unit strings accepted; unknown names rejected)."""
+        """Copy with fields changed (unit strings accepted; unknown names rejected).
+
+        Parameters
+        ----------
+        **changes
+            Field names (or the class's old names, ``_ALIASES``) and their new values, in SI
+            units or as unit strings.
+
+        Returns
+        -------
+        object
+            A new, validated instance of the same class; ``self`` is unchanged (frozen).
+
+        Raises
+        ------
+        ValueError
+            For an unknown field name (with the closest valid one) or an out-of-range value.
+        """
         changes = {self._ALIASES.get(k, k): v for k, v in changes.items()}
         valid = {f.name for f in dataclasses.fields(self)}
         check_field_names(changes, valid | set(self._ALIASES), type(self).__name__)

@@ -164,7 +164,26 @@ class DCQCNParams(Replaceable):
 
     @classmethod
     def from_fluid(cls, fp, **kw):
-        """A copy of the DCQCN parameters ``fp`` as this class, with fields changed by ``kw``."""
+        """A copy of the DCQCN parameters ``fp`` as this class, with fields changed by ``kw``.
+
+        Parameters
+        ----------
+        fp : DCQCNParams
+            The parameters to copy (every field of this class is read from it).
+        **kw
+            Fields to change, by their current names, not the aliases (unit strings accepted).
+
+        Returns
+        -------
+        DCQCNParams
+            A validated instance of ``cls``.
+
+        Raises
+        ------
+        ValueError
+            For an unknown field name, an alias (the field is then given twice) or an
+            out-of-range value.
+        """
         return cls(**{**{name: getattr(fp, name) for name in cls.__dataclass_fields__}, **kw})
 
 
@@ -178,6 +197,8 @@ class DCQCNSimParams(DCQCNParams):
     """The DCQCN parameters of the packet simulator: those of :class:`DCQCNParams` plus two
     rules the fluid model does not have.
 
+    Parameters
+    ----------
     mark_at : {"dequeue", "enqueue"}
         Where a switch draws the RED/ECN mark: against the queue a frame finds at arrival
         ("enqueue"), or when it starts to leave ("dequeue", DCQCN's egress marking, Zhu et
@@ -201,6 +222,26 @@ class DCQCNSimParams(DCQCNParams):
     @classmethod
     def from_fluid(cls, fp, **kw):
         """A copy of the DCQCN parameters ``fp`` as this class (the simulator's rules at
-        their defaults unless ``fp`` has them), with fields changed by ``kw``."""
+        their defaults unless ``fp`` has them), with fields changed by ``kw``.
+
+        Parameters
+        ----------
+        fp : DCQCNParams or DCQCNSimParams
+            The parameters to copy (the fields it has).
+        **kw
+            Fields to change by their current names, not the aliases, ``mark_at`` and
+            ``cnp_mode`` included (unit strings accepted).
+
+        Returns
+        -------
+        DCQCNSimParams
+            A validated instance of ``cls``.
+
+        Raises
+        ------
+        ValueError
+            For an unknown field name, an alias (the field is then given twice), an unknown
+            rule or an out-of-range value.
+        """
         names = [n for n in cls.__dataclass_fields__ if hasattr(fp, n)]
         return cls(**{**{n: getattr(fp, n) for n in names}, **kw})

@@ -158,6 +158,7 @@ class ECMParams(Replaceable):
 
     @property
     def q_sc_eff(self) -> float:
+        """The ECM(0,0) threshold Qsc in bytes: ``q_sc``, or ``q_max`` when not given."""
         return self.q_max if self.q_sc is None else self.q_sc
 
     @property
@@ -167,8 +168,28 @@ class ECMParams(Replaceable):
 
     @classmethod
     def preset(cls, name: str, **kw):
-        """``"seed004"`` (defaults) or ``"seed000"`` (8-bit, Qeq = M/4 = 375 kB, Qmax = M =
-        1.5 MB, drift 4 Mb/s per 20 ms, P 1 %)."""
+        """A named ECM parameter set of the seed decks.
+
+        Parameters
+        ----------
+        name : {"seed004", "seed000"}
+            ``"seed004"`` (the defaults) or ``"seed000"`` (8-bit, Qeq = M/4 = 375 kB, Qmax = M
+            = 1.5 MB, drift 4 Mb/s per 20 ms, P 1 %); spelled exactly.
+        **kw
+            Fields to change on top of the set (unit strings accepted).
+
+        Returns
+        -------
+        ECMParams
+            A validated instance of ``cls`` (so ``ECMQParams.preset`` gives ECM-Q parameters).
+
+        Raises
+        ------
+        ValueError
+            For an unknown preset name (listing both) or an out-of-range value.
+        TypeError
+            For an unknown field name in ``kw`` (the dataclass constructor's error).
+        """
         sets = {
             "seed004": {},
             "seed000": dict(fb_bits=8, qeq=375000.0, q_max=1.5e6, psample=0.01,

@@ -197,24 +197,70 @@ class QCNParams:
         return 2**self.fb_bits - 1
 
     def sample_table(self) -> np.ndarray:
-        """The 8 intervals of the sampling table in bytes, scaled by sample_base / 150000."""
+        """The sampling table of the congestion point.
+
+        Returns
+        -------
+        numpy.ndarray
+            The 8 intervals between samples in bytes, indexed by ``qFb >> 3``: the 802.1Qau
+            table (:data:`BASE_SAMPLE_TABLE`) scaled by ``sample_base / 150000``.
+        """
         return np.array(BASE_SAMPLE_TABLE) * (self.sample_base / BASE_SAMPLE_TABLE[0])
 
     # ------------------------------------------------------------------ construction helpers
     def replace(self, **changes: Any) -> QCNParams:
         """Return a copy with some fields changed (unit strings accepted).
 
+        Parameters
+        ----------
+        **changes
+            Field names and their new values; numbers in SI units or unit strings
+            (``qeq="33KB"``, ``timer="25ms"``, ``line_rate="1Gbps"``).
+
+        Returns
+        -------
+        QCNParams
+            A new, validated parameter set; ``self`` is unchanged (frozen).
+
         Raises
         ------
         ValueError
             For an unknown field name (with a suggestion) or an out-of-range value.
+
+        Examples
+        --------
+        >>> QCNParams().replace(qeq="33KB", timer="25ms").qeq
+        33000.0
         """
         check_field_names(changes, {f.name for f in fields(self)})
         return dataclasses.replace(self, **changes)
 
     @classmethod
     def preset(cls, name: str) -> QCNParams:
-        """Return the named parameter set (see :data:`PRESETS`)."""
+        """Return the named parameter set (see :data:`PRESETS`).
+
+        Parameters
+        ----------
+        name : str
+            A key of :data:`PRESETS` (``802.1qau``, ``stanford-baseline``, ``netfpga-1g``,
+            ``ibm-zurich``, ``teak-003``, ``teak-2007``, ``teak-2007-hai``); case and
+            surrounding blanks are ignored.
+
+        Returns
+        -------
+        QCNParams
+            The preset's (frozen) parameter set.
+
+        Raises
+        ------
+        ValueError
+            If ``name`` is not a string or not a preset name (the message lists them).
+
+        Examples
+        --------
+        >>> QCNParams.preset("netfpga-1g").line_rate
+        1000000000.0
+        """
         if not isinstance(name, str):
             raise ValueError(f"preset: expected a preset name (a string), got {name!r} "
                              f"(allowed: {', '.join(PRESETS)})")  # fmt: skip
@@ -224,11 +270,29 @@ class QCNParams:
         return PRESETS[key]
 
     def to_dict(self) -> dict[str, Any]:
-        """Plain dict of the fields (SI numbers, strings, booleans)."""
+        """The fields as a plain dict.
+
+        Returns
+        -------
+        dict
+            Field name -> value, in declaration order: SI numbers, strings and booleans
+            (:meth:`from_dict` takes it back).
+        """
         return {f.name: getattr(self, f.name) for f in fields(self)}
 
     def to_toml(self, path: str | Path | None = None) -> str:
-        """Serialise to TOML (a ``[qcn]`` table, SI units); write it to ``path`` if given."""
+        """Serialise to TOML: a comment line and a ``[qcn]`` table of every field (SI units).
+
+        Parameters
+        ----------
+        path : str or Path, optional
+            If given, the text is also written to this file (replacing it).
+
+        Returns
+        -------
+        str
+            The TOML text, which :func:`load_params` reads back.
+        """
         import tomli_w
 
         text = "# qcnmodel QCN parameters, SI units (bytes, bit/s, s)\n" + tomli_w.dumps(
@@ -240,7 +304,26 @@ class QCNParams:
 
     @classmethod
     def from_dict(cls, data: dict[str, Any], base: QCNParams | None = None) -> QCNParams:
-        """Build from a dict of field values on top of ``base`` (default: 802.1Qau)."""
+        """Build from a dict of field values on top of ``base``.
+
+        Parameters
+        ----------
+        data : dict
+            Field name -> value (SI numbers or unit strings), e.g. from :meth:`to_dict`.
+        base : QCNParams, optional
+            The parameter set the values change (default: ``cls()``, the 802.1Qau defaults).
+
+        Returns
+        -------
+        QCNParams
+            ``base.replace(**data)``.
+
+        Raises
+        ------
+        ValueError
+            If ``data`` is not a dict with string keys, for an unknown field name or an
+            out-of-range value.
+        """
         if not isinstance(data, dict) or not all(isinstance(k, str) for k in data):
             raise ValueError(f"QCNParams: expected a dict of field names to values, got {data!r}")
         base = base or cls()
@@ -248,9 +331,24 @@ class QCNParams:
 
 
 def ineffective_fields(p: QCNParams) -> frozenset[str]:
-    """The fields without effect in ``p``'s mode (IEEE 802.1Qau-2010 clauses 32.8-32.9: the
-    fixed sampling probability and the sampling table are alternatives; the hyperactive
-    increase step applies only in HAI; the drift terms only with a drift period)."""
+    """The fields without effect in ``p``'s mode.
+
+    IEEE 802.1Qau-2010 clauses 32.8-32.9: the fixed sampling probability and the sampling table
+    are alternatives; the hyperactive increase step applies only in HAI; the drift terms only
+    with a drift period.
+
+    Parameters
+    ----------
+    p : QCNParams
+        The parameter set.
+
+    Returns
+    -------
+    frozenset of str
+        ``sample_base`` (with ``sampling="fixed"``) or ``ps_fixed`` (with the table);
+        ``r_hai`` when ``hai`` is off; ``drift_inc`` and ``drift_factor`` when
+        ``drift_period`` is 0.
+    """
     off = {"sample_base"} if p.sampling == "fixed" else {"ps_fixed"}
     if not p.hai:
         off.add("r_hai")
@@ -313,11 +411,19 @@ def load_params(path: str | Path, extra_tables: tuple[str, ...] = ("ranges",)) -
         Names of other tables the caller handles itself (ignored here); default
         ``("ranges",)``, ``()`` to refuse every table but ``[qcn]``.
 
+    Returns
+    -------
+    QCNParams
+        The base preset with the file's values applied (validated, SI units).
+
     Raises
     ------
     ValueError
-        For a syntax error, an unknown key or an out-of-range value; the message names the
-        file, the field and its line.
+        For a path that is not a str or Path, a file that cannot be read, is larger than
+        :data:`MAX_PARAMS_FILE_BYTES` or is not UTF-8, a syntax error, an unknown preset,
+        key or table, a field given both at the top level and in ``[qcn]``, or an
+        out-of-range value; the message names the file, and the field and its line when
+        there is one.
     """
     if not isinstance(path, (str, Path)):
         raise ValueError(f"params: expected a path to a TOML file, got {path!r}")

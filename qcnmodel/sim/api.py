@@ -2,26 +2,16 @@
 
 Choices documented here:
 
-* The RP line rate C (``QCNParams.line_rate``) is set to the sources' adapter link rate
-  (the fastest host link) when they differ, so that ``netfpga-1g`` at 1 Gb/s and a 10 Gb/s
-  preset stay consistent; likewise ``frame_size`` follows the network's frame size. The
-  values used are in ``SimResult.params``.
-* ``protocol="none"`` switches congestion control off: no CP sampling, no CNMs, no RLs
-  (the baseline every deck compares with). The other protocols are those of
-  :mod:`qcnmodel.sim.protocols`; ``overrides`` are routed by
-  :func:`qcnmodel.sim.protocols.registry.split_overrides` (scenario, QCNParams, protocol
-  parameters), and the protocol's parameter objects are in the dataset's
-  ``protocol_params`` attribute.
-* The measurement window (per-flow throughput, fairness, mean/peak hot queue, utilisation)
-  is the scenario's ``measure`` if set, else the first hotspot's interval clipped to the
-  run, else the whole run.
-* Counters are always on; traces are binned (``bin_width``, default
-  ``config.defaults["sim.bin_width"]``, 1 ms). Per-flow traces (throughput, CR, TR, stages)
-  cover every flow when there are at most ``max_traced_flows``
-  (``config.defaults["sim.max_traced_flows"]``, 64), else the fairness and hotspot flows.
-* The run itself is :func:`qcnmodel.sim.engines.run` on the compiled kernel or the oracle
-  (the default ``engine="auto"``: the oracle only for a short run while the kernel is not
-  compiled yet; the results are the same bit for bit).
+* The RP line rate C (``QCNParams.line_rate``) is set to the sources' adapter link rate (the
+  fastest host link) when they differ, so that ``netfpga-1g`` at 1 Gb/s and a 10 Gb/s preset
+  stay consistent; ``frame_size`` follows the network's too (used values: ``SimResult.params``).
+* ``protocol="none"`` switches congestion control off: no CP sampling, CNMs or RLs (the baseline
+  every deck compares with). :func:`qcnmodel.sim.protocols.registry.split_overrides` routes
+  ``overrides``; the protocol's parameter objects are in the dataset's ``protocol_params``.
+* The measurement window (per-flow throughput, fairness, mean/peak hot queue, utilisation) is
+  the scenario's ``measure``, else the first hotspot's interval (clipped to the run), else the run.
+* Counters are always on; trace bins, traced flows and the engine of
+  :func:`qcnmodel.sim.engines.run` (the same results bit for bit): :func:`simulate`.
 """
 
 from __future__ import annotations
@@ -54,8 +44,8 @@ def list_scenarios() -> dict[str, str]:
 
 @dataclass(frozen=True)
 class SimResult:
-    """Result of :func:`simulate`: traces (``dataset``; None for a run with ``trace=False``),
-    ``counters`` and ``summary()``. Frozen (its fields cannot be reassigned)."""
+    """Result of :func:`simulate`: traces (``dataset``; None with ``trace=False``, then ``plot`` and
+    ``to_*`` raise ValueError), ``counters`` and ``summary()``; frozen (fields are read-only)."""
 
     dataset: object
     counters: dict
@@ -69,7 +59,12 @@ class SimResult:
     metrics: dict = field(default_factory=dict)
 
     def summary(self) -> dict:
-        """The JSON summary of ``qcnmodel simulate --json``."""
+        """The JSON summary of ``qcnmodel simulate --json``: counters, metrics, throughput.
+
+        Returns
+        -------
+        dict
+        """
         c = self.counters
         out = {
             "scenario": self.scenario,
@@ -99,7 +94,12 @@ class SimResult:
         return self.dataset
 
     def to_netcdf(self, path) -> None:
-        """Write the dataset (with the summary as a JSON attribute) to netCDF, atomically."""
+        """Write the dataset (with the summary as a JSON attribute) to netCDF, atomically.
+
+        Parameters
+        ----------
+        path : str or Path
+        """
         from qcnmodel._io import atomic_path
 
         ds = self._traces("to_netcdf").copy()
@@ -108,7 +108,12 @@ class SimResult:
             ds.to_netcdf(tmp)
 
     def to_csv(self, path) -> None:
-        """Write the time series as one wide CSV table, atomically."""
+        """Write the time series as one wide CSV table (a column per variable), atomically.
+
+        Parameters
+        ----------
+        path : str or Path
+        """
         from qcnmodel._io import atomic_path
 
         ds = self._traces("to_csv")
@@ -116,7 +121,17 @@ class SimResult:
             to_csv(ds, tmp)
 
     def plot(self, **kw):
-        """Plot hot queue, hot-port throughput and RL rates (see :mod:`.plots`)."""
+        """Plot hot queue, hot-port throughput and RL rates (see :mod:`.plots`).
+
+        Parameters
+        ----------
+        **kw
+            ``flows`` (CRs of the first N flows, default 8), ``axes`` (three Axes; default new).
+
+        Returns
+        -------
+        matplotlib.figure.Figure
+        """
         from qcnmodel.sim.plots import plot_result
 
         self._traces("plot")
@@ -169,8 +184,8 @@ def simulate(
         ``config.defaults["sim.default_duration"]``, 1 s).
     seed : int
     overrides : dict, optional
-        Scenario parameters, fields of the protocol's parameter classes and/or QCNParams
-        fields (unit strings accepted), routed in that order.
+        Scenario, QCNParams and/or protocol-class fields (unit strings accepted); a shared name goes
+        to the scenario, then to QCNParams (for ECM and DCQCN to the protocol's class first).
     bin_width : float or str, optional
         Trace bin width in [1 ns, duration] (default ``config.defaults["sim.bin_width"]``,
         1 ms, or a tenth of a shorter run, at least 1 ns).
@@ -179,25 +194,28 @@ def simulate(
     progress : bool
         Show a progress bar on stderr (tqdm).
     engine : {"auto", "kernel", "oracle"}
-        The compiled kernel or the pure-Python oracle (slow; for tests and comparisons);
-        ``"auto"`` (default) is the kernel, or the oracle (identical results) for a short run
-        while the kernel is not compiled yet, saying so on stderr
-        (:func:`qcnmodel.sim.engines.choose_engine`).
+        The compiled kernel or the pure-Python oracle (slow; for tests and comparisons); ``"auto"``
+        (default) is the kernel, or the oracle (identical results) for a short run while the kernel
+        is not compiled yet, saying so on stderr (:func:`qcnmodel.sim.engines.choose_engine`).
     window_s, decimation : optional
         Keep only bins ending in [t0, t1] (at least one); merge every ``decimation`` bins
         (a whole number from 1 to the number of bins kept).
     max_traced_flows : int, optional
-        Per-flow traces of every flow up to this many flows (default
-        ``config.defaults["sim.max_traced_flows"]``, 64), else of the fairness and hotspot
-        flows.
+        Per-flow traces (throughput, CR, TR, stages) of every flow up to this many flows (default
+        ``config.defaults["sim.max_traced_flows"]``, 64), else of the fairness and hotspot flows.
+
+    Returns
+    -------
+    SimResult
+        Traces, counters, metrics, the ``params`` used, per-flow throughput (bit/s), summary().
 
     Raises
     ------
     ValueError
         Unknown scenario/parameter/protocol, an argument of the wrong type or an out-of-range
-        value (names the field), before the run. Every time field of the run's parameter
-        objects must be 0 or in [1 ns, 1e9 s]: the simulator's clock counts int64
-        nanoseconds (a shorter period would round to 0 and fire without end).
+        value (names the field), before the run. Every time field of the run's parameter objects
+        must be 0 or in [1 ns, 1e9 s]: the simulator's clock counts int64 nanoseconds (a shorter
+        period would round to 0 and fire without end).
     """
     for name, flag in (("trace", trace), ("progress", progress)):
         if not isinstance(flag, (bool, np.bool_)):
@@ -321,9 +339,8 @@ def _resolve_network(scenario, protocol: str, overrides: dict | None):
 
 
 def _resolve_params(params, sc, q_over: dict, net, spec: NetworkSpec) -> QCNParams:
-    """QCNParams from a preset name or object (default: the scenario's preset), with the
-    ``--set`` QCN settings, and the line rate and frame size of the network (module
-    docstring)."""
+    """QCNParams from a preset name or object (default: the scenario's preset), with the ``--set``
+    QCN settings, and the line rate and frame size of the network (module docstring)."""
     explicit = params is not None  # a preset name or an object: given as such
     if params is None:
         params = QCNParams.preset(sc.preset) if sc else QCNParams()
