@@ -181,3 +181,15 @@ def test_bad_boolean_or_choice_grid_values_exit_2(spec, needle, capsys, tmp_path
     argv = ["sweep", "--model", "qcn", "--grid", spec, "--out", str(tmp_path / "x.nc")]
     assert main(argv) == 2
     assert needle in capsys.readouterr().err
+
+
+def test_protocol_fields_take_units_in_a_grid():
+    # DCQCN's and the protocols' own fields were read as plain numbers: '1KB' was refused
+    from qcnmodel.studies.points import value_parser
+
+    assert [value_parser("kmin")(v, "kmin") for v in ("1KB", "2000")] == [1000.0, 2000.0]
+    assert value_parser("cnp_interval")("50us", "cnp_interval") == pytest.approx(50e-6)
+    assert value_parser("nc_interval")("100us", "nc_interval") == pytest.approx(100e-6)
+    assert value_parser("proto.qeq")("100KB", "proto.qeq") == 100e3
+    with pytest.raises(ValueError, match="nc_interval: cannot parse 'fast' as a number"):
+        value_parser("nc_interval")("fast", "nc_interval")

@@ -64,8 +64,12 @@ def value_parser(name: str, scenario: str | None = None):
                 return lambda v, f: v
     if name in _MODEL_FIELDS:
         return kinds[_MODEL_FIELDS[name]]
-    if name in _NUMERIC:
-        return _NUMERIC[name][0]
+    from qcnmodel.params.dcqcn import _NUMERIC as _DCQCN
+
+    field = name.split(".", 1)[1] if name.startswith(("proto.", "model.")) else name
+    for table in (_NUMERIC, _DCQCN):
+        if field in table:
+            return table[field][0]
     if name in _BOOL:
         return parse_bool
     if name in _CHOICES:
@@ -77,7 +81,23 @@ def value_parser(name: str, scenario: str | None = None):
             return value
 
         return choice
-    return parse_number
+    return _any_unit
+
+
+def _any_unit(value, field):
+    """A number, or a time, rate or size with its unit (a protocol's own field, whose kind
+    its parameter class checks when the point is made)."""
+    from qcnmodel.units import parse_number, parse_rate, parse_size, parse_time
+
+    try:
+        return parse_number(value, field)
+    except ValueError as first:
+        for parse in (parse_time, parse_rate, parse_size):
+            try:
+                return parse(value, field)
+            except ValueError:
+                continue
+        raise first from None
 
 
 def _num(v):
