@@ -1,6 +1,7 @@
 """QCNParams: presets, validation, replace() and TOML round trips."""
 
 import dataclasses
+import re
 
 import numpy as np
 import pytest
@@ -152,3 +153,19 @@ def test_an_unreadable_value_also_gives_the_allowed_range(changes, expected):
         QCNParams(**changes)
     assert expected in str(err.value)
     assert f"must be in {range_text(lo, hi, lo_open, hi_open, unit)}" in str(err.value)
+
+
+def test_rates_sizes_and_times_have_finite_upper_bounds():
+    # a line rate of 1e300 bit/s was accepted and overflowed in the models' arithmetic
+    # ("(34, 'Numerical result out of range')", an OverflowError naming nothing)
+    import qcnmodel as qm
+
+    for cls, field, value, needle in (
+        (qm.QCNParams, "line_rate", 1e300, "(0, 1e+13] bit/s"),
+        (qm.QCNParams, "qeq", "2000GB", "(0, 1e+12] B"),
+        (qm.QCNParams, "timer", 1e5, "(0, 10000] s"),
+        (qm.DCQCNParams, "kmax", 1e300, "(0, 1e+12] B"),
+    ):
+        with pytest.raises(ValueError, match=rf"^{field}: .*{re.escape(needle)}"):
+            cls(**{field: value})
+    assert qm.QCNParams(line_rate="10Tbps").line_rate == 1e13  # the largest

@@ -23,6 +23,9 @@ import numpy as np
 from qcnmodel._errors import unknown_name
 
 __all__ = [
+    "MAX_RATE",
+    "MAX_SIZE",
+    "MAX_TIME",
     "Replaceable",
     "changed_fields",
     "check_choice",
@@ -33,6 +36,11 @@ __all__ = [
     "time_fields",
     "validate",
 ]
+
+#: the largest rate (bit/s: 10 Tb/s, the command line's ``cli.max_rate``), size (B: 1 TB)
+#: and time (s: the command line's ``cli.max_time``) a parameter takes: beyond, the models'
+#: arithmetic overflows (a line rate of 1e300 bit/s gave "Numerical result out of range")
+MAX_RATE, MAX_SIZE, MAX_TIME = 1e13, 1e12, 1e4
 
 #: class -> names of its fields parsed as times (seconds), recorded by :func:`validate`
 _TIME_FIELDS: dict[type, set[str]] = {}

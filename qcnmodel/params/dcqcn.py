@@ -19,7 +19,14 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from qcnmodel.params._validate import Replaceable, check_field_names, validate
+from qcnmodel.params._validate import (
+    MAX_RATE,
+    MAX_SIZE,
+    MAX_TIME,
+    Replaceable,
+    check_field_names,
+    validate,
+)
 from qcnmodel.units import parse_number, parse_rate, parse_size, parse_time
 
 __all__ = ["DCQCNParams", "DCQCNSimParams"]
@@ -27,20 +34,20 @@ __all__ = ["DCQCNParams", "DCQCNSimParams"]
 _INF = np.inf
 
 _NUMERIC = {
-    "line_rate": (parse_rate, 0.0, _INF, True, True, "bit/s", "line rate C"),
+    "line_rate": (parse_rate, 0.0, MAX_RATE, True, False, "bit/s", "line rate C"),
     "packet_size": (parse_size, 64, 9216, False, False, "B", "packet size"),
-    "kmin": (parse_size, 0.0, _INF, False, True, "B", "Kmin"),
-    "kmax": (parse_size, 0.0, _INF, True, True, "B", "Kmax"),
+    "kmin": (parse_size, 0.0, MAX_SIZE, False, False, "B", "Kmin"),
+    "kmax": (parse_size, 0.0, MAX_SIZE, True, False, "B", "Kmax"),
     "pmax": (parse_number, 0.0, 1.0, True, False, "", "pmax"),
-    "cnp_interval": (parse_time, 0.0, _INF, False, True, "s", "CNP interval tau"),
+    "cnp_interval": (parse_time, 0.0, MAX_TIME, False, False, "s", "CNP interval tau"),
     "g": (parse_number, 0.0, 1.0, True, False, "", "alpha gain g"),
-    "alpha_timer": (parse_time, 0.0, _INF, True, True, "s", "alpha timer tau'"),
-    "rate_timer": (parse_time, 0.0, _INF, True, True, "s", "rate timer T"),
-    "byte_counter": (parse_size, 0.0, _INF, True, True, "B", "byte counter B"),
+    "alpha_timer": (parse_time, 0.0, MAX_TIME, True, False, "s", "alpha timer tau'"),
+    "rate_timer": (parse_time, 0.0, MAX_TIME, True, False, "s", "rate timer T"),
+    "byte_counter": (parse_size, 0.0, MAX_SIZE, True, False, "B", "byte counter B"),
     "fr_th": (parse_number, 1, 1000, False, False, "", "fast recovery F"),
-    "r_ai": (parse_rate, 0.0, _INF, False, True, "bit/s", "R_AI"),
-    "r_hai": (parse_rate, 0.0, _INF, False, True, "bit/s", "R_HAI"),
-    "min_rate": (parse_rate, 0.0, _INF, True, True, "bit/s", "minimum rate"),
+    "r_ai": (parse_rate, 0.0, MAX_RATE, False, False, "bit/s", "R_AI"),
+    "r_hai": (parse_rate, 0.0, MAX_RATE, False, False, "bit/s", "R_HAI"),
+    "min_rate": (parse_rate, 0.0, MAX_RATE, True, False, "bit/s", "minimum rate"),
     "alpha_init": (parse_number, 0.0, 1.0, False, False, "", "initial alpha"),
     "jitter": (parse_number, 0.0, 1.0, False, True, "", "timer/counter jitter"),
 }

@@ -24,7 +24,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from qcnmodel._errors import unknown_name
-from qcnmodel.params._validate import Replaceable, validate
+from qcnmodel.params._validate import MAX_RATE, MAX_SIZE, MAX_TIME, Replaceable, validate
 from qcnmodel.params.dcqcn import DCQCNSimParams
 from qcnmodel.units import parse_number, parse_rate, parse_size, parse_time
 
@@ -44,22 +44,22 @@ _INF = np.inf
 
 # ============================================================================ ECM
 _ECM_NUM = {
-    "line_rate": (parse_rate, 0.0, _INF, True, True, "bit/s", "line rate C"),
+    "line_rate": (parse_rate, 0.0, MAX_RATE, True, False, "bit/s", "line rate C"),
     "frame_size": (parse_size, 64, 9216, False, False, "B", "data frame size"),
     "w": (parse_number, 0.0, 1024.0, False, False, "", "feedback weight w"),
-    "qeq": (parse_size, 0.0, _INF, True, True, "B", "queue set point Qeq"),
+    "qeq": (parse_size, 0.0, MAX_SIZE, True, False, "B", "queue set point Qeq"),
     "psample": (parse_number, 0.0, 1.0, True, False, "", "sampling probability"),
     "jitter": (parse_number, 0.0, 1.0, False, True, "", "sampling jitter half width"),
     "fb_bits": (parse_number, 0, 16, False, False, "bits", "Fb width (0 = raw bytes)"),
     "gd": (parse_number, 0.0, _INF, True, True, "", "decrease gain Gd"),
     "gi": (parse_number, 0.0, _INF, False, True, "", "increase gain Gi"),
-    "r_unit": (parse_rate, 0.0, _INF, True, True, "bit/s", "rate unit Ru"),
-    "r_min": (parse_rate, 0.0, _INF, True, True, "bit/s", "minimum rate Rmin"),
-    "q_max": (parse_size, 0.0, _INF, True, True, "B", "ECM_MAX threshold Qmax"),
-    "q_sc": (parse_size, 0.0, _INF, True, True, "B", "ECM(0,0) threshold Qsc"),
-    "drift_inc": (parse_rate, 0.0, _INF, False, True, "bit/s", "additive drift"),
+    "r_unit": (parse_rate, 0.0, MAX_RATE, True, False, "bit/s", "rate unit Ru"),
+    "r_min": (parse_rate, 0.0, MAX_RATE, True, False, "bit/s", "minimum rate Rmin"),
+    "q_max": (parse_size, 0.0, MAX_SIZE, True, False, "B", "ECM_MAX threshold Qmax"),
+    "q_sc": (parse_size, 0.0, MAX_SIZE, True, False, "B", "ECM(0,0) threshold Qsc"),
+    "drift_inc": (parse_rate, 0.0, MAX_RATE, False, False, "bit/s", "additive drift"),
     "drift_factor": (parse_number, 1.0, 2.0, False, False, "", "multiplicative drift"),
-    "drift_period": (parse_time, 0.0, _INF, False, True, "s", "drift period (0 = off)"),
+    "drift_period": (parse_time, 0.0, MAX_TIME, False, False, "s", "drift period (0 = off)"),
 }
 _ECM_CHOICES = {
     "pos_fb": ("tagged", "all", "tagged_below_qeq"),
@@ -203,8 +203,8 @@ class ECMParams(Replaceable):
 _ECMQ_NUM = {
     "qoff_bits": (parse_number, 2, 16, False, False, "bits", "Qoff code width"),
     "qdelta_bits": (parse_number, 2, 16, False, False, "bits", "Qdelta code width"),
-    "qoff_range": (parse_size, 0.0, _INF, True, True, "B", "Qoff full scale"),
-    "qdelta_range": (parse_size, 0.0, _INF, True, True, "B", "Qdelta full scale"),
+    "qoff_range": (parse_size, 0.0, MAX_SIZE, True, False, "B", "Qoff full scale"),
+    "qdelta_range": (parse_size, 0.0, MAX_SIZE, True, False, "B", "Qdelta full scale"),
     "w_rp": (parse_number, 0.0, 1024.0, False, False, "", "RP recombination weight"),
 }
 
@@ -293,7 +293,7 @@ class FbHatParams(Replaceable):
 
     def __post_init__(self) -> None:
         num = {
-            "ref_interval": (parse_size, 0.0, _INF, True, True, "B", "reference interval"),
+            "ref_interval": (parse_size, 0.0, MAX_SIZE, True, False, "B", "reference interval"),
             "ewma_gain": (parse_number, 0.0, 1.0, True, False, "", "EWMA gain g"),
         }
         validate(self, num, choices={"mode": ("normalised", "ewma")}, optional=("ref_interval",))
@@ -325,7 +325,7 @@ class ProbeParams(Replaceable):
 
     def __post_init__(self) -> None:
         num = {
-            "interval": (parse_time, 0.0, _INF, True, True, "s", "probe interval"),
+            "interval": (parse_time, 0.0, MAX_TIME, True, False, "s", "probe interval"),
             "jitter": (parse_number, 0.0, 1.0, False, True, "", "probe jitter"),
             "pos_gain": (parse_number, 0.0, 1.0, False, False, "", "positive gain"),
         }
@@ -352,13 +352,13 @@ class SonarParams(Replaceable):
     boost: str = "hai"
 
     def __post_init__(self) -> None:
-        t = (parse_time, 0.0, _INF, True, True, "s")
+        t = (parse_time, 0.0, MAX_TIME, True, False, "s")
         num = {
             "wp_timer": (*t, "WP timer"),
             "we_timer": (*t, "WE timer"),
             "sf_timer": (*t, "SF timer"),
-            "nc_threshold": (parse_size, 0.0, _INF, True, True, "B", "not-congested threshold"),
-            "nc_interval": (parse_time, 0.0, _INF, False, True, "s", "not-congested interval"),
+            "nc_threshold": (parse_size, 0.0, MAX_SIZE, True, False, "B", "not-congested level"),
+            "nc_interval": (parse_time, 0.0, MAX_TIME, False, False, "s", "not-congested interval"),
         }
         validate(self, num, choices={"boost": ("hai", "target", "release")})
 
@@ -400,11 +400,11 @@ class QCNPlusParams(Replaceable):
 
     def __post_init__(self) -> None:
         num = {
-            "rtt": (parse_time, 0.0, _INF, True, True, "s", "RTT"),
+            "rtt": (parse_time, 0.0, MAX_TIME, True, False, "s", "RTT"),
             "base_w": (parse_number, 0.0, 1024.0, False, False, "", "baseW"),
             "w_factor": (parse_number, 0.0, _INF, False, True, "1/s", "W factor"),
-            "link_capacity": (parse_rate, 0.0, _INF, True, True, "bit/s", "link capacity"),
-            "gain_halving": (parse_time, 0.0, _INF, True, True, "s", "gain halving RTT"),
+            "link_capacity": (parse_rate, 0.0, MAX_RATE, True, False, "bit/s", "link capacity"),
+            "gain_halving": (parse_time, 0.0, MAX_TIME, True, False, "s", "gain halving RTT"),
         }
         bools = ("one_neg_per_rtt", "to_thresh_rtt")
         modes = {"gain_mode": ("continuous", "step")}

@@ -30,7 +30,7 @@ from typing import Any
 import numpy as np
 
 from qcnmodel._errors import unknown_name
-from qcnmodel.params._validate import check_field_names, validate
+from qcnmodel.params._validate import MAX_RATE, MAX_SIZE, MAX_TIME, check_field_names, validate
 from qcnmodel.units import parse_number, parse_rate, parse_size, parse_time
 
 if sys.version_info >= (3, 11):
@@ -55,26 +55,26 @@ _CHOICES = {
 
 # name -> (parser, low, high, low_open, high_open, unit, description)
 _NUMERIC = {
-    "line_rate": (parse_rate, 0.0, np.inf, True, True, "bit/s", "RP line rate C"),
+    "line_rate": (parse_rate, 0.0, MAX_RATE, True, False, "bit/s", "RP line rate C"),
     "frame_size": (parse_size, 64, 9216, False, False, "B", "data frame size"),
-    "qeq": (parse_size, 0.0, np.inf, True, True, "B", "CP queue set point Qeq"),
+    "qeq": (parse_size, 0.0, MAX_SIZE, True, False, "B", "CP queue set point Qeq"),
     "w": (parse_number, 0.0, 1024.0, False, False, "", "feedback weight w"),
     "fb_bits": (parse_number, 1, 16, False, False, "bits", "width of the quantised Fb"),
-    "sample_base": (parse_size, 0.0, np.inf, True, True, "B", "sampling table entry 0"),
+    "sample_base": (parse_size, 0.0, MAX_SIZE, True, False, "B", "sampling table entry 0"),
     "ps_fixed": (parse_number, 0.0, 1.0, True, False, "", "fixed sampling probability Ps"),
     "jitter": (parse_number, 0.0, 1.0, False, True, "", "jitter half-width J of U()"),
     "gd": (parse_number, 0.0, 1.0, True, False, "", "decrease gain Gd"),
     "min_dec": (parse_number, 0.0, 1.0, True, False, "", "MinDecFactor (largest cut)"),
-    "min_rate": (parse_rate, 0.0, np.inf, True, True, "bit/s", "MIN_RATE"),
-    "bc_limit": (parse_size, 0.0, np.inf, True, True, "B", "byte counter BC_LIMIT"),
-    "timer": (parse_time, 0.0, np.inf, True, True, "s", "RP timer period T"),
+    "min_rate": (parse_rate, 0.0, MAX_RATE, True, False, "bit/s", "MIN_RATE"),
+    "bc_limit": (parse_size, 0.0, MAX_SIZE, True, False, "B", "byte counter BC_LIMIT"),
+    "timer": (parse_time, 0.0, MAX_TIME, True, False, "s", "RP timer period T"),
     "fr_th": (parse_number, 1, 1000, False, False, "", "fast recovery threshold FR_TH"),
-    "r_ai": (parse_rate, 0.0, np.inf, False, True, "bit/s", "active increase R_AI"),
-    "r_hai": (parse_rate, 0.0, np.inf, False, True, "bit/s", "hyperactive increase R_HAI"),
-    "cp_latency": (parse_time, 0.0, np.inf, False, True, "s", "CP processing latency"),
-    "drift_inc": (parse_rate, 0.0, np.inf, False, True, "bit/s", "additive drift per period"),
+    "r_ai": (parse_rate, 0.0, MAX_RATE, False, False, "bit/s", "active increase R_AI"),
+    "r_hai": (parse_rate, 0.0, MAX_RATE, False, False, "bit/s", "hyperactive increase R_HAI"),
+    "cp_latency": (parse_time, 0.0, MAX_TIME, False, False, "s", "CP processing latency"),
+    "drift_inc": (parse_rate, 0.0, MAX_RATE, False, False, "bit/s", "additive drift per period"),
     "drift_factor": (parse_number, 1.0, 2.0, False, False, "", "multiplicative drift"),
-    "drift_period": (parse_time, 0.0, np.inf, False, True, "s", "drift period (0 = off)"),
+    "drift_period": (parse_time, 0.0, MAX_TIME, False, False, "s", "drift period (0 = off)"),
 }
 _INTEGER = {"frame_size", "fb_bits", "fr_th"}
 _BOOL = {"hai", "cnm_requires_qfb_positive"}
