@@ -80,3 +80,10 @@ def test_a_refused_figures_command_leaves_no_folder(tmp_path):
     assert main(["figures", "--only", "bogus", "--out", str(out)]) == 2
     assert main(["figures", "--jobs", "0", "--out", str(out)]) == 2
     assert not out.exists()
+
+
+def test_the_help_names_every_group():
+    from qcnmodel.cli.figures import GROUP_NAMES
+    from qcnmodel.studies.figures import GROUPS
+
+    assert tuple(GROUPS) == GROUP_NAMES

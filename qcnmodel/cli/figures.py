@@ -8,6 +8,10 @@ from __future__ import annotations
 
 from qcnmodel.cli.common import add_jobs_option, add_out_option, add_progress_options
 
+#: the groups of :data:`qcnmodel.studies.figures.GROUPS` (named here: the help imports
+#: nothing heavy)
+GROUP_NAMES = ("analysis", "packet", "validation")
+
 
 def register(subparsers) -> None:
     """Add the ``figures`` sub-command."""
@@ -15,7 +19,8 @@ def register(subparsers) -> None:
         "figures", help="regenerate the figures/ directory", description=__doc__
     )
     add_out_option(p, "figures", "output directory (default figures/)")
-    p.add_argument("--only", action="append", metavar="GROUP", help="draw only these groups")
+    p.add_argument("--only", action="append", metavar="GROUP",
+                   help=f"draw only this group (repeatable): {', '.join(GROUP_NAMES)}")  # fmt: skip
     add_progress_options(p)
     add_jobs_option(p, "unused (the figures are drawn in turn; accepted for a uniform CLI)")
     p.set_defaults(func=run)
