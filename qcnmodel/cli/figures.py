@@ -10,7 +10,7 @@ from qcnmodel.cli.common import add_jobs_option, add_out_option, add_progress_op
 
 #: the groups of :data:`qcnmodel.studies.figures.GROUPS` (named here: the help imports
 #: nothing heavy)
-GROUP_NAMES = ("analysis", "packet", "validation")
+GROUP_NAMES = ("analysis", "packet", "validation", "compare")
 
 
 def register(subparsers) -> None:
