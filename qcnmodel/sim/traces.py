@@ -147,25 +147,26 @@ def window(ds: xr.Dataset, t0: float | None = None, t1: float | None = None) -> 
 
 def decimate(ds: xr.Dataset, k: int) -> xr.Dataset:
     """Merge every ``k`` bins: maxima by max, counts by sum, end-of-bin values by last,
-    everything else (rates, means) by mean."""
+    everything else (rates, means) by mean. Bins left over at the end (when ``k`` does not
+    divide their number) make a last, shorter group."""
     if k <= 1:
         return ds
-    c = ds.coarsen(time=k, boundary="trim")
+    n = ds.sizes["time"]
+    last = np.minimum(np.arange(k - 1, n + k - 1, k), n - 1)  # each group's last bin
+    c = ds.coarsen(time=k, boundary="pad")  # padded with NaN, which the reductions skip
     out = c.mean()
     for name in ds.data_vars:
         if "time" not in ds[name].dims:
             continue
-        if name.endswith("_max"):
-            out[name] = c.max()[name]
-        elif name in ("drops", "port_drops", "pause_frames", "cnms"):
-            out[name] = c.sum()[name]
+        if name.endswith("_max") or name in ("drops", "port_drops", "pause_frames", "cnms"):
+            red = c.max()[name] if name.endswith("_max") else c.sum()[name]
+            out[name] = red.astype(ds[name].dtype) if ds[name].dtype.kind in "iu" else red
         elif name in ("queue", "hot_queue", "cr", "tr", "bc_stage", "t_stage", "rl_active",
                       "alpha"):  # fmt: skip
-            last = ds[name].isel(time=slice(k - 1, None, k)).isel(time=slice(0, out.sizes["time"]))
             # on the merged bins' time labels first: assigned with its own, xarray would
             # align them with the means' labels, which differ, and leave NaN everywhere
-            out[name] = last.assign_coords(time=out["time"].values)
-    out["time"] = ds["time"].isel(time=slice(k - 1, None, k)).values[: out.sizes["time"]]
+            out[name] = ds[name].isel(time=last).assign_coords(time=out["time"].values)
+    out["time"] = ds["time"].values[last]
     out.attrs = dict(ds.attrs)
     return out
 
