@@ -228,6 +228,16 @@ class _Defaults(dict):
             self[key] = value
         return self[key]
 
+    def __ior__(self, other):
+        self.update(other)
+        return self
+
+    def _no_removal(self, *args, **kw):
+        raise ValueError("config.defaults: a key cannot be removed (every module reads its "
+                         "keys); set a value, or restore all with reset_defaults()")  # fmt: skip
+
+    __delitem__ = pop = popitem = clear = _no_removal
+
 
 #: tuples of a fixed length (ranges, and the RTT map's (min, max, count)); the other tuples
 #: are lists of any length
@@ -263,6 +273,8 @@ def _check(name: str, value, shipped, fixed: bool = False) -> None:
         if fixed and len(value) != len(shipped):
             raise ValueError(f"{name}: expected {len(shipped)} values like {shipped!r}, "
                              f"got {value!r}")  # fmt: skip
+        if fixed and len(value) >= 2 and not isinstance(value[0], str) and value[0] > value[1]:
+            raise ValueError(f"{name}: a range (lo, hi, ...) needs lo <= hi, got {value!r}")
         if any(isinstance(x, str) for x in shipped):
             return
         # a list's entries: of its entries' kind (whole if they all are, > 0 if they all are)
@@ -285,5 +297,5 @@ defaults: dict = _Defaults(copy.deepcopy(_SHIPPED))
 
 def reset_defaults() -> None:
     """Restore every default to its shipped value."""
-    defaults.clear()
-    defaults.update(copy.deepcopy(_SHIPPED))
+    dict.clear(defaults)
+    dict.update(defaults, copy.deepcopy(_SHIPPED))

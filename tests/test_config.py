@@ -74,3 +74,18 @@ def test_defaults_of_the_right_kind_are_taken():
         config.defaults[key] = value
         assert config.defaults[key] == value
     config.reset_defaults()
+
+
+def test_defaults_cannot_be_bypassed_or_emptied():
+    with pytest.raises(ValueError, match="must be > 0"):
+        config.defaults |= {"analysis.crossover_grid_per_decade": 0}
+    for remove in (lambda d: d.pop("sim.bin_width"), lambda d: d.clear(),
+                   lambda d: d.__delitem__("sim.bin_width"), lambda d: d.popitem()):  # fmt: skip
+        with pytest.raises(ValueError, match="a key cannot be removed"):
+            remove(config.defaults)
+    with pytest.raises(ValueError, match=r"needs lo <= hi"):
+        config.defaults["analysis.map_rtt"] = (1e-3, 1e-6, 100)
+    config.defaults |= {"sim.bin_width": 2e-3}
+    assert config.defaults["sim.bin_width"] == 2e-3
+    config.reset_defaults()
+    assert config.defaults["sim.bin_width"] == 1e-3 and "analysis.map_rtt" in config.defaults
