@@ -205,7 +205,7 @@ class DelayedLoop:
         control.FrequencyResponseData
             The values ``L(jw)`` at ``omega``, named after the loop.
         """
-        w = self.default_omega() if omega is None else np.asarray(omega, float)
+        w = self.default_omega() if omega is None else _grid(omega, "omega", "rad/s")
         return control.frd(self(1j * w), w, name=control_name(self.name))
 
     # ----------------------------------------------------------------- margins
@@ -250,7 +250,8 @@ class DelayedLoop:
         The expanded approximant is ill-conditioned for high orders at small delays;
         :meth:`step_response` scales time and realises it in all-pass sections instead.
         """
-        num_d, den_d = control.pade(self.delay, int(order)) if self.delay > 0 else ([1], [1])
+        order = _pade_order(order, "order")
+        num_d, den_d = control.pade(self.delay, order) if self.delay > 0 else ([1], [1])
         return self.rational() * control.tf(num_d, den_d)
 
     def _time_scale(self) -> float:
@@ -284,15 +285,22 @@ class DelayedLoop:
         tau ~ 1e-4 s are otherwise numerically singular).
         """
         cfg = config.defaults
-        pade_order = cfg["analysis.pade_order"] if pade_order is None else pade_order
+        pade_order = _pade_order(cfg["analysis.pade_order"] if pade_order is None
+                                 else pade_order, "pade_order")  # fmt: skip
         points = cfg["analysis.step_points"]
+        if T is not None and (np.ndim(T) == 0 or isinstance(T, str)):
+            end = time_or_none(T, "T")
+            if not end > 0:
+                raise ValueError(f"T: the end time must be > 0 s, got {T!r}")
+        elif T is not None:
+            t = _grid(T, "T", "s")
+            if t.size < 2 or np.any(np.diff(t) <= 0):
+                raise ValueError("T: time points must increase (at least two)")
         w0 = self._time_scale()
         if T is None:
             t = np.linspace(0.0, cfg["analysis.step_periods"] * 2 * np.pi / w0, points)
-        elif np.ndim(T) == 0:
-            t = np.linspace(0.0, float(T), points)
-        else:
-            t = np.asarray(T, float)
+        elif np.ndim(T) == 0 or isinstance(T, str):
+            t = np.linspace(0.0, end, points)
         g = control.ss(control.tf(_scale_poly(self.num, w0), _scale_poly(self.den, w0)))
         if self.delay > 0:
             g = control.series(_pade_ss(self.delay * w0, int(pade_order)), g)
@@ -348,3 +356,30 @@ class DelayedLoop:
             f"DelayedLoop(num={self.num.tolist()}, den={self.den.tolist()}, "
             f"delay={self.delay!r}, name={self.name!r})"
         )
+
+
+#: the highest Pade order: python-control's approximant divides by zero from about 60
+MAX_PADE_ORDER = 40
+
+
+def _pade_order(order, field: str) -> int:
+    """A Pade order: a whole number in [0, :data:`MAX_PADE_ORDER`], else a ValueError."""
+    ok = isinstance(order, (int, np.integer, float)) and not isinstance(order, bool)
+    if not (ok and float(order).is_integer() and 0 <= order <= MAX_PADE_ORDER):
+        raise ValueError(f"{field}: a Pade order must be a whole number in [0, "
+                         f"{MAX_PADE_ORDER}], got {order!r}")  # fmt: skip
+    return int(order)
+
+
+def _grid(values, field: str, unit: str) -> np.ndarray:
+    """Finite values >= 0 (frequencies or times), at most ``analysis.max_delays`` of them."""
+    try:
+        x = np.asarray(values, float).reshape(-1)
+    except (TypeError, ValueError):
+        raise ValueError(f"{field}: expected numbers in {unit}, got {values!r}") from None
+    if x.size == 0 or x.size > config.defaults["analysis.max_delays"]:
+        raise ValueError(f"{field}: expected 1 to {config.defaults['analysis.max_delays']} "
+                         f"values (analysis.max_delays), got {x.size}")  # fmt: skip
+    if not np.all(np.isfinite(x) & (x >= 0)):
+        raise ValueError(f"{field}: values must be finite and >= 0 {unit}")
+    return x

@@ -62,3 +62,22 @@ def test_fopdt_without_a_finite_loop_names_its_parameters():
         warnings.simplefilter("error")
         with pytest.raises(ValueError, match=r"no finite loop: .* qeq = 1e-297 B"):
             qm.FOPDTModel(qm.QCNParams(qeq=1e-297)).loop()
+
+
+def test_delayed_loop_methods_refuse_arguments_outside_their_domain():
+    # T = -1 returned outputs of 1e30 and more, pade(80) a bare ZeroDivisionError, a negative
+    # or NaN frequency a response without a word
+    import pytest
+
+    loop = qm.FOPDTModel(qm.QCNParams(), rtt="100us", n_flows=10).loop()
+    for call, needle in (
+        (lambda: loop.step_response(T=-1), "T: the end time must be > 0 s"),
+        (lambda: loop.step_response(T=[0.0, 2e-3, 1e-3]), "T: time points must increase"),
+        (lambda: loop.step_response(pade_order=80), "pade_order: a Pade order must be"),
+        (lambda: loop.pade(2.5), r"order: a Pade order must be a whole number in \[0, 40\]"),
+        (lambda: loop.frequency_response([-1.0, 1.0]), "omega: values must be finite and >= 0"),
+        (lambda: loop.frequency_response([float("nan")]), "omega: values must be finite"),
+    ):
+        with pytest.raises(ValueError, match=needle):
+            call()
+    assert loop.step_response(T="2ms").time[-1] == pytest.approx(2e-3)
