@@ -339,3 +339,12 @@ def test_points_section_says_whose_critical_rtt_each_row_gives():
     assert "critical RTT = RTT + delay margin" not in judged
     for kw in ({"trajectories": False}, {"variant": "paper"}):
         assert "critical RTT = RTT + delay margin." in text(**kw)
+
+
+def test_the_figures_reference_rtt_lies_in_the_reports_range():
+    # Bode, Nyquist and step figures were drawn at 100 us for a report over 10-20 us
+    from qcnmodel.studies.report_figures import _names
+
+    assert _names(ReportConfig())[1]["rtt"] == 100e-6  # the default range holds it
+    ref = _names(ReportConfig(rtt_min=10e-6, rtt_max=20e-6))[1]
+    assert ref["rtt"] == pytest.approx((10e-6 * 20e-6) ** 0.5)

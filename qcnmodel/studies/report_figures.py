@@ -6,6 +6,7 @@ writes the same bytes.
 
 from __future__ import annotations
 
+import math
 from pathlib import Path
 
 import numpy as np
@@ -40,7 +41,9 @@ def _names(cfg):
     from qcnmodel.models import build_model
 
     flows = [int(n) for n in cfg.flows]
-    ref = {"n": 10 if 10 in flows else flows[len(flows) // 2], "rtt": 100e-6}
+    # 100 us where the report's RTT range holds it, else the range's geometric middle
+    rtt = 100e-6 if cfg.rtt_min <= 100e-6 <= cfg.rtt_max else math.sqrt(cfg.rtt_min * cfg.rtt_max)
+    ref = {"n": 10 if 10 in flows else flows[len(flows) // 2], "rtt": rtt}
     fluid = build_model("qcn", cfg.params, cfg.variant, rtt=ref["rtt"], n_flows=ref["n"],
                         capacity=cfg.capacity)  # fmt: skip
     paper = fluid.fidelity == "paper"
