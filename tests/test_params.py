@@ -169,3 +169,10 @@ def test_rates_sizes_and_times_have_finite_upper_bounds():
         with pytest.raises(ValueError, match=rf"^{field}: .*{re.escape(needle)}"):
             cls(**{field: value})
     assert qm.QCNParams(line_rate="10Tbps").line_rate == 1e13  # the largest
+
+
+def test_a_parameter_file_with_a_byte_order_mark_is_read(tmp_path):
+    # Windows editors save UTF-8 with a BOM: "invalid TOML ... (at line 1, column 1)"
+    path = tmp_path / "bom.toml"
+    path.write_bytes(b"\xef\xbb\xbf[qcn]\nw = 4\n")
+    assert load_params(path).w == 4.0

@@ -156,7 +156,7 @@ def file_ranges(args):
     if not name:
         return {}, None, None
     path = Path(name)
-    text = _read_bounded(path).decode("utf-8")  # bounded: /dev/zero would never end
+    text = _read_bounded(path).decode("utf-8-sig")  # bounded; a BOM is dropped
     return tomllib.loads(text).get("ranges", {}), path, text
 
 

@@ -429,7 +429,7 @@ def load_params(path: str | Path, extra_tables: tuple[str, ...] = ("ranges",)) -
         raise ValueError(f"params: expected a path to a TOML file, got {path!r}")
     path = Path(path)
     try:
-        text = _read_bounded(path).decode("utf-8")
+        text = _read_bounded(path).decode("utf-8-sig")  # without a BOM (Windows adds one)
     except UnicodeDecodeError as exc:
         raise ValueError(f"{path}: not UTF-8 text ({exc.reason} at byte {exc.start}); "
                          "save the parameter file as UTF-8") from None  # fmt: skip

@@ -47,7 +47,7 @@ class SimResult:
     """Result of :func:`simulate`: traces (``dataset``; None with ``trace=False``, then ``plot`` and
     ``to_*`` raise ValueError), ``counters`` and ``summary()``; frozen (fields are read-only)."""
 
-    dataset: object
+    dataset: object = field(repr=False)
     counters: dict
     scenario: str
     protocol: str
@@ -55,8 +55,8 @@ class SimResult:
     duration: float
     seed: int
     wall_s: float
-    flow_throughput_bps: dict
-    metrics: dict = field(default_factory=dict)
+    flow_throughput_bps: dict = field(repr=False)  # every flow's: long (repr: the rest)
+    metrics: dict = field(default_factory=dict, repr=False)
 
     def summary(self) -> dict:
         """The JSON summary of ``qcnmodel simulate --json``: counters, metrics, throughput.

@@ -551,7 +551,7 @@ def read_topology(path) -> Topology:
     """Read and validate a topology file (see the module docstring)."""
     p = Path(path)
     try:
-        text = p.read_text(encoding="utf-8")
+        text = p.read_text(encoding="utf-8-sig")  # a BOM is dropped
     except OSError as exc:
         raise ValueError(f"topology: cannot read {str(path)!r}: {exc.strerror}") from None
     except UnicodeDecodeError as exc:

@@ -257,3 +257,10 @@ def test_decimation_keeps_the_last_value_of_each_merged_bin():
         np.testing.assert_array_equal(dec[name].values, full[name].values[..., 4::5], name)
     np.testing.assert_allclose(dec["time"].values, full["time"].values[4::5])
     assert dec["hot_queue_max"].values[0] == full["hot_queue_max"].values[:5].max()
+
+
+def test_the_repr_of_a_result_leaves_out_its_per_flow_tables():
+    # og-hotspot's 90 flows printed ~12 KB of throughputs and fair shares
+    r = simulate("og-hotspot", duration="1ms", trace=False, engine="oracle")
+    text = repr(r)
+    assert len(text) < 2000 and "scenario='og-hotspot'" in text and "n1->n2" not in text
