@@ -717,3 +717,10 @@ def test_without_a_standing_queue_the_trajectories_judge(capsys, tmp_path, monke
     assert main(["margins", "--set", "frame_size=9000", "--flows", "4", "--rtt", "50us"]) == 0
     text = capsys.readouterr().out
     assert "judged by         the model's trajectories" in text and "UNSTABLE" in text
+
+
+def test_a_confirmation_longer_than_its_range_names_that_range(capsys):
+    # '1e9s' was "above the largest time accepted, 10000 s" though 11 s is refused too
+    for value in ("1e9s", "11s", "0s"):
+        assert main(["check", "--confirm", value, "--quiet"]) == 2
+        assert "confirm: run length must be in (0, 10] s" in capsys.readouterr().err

@@ -124,9 +124,10 @@ def trajectory_note(flows) -> str:
     return (
         f"N = {ns}: judged by the model's trajectories (the critical RTT is where the odds "
         "that a run from idle oscillates or underflows pass one half): the mean field's "
-        "linearisation misses the packets' boundary here, where few flows take discrete "
-        "cuts at the sampling instants and the sampled queue's frame noise keeps cutting "
-        "flows; the phase margins are the linearised loop's and do not decide the verdict"
+        "linearisation misses the packets' boundary here, where the flows take discrete "
+        "cuts at the sampling instants (few flows) or the sampled queue's frame noise keeps "
+        "cutting them (many); the phase margins are the linearised loop's and do not decide "
+        "the verdict"
     )
 
 
