@@ -80,3 +80,10 @@ def test_a_switch_memory_below_one_frame_is_refused():
     with pytest.raises(ValueError, match=r"switch_memory: 1499.0 B is less than one 1500 B"):
         simulate(small, duration="1ms")
     assert simulate(spec, duration="1ms", engine="oracle").counters["frames_delivered"] > 0
+
+
+def test_a_negative_pause_rtt_other_than_the_marker_is_refused():
+    # any value in [-1, 0) silently meant "the default"
+    with pytest.raises(ValueError, match=r"pause_rtt: -5e-06 s is outside the allowed range"):
+        simulate(SC, duration="1ms", overrides={"pause_rtt": "-5us"})
+    assert simulate(SC, duration="1ms", overrides={"pause_rtt": -1.0}, engine="oracle")

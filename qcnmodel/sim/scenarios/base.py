@@ -127,7 +127,14 @@ def _common(rtt=5e-6, memory=150e3, pause=False, duration_hot=(0.1, 1.0)):
         ScenarioParam("oq_limit", 0.0, "size", 0.0, INF, "output-queue limit (0 = none)"),
         ScenarioParam("adapter_ib", 1.5e6, "size", 1500, INF, "adapter input buffer"),
         ScenarioParam("pause", pause, "bool", doc="802.3x PAUSE at switch inputs"),
-        ScenarioParam("pause_rtt", -1.0, "time", -1.0, 1.0, "watermark RTT (-1: rtt + 2 frames)"),
+        ScenarioParam(
+            "pause_rtt",
+            -1.0,
+            "time",
+            -1.0,
+            1.0,
+            "watermark RTT (-1: rtt + switch latency + 2 frames)",
+        ),
         ScenarioParam("frame_size", 1500, "int", 64, 9216, "frame size (bytes)"),
         ScenarioParam("hotspot_start", duration_hot[0], "time", 0.0, 1e4, "hotspot start"),
         ScenarioParam("hotspot_stop", duration_hot[1], "time", 0.0, INF, "hotspot end"),
@@ -137,6 +144,9 @@ def _common(rtt=5e-6, memory=150e3, pause=False, duration_hot=(0.1, 1.0)):
 def _infra(kw, name, hosts, switches, links, traffic, hotspots, fair=()):
     rate, L = kw["link_rate"], kw["frame_size"]
     prtt = kw["pause_rtt"]
+    if prtt < 0 and prtt != -1.0:  # -1 is the default's marker, not a time
+        raise ValueError(f"pause_rtt: {prtt!r} s is outside the allowed range [0, 1] s "
+                         "(or -1: the link RTT + switch latency + 2 frames)")  # fmt: skip
     if prtt < 0:  # bytes that can still arrive after XOFF: link RTT, switch latency, 2 frames
         prtt = kw["rtt"] + kw["switch_latency"] + 2 * L * 8 / rate
     return NetworkSpec(
