@@ -193,3 +193,14 @@ def test_protocol_fields_take_units_in_a_grid():
     assert value_parser("proto.qeq")("100KB", "proto.qeq") == 100e3
     with pytest.raises(ValueError, match="nc_interval: cannot parse 'fast' as a number"):
         value_parser("nc_interval")("fast", "nc_interval")
+
+
+def test_a_model_sweep_says_how_each_point_was_judged():
+    # an overloaded point had critical_rtt NaN, valid True and nothing saying why
+    from qcnmodel.studies.points import analysis_point
+
+    over = analysis_point("qcn", "802.1qau", {}, rtt=1e-4, n_flows=2000)
+    assert over["boundary_method"] == "overload" and over["overloaded"] > 1
+    assert over["stable"] is False and np.isnan(over["critical_rtt_s"])
+    fop = analysis_point("fopdt", "802.1qau", {}, rtt=1e-4, n_flows=10)
+    assert fop["boundary_method"] == "linearisation" and np.isnan(fop["overloaded"])

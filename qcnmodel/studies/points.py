@@ -141,7 +141,9 @@ def analysis_point(
     dict
         ``valid`` (False where the model has no equilibrium and nothing else judges it), and
         the margins and critical RTT of :func:`qcnmodel.models.summary.summary` (NaN margins
-        where trajectories that need no fixed point judge a point without one).
+        where trajectories that need no fixed point judge a point without one), with its
+        ``boundary_method`` and ``overloaded`` (the flows' rate over C/N at full feedback
+        where the port stays overloaded, else NaN).
     """
     from qcnmodel.models.summary import summary
 
@@ -153,8 +155,10 @@ def analysis_point(
             return {"valid": False}
         raise
     keys = ("phase_margin_deg", "gain_margin_db", "delay_margin_s", "crossover_rad_s",
-            "critical_rtt_s", "stable")  # fmt: skip
-    return {"valid": True, **{k: s[k] for k in keys}}
+            "critical_rtt_s", "stable", "boundary_method")  # fmt: skip
+    # how the point was judged ("overload": unstable at every RTT, with the flows' rate over
+    # C/N at full feedback in "overloaded"; NaN elsewhere)
+    return {"valid": True, **{k: s[k] for k in keys}, "overloaded": s.get("overloaded", math.nan)}
 
 
 def point_model(
