@@ -119,8 +119,10 @@ def _err(capsys) -> str:
         (["margins", "--set", "bc_limit=1e-320"], ["too short to resolve", "bc_limit = "]),
         # the DCQCN model's "math domain error" and a RuntimeWarning line named nothing
         (["margins", "--model", "dcqcn", "--set", "cnp_interval=1e-320"], ["cnp_interval = "]),
-        (["margins", "--model", "dcqcn", "--set", "line_rate=1e300"],
-         ["line_rate", "(0, 1e+13] bit/s"]),  # fmt: skip
+        (
+            ["margins", "--model", "dcqcn", "--set", "line_rate=1e300"],
+            ["line_rate", "(0, 1e+13] bit/s"],
+        ),  # fmt: skip
         # fr_th beyond the stages the packet-fidelity model follows (negative dimensions);
         # without --variant, margins answers with the published equations (as check does)
         (
