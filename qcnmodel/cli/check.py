@@ -201,9 +201,9 @@ def run(args) -> int:
     ranges = _ranges(args)
     label = _file(args) or f"preset {args.preset or '802.1qau'}"
     confirm = getattr(args, "confirm", None)
+    seconds = lambda text, x: f"{text}s or {text}ms"  # noqa: E731 - a bare number's hint
     duration = (None if confirm in (None, "auto")  # its own range, (0, 10] s, decides
-                else check_duration(_unit_time(confirm, "confirm",
-                                               lambda text, x: f"{text}s or {text}ms")))  # fmt: skip
+                else check_duration(_unit_time(confirm, "confirm", seconds)))  # fmt: skip
     jobs = None if args.jobs is None else jobs_value(args.jobs)
     figure = _figure(args) if confirm is not None else None
     if args.figure is not None and confirm is None:
