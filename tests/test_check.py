@@ -724,3 +724,10 @@ def test_a_confirmation_longer_than_its_range_names_that_range(capsys):
     for value in ("1e9s", "11s", "0s"):
         assert main(["check", "--confirm", value, "--quiet"]) == 2
         assert "confirm: run length must be in (0, 10] s" in capsys.readouterr().err
+
+
+def test_an_operating_point_given_with_set_points_to_its_flag(capsys):
+    # "QCNParams: unknown field 'rtt'" gave no hint that --rtt sets the range
+    for key, flag in (("rtt=5us", "--rtt"), ("n_flows=4", "--flows"), ("capacity=5Gbps", "--rate")):
+        assert main(["check", "--set", key, "--quiet"]) == 2
+        assert f"give it with {flag}" in capsys.readouterr().err

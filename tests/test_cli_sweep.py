@@ -204,3 +204,10 @@ def test_a_model_sweep_says_how_each_point_was_judged():
     assert over["stable"] is False and np.isnan(over["critical_rtt_s"])
     fop = analysis_point("fopdt", "802.1qau", {}, rtt=1e-4, n_flows=10)
     assert fop["boundary_method"] == "linearisation" and np.isnan(fop["overloaded"])
+
+
+def test_a_bad_seed_in_a_grid_names_the_range():
+    from qcnmodel.studies.points import value_parser
+
+    with pytest.raises(ValueError, match=r"seed: expected a whole number >= 0, got '-1'"):
+        value_parser("seed")("-1", "seed")

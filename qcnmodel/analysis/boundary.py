@@ -247,10 +247,10 @@ def trajectory_critical_rtt(
     rel_tol : float, optional
         Relative spacing of the RTTs at which the odds are counted across the turn's bracket
         (default ``config.defaults["analysis.trajectory_rel_tol"]``).
-    start : float, optional
-        First RTT tried (s). Default: the linearised loop's critical RTT where the model has
-        one in the interval (a boundary is usually within a few ladder rungs of it), else
-        ``config.defaults["analysis.trajectory_rtt_start"]``.
+    start : float or str, optional
+        First RTT tried (s; unit strings accepted). Default: the linearised loop's critical
+        RTT where the model has one in the interval (a boundary is usually within a few
+        ladder rungs of it), else ``config.defaults["analysis.trajectory_rtt_start"]``.
     seeds : (int, int) or int, optional
         Runs per RTT tried while the turn is searched (all of them unless the first five
         agree), and across its bracket (one number: both; default
@@ -307,7 +307,7 @@ def trajectory_critical_rtt(
                          f"per RTT, then across its bracket), got {seeds!r}")  # fmt: skip
     n_seeds = (int(n_seeds[0]), int(n_seeds[1]))
     if start is not None:
-        start = float(start)
+        start = float(time_or_none(start, "start"))
         if not (0 < start < math.inf):
             raise ValueError(f"start: need an RTT in (0, inf) s, got {start!r}")
     key = _memo_key(model, lo, hi, tol, start, n_seeds)

@@ -183,6 +183,12 @@ def _params(args):
     params = (load_params_file(name, field) if name
               else QCNParams.preset(args.preset or "802.1qau"))  # fmt: skip
     sets = parse_set(args.set)
+    flags = {"rtt": "--rtt", "n_flows": "--flows", "flows": "--flows", "capacity": "--rate",
+             "rate": "--rate"}  # fmt: skip
+    for key in sets:
+        if key in flags:  # an operating range, not a parameter of the set
+            raise ValueError(f"{key}: check judges a range of operating points; give it with "
+                             f"{flags[key]} (or the file's [ranges] table), not --set")  # fmt: skip
     return params.replace(**sets) if sets else params
 
 

@@ -48,7 +48,7 @@ def value_parser(name: str, scenario: str | None = None):
     def integer(value, field):
         x = parse_number(value, field)
         if x != int(x) or x < 0:
-            raise ValueError(f"{field}: expected a whole number, got {value!r}")
+            raise ValueError(f"{field}: expected a whole number >= 0, got {value!r}")
         return int(x)
 
     kinds["int"] = integer

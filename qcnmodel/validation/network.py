@@ -110,13 +110,14 @@ def bottleneck_spec(
     ----------
     n : int
         Number of sources (one flow each, towards ``rx``).
-    rtt : float or sequence of float
-        Loop delay CP -> RP -> CP, s (mapped to link delays as in the module docstring); a
-        sequence gives each source its own RTT (flow classes).
-    capacity : float
-        CP service rate during ``hotspot`` (bit/s); ``line_rate`` outside it.
-    line_rate : float
-        Rate of every link (bit/s): the RP line rate.
+    rtt : float, str or sequence of them
+        Loop delay CP -> RP -> CP, s (unit strings accepted; mapped to link delays as in the
+        module docstring); a sequence gives each source its own RTT (flow classes).
+    capacity : float or str
+        CP service rate during ``hotspot`` (bit/s, unit strings accepted); ``line_rate``
+        outside it.
+    line_rate : float or str
+        Rate of every link (bit/s, unit strings accepted): the RP line rate.
     demand : {"greedy", "constant"}
         Offered rate per source (module docstring).
     hotspot : (float, float)
@@ -124,7 +125,14 @@ def bottleneck_spec(
     memory : float
         Switch memory per input port (default unlimited: no drops, as in the fluid model).
     """
-    rtts = [float(rtt)] * n if np.ndim(rtt) == 0 else [float(r) for r in rtt]
+    from qcnmodel.units import parse_rate, parse_time
+
+    if isinstance(n, bool) or not float(n).is_integer() or not n >= 1:
+        raise ValueError(f"n: the number of sources must be a whole number >= 1, got {n!r}")
+    n = int(n)
+    capacity, line_rate = parse_rate(capacity, "capacity"), parse_rate(line_rate, "line_rate")
+    single = np.ndim(rtt) == 0 or isinstance(rtt, str)
+    rtts = [parse_time(rtt, "rtt")] * n if single else [parse_time(r, "rtt") for r in rtt]
     if len(rtts) != n:
         raise ValueError(f"rtt: expected one RTT or {n} (one per source), got {len(rtts)}")
     ds = [link_delay_for_rtt(r, line_rate, frame_size, switch_latency, cp_latency) for r in rtts]

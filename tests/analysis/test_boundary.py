@@ -459,3 +459,20 @@ def test_stable_bands_on_workers_are_the_bands_searched_here(jobs, monkeypatch):
     assert got == [here, here]
     start, end = here  # the toy is stable from 80 us to 400 us
     assert 80e-6 <= start <= 80e-6 * 1.15 and 400e-6 / 1.15 <= end <= 400e-6 * 1.15
+
+
+def test_the_search_start_takes_a_unit_string():
+    import pytest
+
+    from qcnmodel.analysis.boundary import trajectory_critical_rtt
+
+    class Model:  # never run: the start is checked before the search
+        rtt, n_flows = 1e-4, 2
+
+        def replace(self, **kw):
+            raise AssertionError("the search ran")
+
+        trajectory_unstable = trajectory_odds = replace
+
+    with pytest.raises(ValueError, match="start: need an RTT in"):
+        trajectory_critical_rtt(Model(), start="-5ms")

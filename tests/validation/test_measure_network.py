@@ -95,3 +95,19 @@ def test_row_as_dict_uses_the_one_json_cleaner():
     assert (d["model"], d["error"], d["tolerance"]) == ("inf", None, "-inf")
     assert type(d["simulated"]) is float and d["passed"] is True
     json.dumps(d, allow_nan=False)  # standard JSON
+
+
+def test_bottleneck_spec_takes_units_and_names_a_bad_count():
+    # docs/ci.md shows it to users: '100us' was "could not convert string to float", and
+    # n = 0 "min() arg is an empty sequence"
+    import pytest
+
+    from qcnmodel.validation.network import bottleneck_spec
+
+    spec = bottleneck_spec(2, "100us", "5Gbps", line_rate="10Gbps")
+    assert spec == bottleneck_spec(2, 100e-6, 5e9)
+    for n in (0, 2.5, True):
+        with pytest.raises(ValueError, match="n: the number of sources must be a whole number"):
+            bottleneck_spec(n, 1e-4, 5e9)
+    with pytest.raises(ValueError, match="rtt: cannot parse 'x' as a time"):
+        bottleneck_spec(2, "x", 5e9)
