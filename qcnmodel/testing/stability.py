@@ -290,18 +290,21 @@ def assert_boundary_matches(model, scenario_or_spec, tolerance=0.1, *, params=No
     if p.line_rate != op.line_rate or p.frame_size != spec.frame_size:
         p = p.replace(line_rate=op.line_rate, frame_size=spec.frame_size)
     m = _resolve.as_model(model, p, rtt=op.rtt, n_flows=op.n_flows, capacity=op.capacity)
-    mg, crit, err = _linear(m)
-    if mg is None:
-        raise AssertionError(f"assert_boundary_matches: the model has no loop here ({err})")
     start, stop = op.window
     dur = (min(stop, start + DURATION) if duration is None else
            _positive_time(duration, "duration"))  # fmt: skip
+    if dur <= start:  # (the settling window would be empty: nothing to judge)
+        raise ValueError(f"duration: the run ({dur:g} s) ends before the scenario's hotspot "
+                         f"starts at {start:g} s; lengthen it")  # fmt: skip
     # default: the pairs' 0.3 s, at most half of a shorter run (a hotspot of tens of ms)
     t0 = start + (min(SETTLE, 0.5 * (dur - start)) if settle is None else
                   parse_time(settle, "settle"))  # fmt: skip
+    listed = None if rtts is None else _listed(rtts, lambda v: _positive_time(v, "rtts"), "rtts")
+    mg, crit, err = _linear(m)  # (the arguments first: this costs seconds)
+    if mg is None:
+        raise AssertionError(f"assert_boundary_matches: the model has no loop here ({err})")
     center = crit if math.isfinite(crit) and crit > 0 else op.rtt
-    grid = ([center * f for f in (0.5, 0.7, 1.0, 1.4, 2.0, 2.8)] if rtts is None else
-            _listed(rtts, lambda v: _positive_time(v, "rtts"), "rtts"))  # fmt: skip
+    grid = [center * f for f in (0.5, 0.7, 1.0, 1.4, 2.0, 2.8)] if listed is None else listed
     runs = {}
 
     def unstable(r: float) -> bool:

@@ -265,3 +265,12 @@ def test_boundary_bad_inputs_name_the_field():
         qt.assert_boundary_matches("qcn", spec, bisect_steps=99)
     with pytest.raises(ValueError, match="scenario"):
         qt.assert_boundary_matches("qcn", 42)
+
+
+def test_boundary_assertion_checks_its_run_before_analysing():
+    # a run ending before the hotspot was blamed on settle; an empty rtts list came after
+    # seconds of analysis
+    with pytest.raises(ValueError, match=r"duration: the run \(0.01 s\) ends before the"):
+        qt.assert_boundary_matches("fopdt", "og-hotspot", duration=0.01, settle=0.02)
+    with pytest.raises(ValueError, match="rtts: give at least one value"):
+        qt.assert_boundary_matches("fopdt", "og-hotspot", rtts=[])
