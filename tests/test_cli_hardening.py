@@ -75,6 +75,7 @@ def test_out_into_a_read_only_directory_is_refused(tmp_path, capsys, monkeypatch
     assert "not writable" in _err(capsys)
 
 
+@pytest.mark.slow  # two trajectory boundaries (~35 s on a slow 2-core machine)
 def test_margins_ps_1_works(capsys):
     # sampling every frame: two and ten flows hold a standing queue below qeq in the model
     # (the packets: 10.6 KB at N = 10, docs/validation.md), with CNMs that hold them at C/N

@@ -292,6 +292,7 @@ def test_report_jobs_option(capsys):
     assert "jobs" in capsys.readouterr().err
 
 
+@pytest.mark.slow  # a whole report (~30 s on a slow 2-core machine)
 def test_a_report_over_flow_counts_unstable_or_overloaded_everywhere(tmp_path):
     # N = 600 is unstable at every RTT in the linearised loop (no positive critical RTT) and
     # N = 2000 is overloaded (no equilibrium): the report still answers, drawing its loop

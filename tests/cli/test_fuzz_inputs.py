@@ -304,6 +304,7 @@ def test_a_single_value_flag_given_twice_is_a_usage_error(argv, capsys):
     assert "given twice" in err and argv[1] in err
 
 
+@pytest.mark.slow  # a whole fix search (~45 s on a slow 2-core machine)
 def test_a_fix_search_from_zero_weight_answers(capsys):
     # W = 0 (no derivative term) is a valid setting; the fix search ranks changes by their
     # relative size, which a current value of 0 does not have

@@ -150,6 +150,7 @@ def test_old_rules_still_oscillate_at_n10():
     assert r.simulated is True and r.passed
 
 
+@pytest.mark.slow  # the quick plan's packet and model runs (~30 s)
 def test_quick_plan_rows():
     rows = D.run_dcqcn(quick=True)  # the points above, cached
     for v in D.DCQCN_VARIANTS:
