@@ -281,3 +281,18 @@ def test_a_resumed_checkpoint_is_kept_when_a_point_fails(tmp_path, monkeypatch):
     with pytest.raises(ValueError, match="point a=3"):
         sweep(fails_at_three, grid, checkpoint=ck)
     assert len((ck / "points.jsonl").read_text().splitlines()) == 2  # its points: kept
+
+
+def test_an_unreachable_scheduler_is_named_and_leaves_no_checkpoint(tmp_path, monkeypatch):
+    # dask's "Timed out trying to connect ..." named no flag, and left an empty checkpoint
+    import distributed
+
+    class Refusing:
+        def __init__(self, address):
+            raise OSError(f"Timed out trying to connect to {address} after 30 s")
+
+    monkeypatch.setattr(distributed, "Client", Refusing)
+    ck = tmp_path / "ck"
+    with pytest.raises(ValueError, match=r"^scheduler: cannot reach the dask scheduler"):
+        sweep(poly, {"a": [1, 2], "b": [3]}, scheduler="tcp://127.0.0.1:1", checkpoint=ck)
+    assert not ck.exists()

@@ -249,7 +249,12 @@ def _execute(call, todo, n_jobs, scheduler, prepare=None):
 def _execute_dask(call, todo, scheduler, prepare=None):
     from distributed import Client, as_completed
 
-    client = scheduler if isinstance(scheduler, Client) else Client(scheduler)
+    try:
+        client = scheduler if isinstance(scheduler, Client) else Client(scheduler)
+    except (OSError, TimeoutError) as exc:  # dask's own text names no flag
+        raise ValueError(
+            f"scheduler: cannot reach the dask scheduler {scheduler!r} ({exc})"
+        ) from None
     try:
         n_workers = max(1, len(client.scheduler_info().get("workers", {})))
         chunks = _chunks(todo, chunk_size(len(todo), n_workers))
