@@ -211,3 +211,14 @@ def test_a_bad_seed_in_a_grid_names_the_range():
 
     with pytest.raises(ValueError, match=r"seed: expected a whole number >= 0, got '-1'"):
         value_parser("seed")("-1", "seed")
+
+
+def test_a_scenario_grid_value_names_the_scenarios_range():
+    # n_nodes=2..4:5 made 2.5, refused as "expected a whole number" without [2, 1000]
+    from qcnmodel.studies.points import value_parser
+
+    parse = value_parser("n_nodes", "og-hotspot")
+    assert parse("3", "n_nodes") == 3
+    with pytest.raises(ValueError, match=r"n_nodes: must be an integer in \[2, 1000\]"):
+        parse(2.5, "n_nodes")
+    assert value_parser("link_rate", "og-hotspot")("1Gbps", "link_rate") == 1e9

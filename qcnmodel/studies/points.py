@@ -59,8 +59,8 @@ def value_parser(name: str, scenario: str | None = None):
 
         for p in get_scenario(scenario).params:
             if p.name == name:
-                if p.kind in kinds:
-                    return kinds[p.kind]
+                if p.kind in kinds:  # the scenario's own parser: its range in the message
+                    return lambda v, f, p=p: p.parse(v)
                 return lambda v, f: v
     if name in _MODEL_FIELDS:
         return kinds[_MODEL_FIELDS[name]]

@@ -81,7 +81,8 @@ class ScenarioParam:
             v = parser.get(self.kind, parse_number)(value, n)
         if self.kind == "int":
             if v != int(v):
-                raise ValueError(f"{n}: must be an integer, got {value!r}")
+                raise ValueError(f"{n}: must be an integer in [{self.lo:g}, {self.hi:g}], "
+                                 f"got {value!r}")  # fmt: skip
             v = int(v)
         if not self.lo <= v <= self.hi:
             raise ValueError(
