@@ -513,17 +513,9 @@ def _hot_port_metrics(spec, net, HQ, window_s, bin_ns, end_ns) -> dict:
     m = {"hot_port": net.port_name(hot), "hot_queue_mean_bytes": mean, "hot_queue_max_bytes": peak}
     m["hot_port_throughput_bps"] = float(HQ[TQ_TXB, ib1 - 1] - b0) * 8 / span
     a_ns, b_ns = ib0 * bin_ns, min(ib1 * bin_ns, end_ns)
-    # every hotspot of that port (their intervals do not overlap): each serves its share of
-    # the window at its rate; the recovery is measured from the end of the last
-    mine = [i for i in range(len(net.hs_monitor)) if net.hs_monitor[i] == hot]
-    link = float(net.port_rate[hot])
-    capacity = link + sum(
-        metrics.mean_capacity(link, float(net.hs_rate[i]), net.hs_start_ns[i] / 1e9,
-                              net.hs_stop_ns[i] / 1e9, a_ns / 1e9, b_ns / 1e9) - link
-        for i in mine
-    )  # fmt: skip
+    capacity, mine = _hot_capacity(net, float(net.port_rate[hot]), a_ns / 1e9, b_ns / 1e9)
     m["hot_port_utilisation"] = metrics.utilisation(HQ[TQ_TXB, ib1 - 1] - b0, span, capacity)
-    hs = spec.hotspots[max(mine, key=lambda i: int(net.hs_start_ns[i]))]
+    hs = spec.hotspots[max(mine, key=lambda i: int(net.hs_start_ns[i]))]  # recovery: the last
     target = min(float(net.port_rate[hot]), _offered_after(spec, net, hot, hs.stop))
     if math.isfinite(hs.stop) and target > 0:
         lo = min(nb, max(0, int((hs.stop * 1e9) // bin_ns) - 1))  # bins from the stop on
@@ -544,17 +536,23 @@ def _adapter_drain(spec, net, window_bytes, window_s) -> dict:
     ma, mb = window_s
     if mb <= ma:
         return {}
-    hot = int(net.hs_monitor[0])
-    mine = [i for i in range(len(net.hs_monitor)) if net.hs_monitor[i] == hot]
     node = net.node_host[net.node_names.index(spec.hotspots[0].node)]
     got = float(np.sum(window_bytes[net.flow_dst == node])) * 8.0 / (mb - ma)
-    link = float(net.port_rate[net.hs_port[0]])
-    capacity = link + sum(
-        metrics.mean_capacity(link, float(net.hs_rate[i]), net.hs_start_ns[i] / 1e9,
-                              net.hs_stop_ns[i] / 1e9, ma, mb) - link
-        for i in mine
-    )  # fmt: skip
+    capacity, _ = _hot_capacity(net, float(net.port_rate[net.hs_port[0]]), ma, mb)
     return {"hot_port_throughput_bps": got, "hot_port_utilisation": got / capacity}
+
+
+def _hot_capacity(net, link: float, a_s: float, b_s: float) -> tuple[float, list[int]]:
+    """The mean capacity over [a_s, b_s] of a hot port whose link rate is ``link``: every
+    hotspot of the first one's port (their intervals do not overlap) serves its share of the
+    window at its rate; and those hotspots' indices."""
+    hot = int(net.hs_monitor[0])
+    mine = [i for i in range(len(net.hs_monitor)) if net.hs_monitor[i] == hot]
+    return link + sum(
+        metrics.mean_capacity(link, float(net.hs_rate[i]), net.hs_start_ns[i] / 1e9,
+                              net.hs_stop_ns[i] / 1e9, a_s, b_s) - link
+        for i in mine
+    ), mine  # fmt: skip
 
 
 def hot_arrivals(HQ, lo: int, frame_size: int, bin_ns: int, end_ns: int):
