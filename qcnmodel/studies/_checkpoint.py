@@ -74,14 +74,7 @@ class _Log:
         """Delete the checkpoint's files while still holding its lock (forked workers that
         inherited the lock's file may outlive this call), then close; the folder goes too
         when that leaves it empty."""
-        directory = Path(self.lock.name).parent
-        for name in ("points.jsonl", "sweep.json", "lock"):
-            (directory / name).unlink(missing_ok=True)
-        self.close()
-        try:
-            directory.rmdir()
-        except OSError:  # other files: not ours to delete
-            pass
+        _delete(Path(self.lock.name).parent, self.close)
 
 
 def remove_checkpoint(directory: str | Path) -> bool:
@@ -99,16 +92,22 @@ def remove_checkpoint(directory: str | Path) -> bool:
         lock = _lock(directory)
     except ValueError:  # another sweep uses it now: leave it
         return False
+    _delete(directory, lock.close)
+    return True
+
+
+def _delete(directory: Path, release) -> None:
+    """Delete a checkpoint's files while its lock is held, then ``release()`` the lock, then
+    the folder when that leaves it empty."""
     try:
         for name in ("points.jsonl", "sweep.json", "lock"):
             (directory / name).unlink(missing_ok=True)
     finally:
-        lock.close()
+        release()
     try:
         directory.rmdir()
     except OSError:  # other files: not ours to delete
         pass
-    return True
 
 
 def _lock(directory: Path):
