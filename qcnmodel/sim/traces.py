@@ -159,7 +159,8 @@ def decimate(ds: xr.Dataset, k: int) -> xr.Dataset:
         if "time" not in ds[name].dims:
             continue
         if name.endswith("_max") or name in ("drops", "port_drops", "pause_frames", "cnms"):
-            red = c.max()[name] if name.endswith("_max") else c.sum()[name]
+            one = ds[name].coarsen(time=k, boundary="pad")  # this variable only
+            red = one.max() if name.endswith("_max") else one.sum()
             out[name] = red.astype(ds[name].dtype) if ds[name].dtype.kind in "iu" else red
         elif name in ("queue", "hot_queue", "cr", "tr", "bc_stage", "t_stage", "rl_active",
                       "alpha"):  # fmt: skip
