@@ -196,7 +196,13 @@ def run(args) -> int:
     """Run ``qcnmodel check``; exit 0 stable, 1 unstable/marginal, 2 bad input."""
     import dataclasses
 
-    from qcnmodel.cli.common import _unit_time, check_out, jobs_value, print_json
+    from qcnmodel.cli.common import (
+        _unit_time,
+        check_out,
+        jobs_value,
+        print_json,
+        seconds_example,
+    )
     from qcnmodel.studies.check import check_params
     from qcnmodel.studies.check_text import render
     from qcnmodel.studies.confirm import check_duration
@@ -207,9 +213,8 @@ def run(args) -> int:
     ranges = _ranges(args)
     label = _file(args) or f"preset {args.preset or '802.1qau'}"
     confirm = getattr(args, "confirm", None)
-    seconds = lambda text, x: f"{text}s or {text}ms"  # noqa: E731 - a bare number's hint
     duration = (None if confirm in (None, "auto")  # its own range, (0, 10] s, decides
-                else check_duration(_unit_time(confirm, "confirm", seconds)))  # fmt: skip
+                else check_duration(_unit_time(confirm, "confirm", seconds_example)))  # fmt: skip
     jobs = None if args.jobs is None else jobs_value(args.jobs)
     figure = _figure(args) if confirm is not None else None
     if args.figure is not None and confirm is None:

@@ -174,6 +174,11 @@ def _with_unit(value, field: str, example) -> str:
     raise ValueError(f"{field}: {text!r} has no unit; give a unit, e.g. {example(text, x)}")
 
 
+def seconds_example(text: str, x: float) -> str:
+    """``5s or 5ms``: the hint for a bare number where durations (seconds) are expected."""
+    return f"{text}s or {text}ms"
+
+
 def _time_example(text: str, x: float) -> str:
     """``5us or 5ms``; a number below one read as seconds too (``0.0001s or 100us``)."""
     if 0 < abs(x) < 1:
@@ -212,7 +217,7 @@ def _unit_time(value, field: str, example=_time_example) -> float:
 def cli_time(value, field: str) -> float:
     """A time typed on the command line: a number with a unit (``5us``), finite, >= 0 and at
     most ``cli.max_time`` seconds. A bare number is refused (``5`` would be five seconds)."""
-    x = _unit_time(value, field, lambda text, x: f"{text}s or {text}ms")
+    x = _unit_time(value, field, seconds_example)
     top = _limit("cli.max_time")
     if x > top:
         raise ValueError(
