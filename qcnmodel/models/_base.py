@@ -36,6 +36,7 @@ __all__ = [
     "check_operating_point",
     "hotspot_spec",
     "initial_state",
+    "port_congested",
     "time_grid",
     "integrate",
     "replace_model",
@@ -107,6 +108,13 @@ def check_operating_point(model, capacity: bool = False, ps: bool = False) -> No
         if not (0 < p <= 1):
             raise ValueError(f"ps: must be in (0, 1], got {model.ps!r}")
         object.__setattr__(model, "ps", float(p))
+
+
+def port_congested(n_flows: int, line_rate: float, capacity: float) -> bool:
+    """Whether ``n_flows`` flows at the line rate (bit/s) exceed the port's ``capacity``
+    (bit/s). Otherwise the port never congests: its queue stays empty, no feedback is sent,
+    the loop is open (zero gain, infinite margins) and every flow runs at the line rate."""
+    return n_flows * line_rate > capacity * (1.0 + 1e-12)
 
 
 def replace_model(model, changes: dict):

@@ -53,7 +53,9 @@ The open loop (negative feedback) is therefore::
     L(s) = K (1 + s*w*Ts) / (s (s + a)) * lag(s) * exp(-s*tau),
     K = N*b*F_s/Fbmax = p*Gd*C^2*F_s / (N*L_f*Qeq*(2w+1))   [1/s^2]
 
-Numbers (802.1Qau defaults, 10 Gb/s, Ts = 120 us, RTT = 100 us)::
+Numbers (802.1Qau defaults, a 10 Gb/s port, Ts = 120 us, RTT = 100 us; one flow at the
+10 Gb/s line rate cannot congest that port, so N = 1 is a faster source, e.g. 40 Gb/s: the
+loop depends on C and N, not on the line rate)::
 
     N    lag          w_c (rad/s)  PM (deg)  critical RTT (us)
     1    first-order  7602         -7.1       84
@@ -66,6 +68,12 @@ Numbers (802.1Qau defaults, 10 Gb/s, Ts = 120 us, RTT = 100 us)::
 So in this view the critical RTT is of the order of the sampling lag Ts,
 the scale of seed 000's claim "whenever delay exceeds sampling lag the loop
 becomes unstable" (a claim for the simulator to test, not a rule).
+
+Without congestion (``N`` flows at the line rate no faster than ``C``; :attr:`FOPDTModel.congested`)
+there is no operating point on the congested branch: the queue stays empty, no CNM is sent
+and every flow runs at the line rate. The loop is then open (zero gain: infinite margins, no
+critical RTT, stable), as in the QCN fluid model, and :meth:`FOPDTModel.fixed_point` is that
+idle port's.
 
 For the no-lag (and ZOH) form ``|L(jw)| = 1`` is a quadratic in ``w^2``, giving
 the closed-form crossover of :meth:`FOPDTModel.closed_form`; the first-order
@@ -85,7 +93,7 @@ import sympy as sp
 from qcnmodel import config
 from qcnmodel._errors import unknown_name
 from qcnmodel.analysis.loop import DelayedLoop
-from qcnmodel.models._base import LoopModel
+from qcnmodel.models._base import LoopModel, port_congested
 from qcnmodel.params import QCNParams
 from qcnmodel.units import parse_number, parse_rate, parse_time
 
@@ -131,6 +139,11 @@ def _derive(lag: str) -> dict[str, Any]:
         "den_f": sp.lambdify(_PARAM_SYMBOLS, den_c, "numpy"),
         "delay_f": sp.lambdify((*_PARAM_SYMBOLS, TAU), TAU + extra_delay, "numpy"),
     }
+
+
+def _open_loop(s):
+    """``G(s) = 0``: the loop of a port that never congests (module-level: picklable)."""
+    return np.zeros(np.shape(s), complex)
 
 
 # reduced symbols: L(s) = K (1 + s*T_d) / (s (s + a)) * lag(s) * exp(-s*tau_L)
@@ -247,6 +260,18 @@ class FOPDTModel(LoopModel):
         return f"FOPDT[{self.lag}]"
 
     @property
+    def congested(self) -> bool:
+        """Whether N flows at the line rate exceed the capacity. Without congestion the
+        queue stays empty, no CNM is sent and the loop is open (module docstring): the fixed
+        point is the line rate and the loop gain is zero (infinite margins)."""
+        return port_congested(self.n_flows, self.params.line_rate, self.capacity)
+
+    @property
+    def _arrival_rate(self) -> float:
+        """Offered load at the port, bit/s: ``C`` when congested, else ``N`` line rates."""
+        return min(self.capacity, self.n_flows * self.params.line_rate)
+
+    @property
     def extra_delay(self) -> float:
         """Loop delay beyond the RTT, s: ``Ts/2`` for ``lag="zoh"``, else 0."""
         d = _derive(self.lag)
@@ -273,8 +298,15 @@ class FOPDTModel(LoopModel):
         """Open loop ``L(s)`` as a SymPy expression in ``s`` and the model symbols."""
         return _derive(self.lag)["loop"]
 
-    def loop(self) -> DelayedLoop:
-        """Linearised open loop with numbers substituted."""
+    def loop(self):
+        """Linearised open loop with numbers substituted: a :class:`DelayedLoop`; without
+        congestion (:attr:`congested`) the open loop ``L = 0``, a
+        :class:`~qcnmodel.analysis.freqloop.FrequencyLoop` with ``G = 0``."""
+        if not self.congested:
+            from qcnmodel.analysis.freqloop import FrequencyLoop
+
+            name = f"{self.name} N={self.n_flows} (no congestion: open loop)"
+            return FrequencyLoop(_open_loop, self.rtt + self.extra_delay, name)
         d = _derive(self.lag)
         v = self.values()
         args = [v[sym] for sym in _PARAM_SYMBOLS]
@@ -294,7 +326,14 @@ class FOPDTModel(LoopModel):
         return DelayedLoop(num, den, delay, name=self.name)
 
     def gains(self) -> dict[str, float]:
-        """Numeric K (1/s^2), a (1/s), b (bytes/s^2), Ts (s) and the lead time w*Ts (s)."""
+        """Numeric K (1/s^2), a (1/s), b (bytes/s^2), Ts (s) and the lead time w*Ts (s).
+
+        Without congestion (:attr:`congested`) the loop is open: ``K``, ``a`` and ``b`` are
+        0 and ``Ts`` is the sampling interval at the flows' offered load.
+        """
+        if not self.congested:
+            ts = self.params.frame_size / (self.ps * self._arrival_rate / 8.0)
+            return {"K": 0.0, "a": 0.0, "b": 0.0, "Ts": ts, "lead_time": self.params.w * ts}
         d = _derive(self.lag)
         v = self.values()
         out = {k: float(d[k].subs(v)) for k in ("K", "a", "b", "Ts")}
@@ -302,15 +341,26 @@ class FOPDTModel(LoopModel):
         return out
 
     def fixed_point(self) -> dict[str, float]:
-        """Operating point: queue (bytes), per-flow and target rates (bit/s), feedback."""
+        """Operating point: queue (bytes), per-flow and target rates (bit/s), feedback.
+
+        Congested, the queue sits at ``Qeq`` and each flow at ``C/N``; without congestion
+        (:attr:`congested`) the queue is empty, each flow at the line rate and the feedback
+        ``Fb = Qeq`` sends no CNM (``qfb`` 0). ``sampling_interval`` is the mean time between
+        samples at the offered load (s).
+        """
+        p = self.params
+        interval = p.frame_size * 8 / (self.ps * self._arrival_rate)
+        if not self.congested:
+            return {"q": 0.0, "rate": p.line_rate, "target_rate": p.line_rate,
+                    "fb": float(p.qeq), "qfb": 0.0, "sampling_interval": interval}  # fmt: skip
         rate = self.capacity / self.n_flows
         return {
-            "q": float(self.params.qeq),
+            "q": float(p.qeq),
             "rate": rate,
             "target_rate": rate,
             "fb": 0.0,
             "qfb": 0.0,
-            "sampling_interval": self.params.frame_size * 8 / (self.ps * self.capacity),
+            "sampling_interval": interval,
         }
 
     # ------------------------------------------------------------ closed forms
@@ -342,7 +392,17 @@ class FOPDTModel(LoopModel):
         return {k: float(e.subs(v)) for k, e in self.definitions().items()}
 
     def closed_form_values(self) -> dict[str, float]:
-        """:meth:`closed_form` evaluated at this operating point, plus ``critical_rtt``."""
+        """:meth:`closed_form` evaluated at this operating point, plus ``critical_rtt``.
+
+        Without congestion (:attr:`congested`) the open loop has no crossover: ``crossover``
+        NaN and the margins, critical loop delay and critical RTT infinite (as
+        :func:`~qcnmodel.analysis.margins.margins` gives them).
+        """
+        if not self.congested:
+            self.closed_form()  # the first-order lag has none: NotImplementedError
+            return {"crossover": float("nan"), "phase_margin": float("inf"),
+                    "delay_margin": float("inf"), "critical_loop_delay": float("inf"),
+                    "critical_rtt": float("inf")}  # fmt: skip
         v = self.reduced_values()
         out = {k: float(e.subs(v)) for k, e in self.closed_form().items()}
         out["critical_rtt"] = out["critical_loop_delay"] - (v[TAUL_] - self.rtt)

@@ -54,6 +54,7 @@ from qcnmodel.models._base import (
     NoStandingQueue,
     NotModelled,
     check_operating_point,
+    port_congested,
     time_grid,
 )
 from qcnmodel.models._port import reported_queue
@@ -137,7 +138,7 @@ class QCNPacketModel(LoopModel):
         """Whether N flows at the line rate exceed the capacity. Without congestion the queue
         stays empty, no CNM is sent and the loop is open: the fixed point is the line rate,
         the loop gain is zero (infinite margins) and a trajectory from idle stays there."""
-        return self.n_flows * self.params.line_rate > self.capacity_bps * (1.0 + 1e-12)
+        return port_congested(self.n_flows, self.params.line_rate, self.capacity_bps)
 
     @property
     def fixed_sampling(self) -> bool:

@@ -15,10 +15,19 @@ from qcnmodel.params import QCNParams
 S_POINTS = [1j * 100.0, 1j * 2000.0, 500.0 + 3000.0j, 1j * 2.0e4, 50.0 - 800.0j]
 
 
+def _port(n):
+    """The model's arguments for N flows into a 10 Gb/s port: one flow at the 10 Gb/s line
+    rate cannot congest it (an open loop), so N = 1 is a 40 Gb/s source into that port,
+    whose loop is the same (the loop does not depend on the line rate, only on C and N)."""
+    if n == 1:
+        return {"params": QCNParams(line_rate=40e9), "capacity": 10e9}
+    return {}
+
+
 @pytest.mark.parametrize("lag", ["first-order", "zoh", "none"])
 @pytest.mark.parametrize(("n", "rtt"), [(1, 1e-5), (10, 1e-4), (64, 5e-4)])
 def test_symbolic_equals_numeric(lag, n, rtt):
-    model = FOPDTModel(QCNParams(), rtt=rtt, n_flows=n, lag=lag)
+    model = FOPDTModel(**{"params": QCNParams(), **_port(n)}, rtt=rtt, n_flows=n, lag=lag)
     expr = model.symbolic().subs(model.values())
     loop = model.loop()
     for s0 in S_POINTS:
@@ -32,7 +41,7 @@ def test_symbolic_equals_numeric(lag, n, rtt):
 @pytest.mark.parametrize("lag", ["none", "zoh"])
 @pytest.mark.parametrize(("n", "rtt"), [(1, 2e-5), (10, 1e-4), (100, 3e-4)])
 def test_closed_form_matches_numeric_margins(lag, n, rtt):
-    model = FOPDTModel(rtt=rtt, n_flows=n, lag=lag)
+    model = FOPDTModel(rtt=rtt, n_flows=n, lag=lag, **_port(n))
     cf = model.closed_form_values()
     m = model.loop().margins()
     # both are exact (closed form vs brentq on |L| = 1 with xtol 1e-14 w)
@@ -167,7 +176,7 @@ def test_simulate_dataset():
 )
 def test_docstring_table(n, lag, wc, pm, crit_us):
     """Pins the module docstring's table (rounded there to the digits shown)."""
-    model = FOPDTModel(rtt=1e-4, n_flows=n, lag=lag)
+    model = FOPDTModel(rtt=1e-4, n_flows=n, lag=lag, **_port(n))
     m = model.loop().margins()
     assert m.crossover_rad_s == pytest.approx(wc, abs=0.5)
     assert m.phase_margin_deg == pytest.approx(pm, abs=0.05)
@@ -183,6 +192,6 @@ def test_no_lag_fopdt_close_to_fluid_linearisation(n):
     delay: 2 % (N = 1), 2.5 % (N = 10), 0.7 % (N = 100); 5 % allowed."""
     fluid_qcn = pytest.importorskip("qcnmodel.models.qcn_averaged")
     fluid = fluid_qcn.QCNAveragedModel(n_flows=n, rtt=1e-4).loop().margins()
-    fopdt = FOPDTModel(n_flows=n, rtt=1e-4, lag="none").loop().margins()
+    fopdt = FOPDTModel(n_flows=n, rtt=1e-4, lag="none", **_port(n)).loop().margins()
     assert fopdt.critical_delay_s == pytest.approx(fluid.critical_delay_s, rel=0.05)
     assert fopdt.crossover_rad_s == pytest.approx(fluid.crossover_rad_s, rel=0.1)
