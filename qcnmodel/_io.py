@@ -7,6 +7,9 @@
   target only when the writer finished, so a reader never sees a half-written file. The
   file gets the mode an ordinary ``open(target, "w")`` would give it: an existing target's
   own mode, else ``0o666`` less the process's umask.
+* :func:`atomic_dir` does the same for a folder of outputs: the writer fills a temporary
+  folder beside the target, whose files move into the target only when all are written, so
+  an interrupted run (Ctrl-C, an error) leaves the target as it was, never part of a set.
 """
 
 from __future__ import annotations
@@ -14,11 +17,12 @@ from __future__ import annotations
 import contextlib
 import math
 import os
+import shutil
 import tempfile
 from pathlib import Path
 from typing import Any
 
-__all__ = ["atomic_path", "to_jsonable"]
+__all__ = ["atomic_dir", "atomic_path", "to_jsonable"]
 
 
 def to_jsonable(obj: Any) -> Any:
@@ -82,6 +86,55 @@ def atomic_path(target, suffix: str | None = None):
         if isinstance(exc, OSError):
             raise _about(exc, target) from None
         raise
+
+
+@contextlib.contextmanager
+def atomic_dir(target):
+    """Context manager yielding a temporary folder beside the folder ``target``; on success
+    its contents move into ``target``, on error (or an interrupt) it is removed and
+    ``target`` is left as it was.
+
+    A ``target`` that does not exist is the temporary folder renamed into place (atomic on
+    POSIX); in an existing one each written file replaces its namesake (atomic per file) and
+    the other files of ``target`` stay.
+
+    Parameters
+    ----------
+    target : str or Path
+        The output folder (created when missing; its parent must exist).
+    """
+    target = Path(target)
+    try:
+        tmp = Path(tempfile.mkdtemp(prefix=f".{target.name}.", suffix=".tmp",
+                                    dir=target.parent))  # fmt: skip
+    except OSError as exc:
+        raise _about(exc, target) from None
+    try:
+        yield tmp
+        os.chmod(tmp, 0o777 & ~_umask())  # mkdtemp's own mode is 0o700
+        if not target.exists():
+            os.rename(tmp, target)
+        else:
+            _merge(tmp, target)
+    except BaseException as exc:
+        shutil.rmtree(tmp, ignore_errors=True)
+        if isinstance(exc, OSError):
+            raise _about(exc, target) from None
+        raise
+    shutil.rmtree(tmp, ignore_errors=True)  # what is left of it after a merge
+
+
+def _merge(src: Path, dst: Path) -> None:
+    """Move the entries of the folder ``src`` into the existing folder ``dst`` (files replace
+    their namesakes; sub-folders merge)."""
+    for entry in src.iterdir():
+        there = dst / entry.name
+        if entry.is_dir() and not entry.is_symlink() and there.is_dir():
+            _merge(entry, there)
+        else:
+            if entry.is_file() and not entry.is_symlink():
+                os.chmod(entry, _file_mode(there))
+            os.replace(entry, there)
 
 
 def _file_mode(target: Path) -> int:

@@ -172,16 +172,22 @@ def summary_markdown(cmp: Comparison) -> str:
 
 
 def write(cmp: Comparison, out_dir, stem: str | None = None) -> list[tuple[Path, str]]:
-    """Write the PNGs and ``<stem>_summary.md`` into ``out_dir``; returns (path, caption)."""
+    """Write the PNGs and ``<stem>_summary.md`` into ``out_dir``; returns (path, caption).
+
+    The files appear together or not at all (:func:`qcnmodel._io.atomic_dir`): an
+    interrupted write leaves ``out_dir`` as it was."""
+    from qcnmodel._io import atomic_dir
     from qcnmodel.studies.compare_plots import draw_comparison
 
     out = Path(out_dir)
-    out.mkdir(parents=True, exist_ok=True)
+    out.parent.mkdir(parents=True, exist_ok=True)
     stem = stem or f"compare_{cmp.scenario}"
-    figs = draw_comparison(cmp, out, stem)
-    md = out / f"{stem}_summary.md"
-    md.write_text(summary_markdown(cmp))
-    return [*figs, (md, f"{cmp.scenario}: summary table of {', '.join(cmp.protocols)}")]
+    with atomic_dir(out) as tmp:
+        figs = draw_comparison(cmp, tmp, stem)
+        md = tmp / f"{stem}_summary.md"
+        md.write_text(summary_markdown(cmp))
+        written = [*figs, (md, f"{cmp.scenario}: summary table of {', '.join(cmp.protocols)}")]
+    return [(out / Path(p).relative_to(tmp), caption) for p, caption in written]
 
 
 #: figure group: scenario -> (duration, overrides); short runs, seed 1
