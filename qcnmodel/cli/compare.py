@@ -57,13 +57,15 @@ def run(args) -> int:
     from qcnmodel.studies.compare import compare, summary_markdown, write
 
     check_out(args.out, directory=True)
-    names = split_list(args.protocols, "protocols")
+    from qcnmodel.sim.protocols.registry import protocol_name
+
+    names = [protocol_name(n, "protocols") for n in split_list(args.protocols, "protocols")]
     for i, name in enumerate(names):
         if name in names[:i]:
             raise ValueError(f"protocols: {name!r} given twice in {args.protocols!r}")
     duration = cli_time(args.duration, "duration") if args.duration is not None else None
     cmp = compare(
-        args.scenario, args.protocols, duration=duration, seed=seed_value(args.seed),
+        args.scenario, names, duration=duration, seed=seed_value(args.seed),
         overrides=parse_set(args.set), params=qcn_params(args),
         bin_width=_bin(args.bin, duration), progress=not args.json and progress_on(args),
     )  # fmt: skip

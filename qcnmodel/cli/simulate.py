@@ -153,9 +153,11 @@ def run(args) -> int:
     """Run one simulation and report it."""
     from qcnmodel._io import atomic_path
     from qcnmodel.sim.api import simulate
+    from qcnmodel.sim.protocols.registry import protocol_name
 
     if args.out:
         check_out(args.out, OUT_SUFFIXES)
+    args.protocol = protocol_name(args.protocol, "protocol")  # any case, as units
     overrides = parse_set(args.set)
     if args.quiet and args.progress:
         raise ValueError("progress: --progress and --quiet contradict each other; give one")

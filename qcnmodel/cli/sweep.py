@@ -239,7 +239,10 @@ def run(args) -> int:
         get_scenario(args.scenario)  # unknown scenario -> ValueError naming it
         duration = cli_time(args.duration, "duration") if args.duration else None
         func = simulation_point
-        fixed = {"scenario": args.scenario, "protocol": args.protocol or "qcn",
+        from qcnmodel.sim.protocols.registry import protocol_name
+
+        protocol = protocol_name(args.protocol or "qcn", "protocol")  # any case, as units
+        fixed = {"scenario": args.scenario, "protocol": protocol,
                  "preset": args.preset, "duration": duration, "sets": sets}  # fmt: skip
         if args.variant is not None:
             raise ValueError("variant: applies to --model sweeps only")

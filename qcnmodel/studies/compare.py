@@ -108,16 +108,14 @@ def compare(
         Unknown protocol (named), an empty list, or a key no protocol accepts (named).
     """
     from qcnmodel.sim.api import simulate
-    from qcnmodel.sim.protocols import get_protocol
+    from qcnmodel.sim.protocols.registry import protocol_name
     from qcnmodel.sim.scenarios import get_scenario
 
     if isinstance(protocols, str):
         protocols = [p.strip() for p in protocols.split(",") if p.strip()]
-    protocols = list(dict.fromkeys(protocols))
+    protocols = list(dict.fromkeys(protocol_name(p, "protocols") for p in protocols))
     if not protocols:
         raise ValueError("protocols: at least one protocol is needed")
-    for p in protocols:
-        get_protocol(p)
     overrides = dict(overrides or {})
     routed = {p: _route(scenario, p, overrides) for p in protocols}
     used = set().union(*(set(r) for r in routed.values()))

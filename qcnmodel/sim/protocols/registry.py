@@ -65,6 +65,7 @@ __all__ = [
     "get_protocol",
     "make_config",
     "protocol_config",
+    "protocol_name",
     "split_overrides",
 ]
 
@@ -211,9 +212,23 @@ PROTOCOLS: dict[str, Protocol] = {
 PROTO_CODES = {name: p.code for name, p in PROTOCOLS.items()}
 
 
+def protocol_name(name, field: str = "protocol") -> str:
+    """The registry name of the protocol ``name``, read without regard to case or surrounding
+    blanks (``"QCN"`` -> ``"qcn"``), as the units are; ValueError naming ``field`` (the flag or
+    argument it came from) and the known names for an unknown one."""
+    key = name.strip().lower() if isinstance(name, str) else name
+    if not isinstance(key, str) or key not in PROTOCOLS:
+        raise unknown_name(field, "protocol", name, PROTOCOLS, sort=False)
+    return key
+
+
 def get_protocol(name: str) -> Protocol:
-    """Registry entry by name (ValueError with a suggestion for an unknown name)."""
+    """Registry entry by its registry name (ValueError with a suggestion for an unknown name;
+    :func:`protocol_name` reads a name given in another case)."""
     if name not in PROTOCOLS:
+        if isinstance(name, str) and name.strip().lower() in PROTOCOLS:
+            raise ValueError(f"protocol: unknown protocol {name!r}; did you mean "
+                             f"{name.strip().lower()!r}? (names are lower case)")  # fmt: skip
         raise unknown_name("protocol", "protocol", name, PROTOCOLS, sort=False)
     return PROTOCOLS[name]
 
