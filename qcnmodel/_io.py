@@ -22,7 +22,10 @@ import tempfile
 from pathlib import Path
 from typing import Any
 
-__all__ = ["atomic_dir", "atomic_path", "to_jsonable"]
+__all__ = ["NETCDF_SUFFIXES", "atomic_dir", "atomic_path", "check_suffix", "to_jsonable"]
+
+#: the file-name suffixes of a netCDF file (a name without a suffix is accepted too)
+NETCDF_SUFFIXES = (".nc", ".nc4", ".netcdf")
 
 
 def to_jsonable(obj: Any) -> Any:
@@ -50,6 +53,17 @@ def to_jsonable(obj: Any) -> Any:
             return "inf" if x > 0 else "-inf"
         return x
     return obj
+
+
+def check_suffix(path, allowed, field: str = "path", kind: str = "netCDF") -> Path:
+    """``path`` as a Path; a ValueError naming ``field`` when its suffix (any case) is not
+    one of ``allowed``, so that a writer never puts one format under another's name (a
+    ``.csv`` holding netCDF). A name without a suffix is accepted."""
+    p = Path(path)
+    if p.suffix and p.suffix.lower() not in allowed:
+        raise ValueError(f"{field}: a {kind} file is named *{', *'.join(allowed)} (or without "
+                         f"a suffix), got {str(p)!r}")  # fmt: skip
+    return p
 
 
 @contextlib.contextmanager

@@ -99,9 +99,11 @@ class SimResult:
         Parameters
         ----------
         path : str or Path
+            Named ``*.nc``, ``*.nc4``, ``*.netcdf`` or without a suffix (ValueError else).
         """
-        from qcnmodel._io import atomic_path
+        from qcnmodel._io import NETCDF_SUFFIXES, atomic_path, check_suffix
 
+        check_suffix(path, NETCDF_SUFFIXES, "path")  # not netCDF under another format's name
         ds = self._traces("to_netcdf").copy()
         ds.attrs["summary"] = json.dumps(to_jsonable(self.summary()))
         with atomic_path(path) as tmp:
