@@ -450,6 +450,22 @@ def qcn_params(args):
     return args.preset
 
 
+def note_unread_params(args, protocols) -> None:
+    """Say on stderr when ``--params`` or ``--preset`` gives a QCN parameter set that some of
+    ``protocols`` do not read (:func:`qcnmodel.sim.protocols.registry.unread_params_note`)."""
+    from qcnmodel.sim.protocols.registry import unread_params_note
+
+    if getattr(args, "params", None):
+        source = f"--params {args.params}"
+    elif getattr(args, "preset", None):
+        source = f"--preset {args.preset}"
+    else:
+        return
+    note = unread_params_note(protocols, source)
+    if note is not None:
+        print(f"qcnmodel: {note}", file=sys.stderr)
+
+
 #: flags naming a file, folder or address: an empty value is refused, not taken as "unset"
 PATH_FLAGS = ("out", "params", "params_file", "topology", "figure", "figures", "checkpoint",
               "scheduler")  # fmt: skip

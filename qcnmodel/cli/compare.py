@@ -19,6 +19,7 @@ from qcnmodel.cli.common import (
     add_set_option,
     check_out,
     cli_time,
+    note_unread_params,
     parse_set,
     print_json,
     progress_on,
@@ -64,6 +65,7 @@ def run(args) -> int:
         if name in names[:i]:
             raise ValueError(f"protocols: {name!r} given twice in {args.protocols!r}")
     duration = cli_time(args.duration, "duration") if args.duration is not None else None
+    note_unread_params(args, names)
     cmp = compare(
         args.scenario, names, duration=duration, seed=seed_value(args.seed),
         overrides=parse_set(args.set), params=qcn_params(args),

@@ -33,6 +33,7 @@ from qcnmodel.cli.common import (
     add_set_option,
     check_out,
     cli_time,
+    note_unread_params,
     parse_set,
     positive_int,
     print_json,
@@ -158,6 +159,7 @@ def run(args) -> int:
     if args.out:
         check_out(args.out, OUT_SUFFIXES)
     args.protocol = protocol_name(args.protocol, "protocol")  # any case, as units
+    note_unread_params(args, [args.protocol])
     overrides = parse_set(args.set)
     if args.quiet and args.progress:
         raise ValueError("progress: --progress and --quiet contradict each other; give one")

@@ -40,6 +40,7 @@ from qcnmodel.cli.common import (
     add_set_option,
     check_operating_values,
     cli_time,
+    note_unread_params,
     parse_set,
 )
 
@@ -242,6 +243,7 @@ def run(args) -> int:
         from qcnmodel.sim.protocols.registry import protocol_name
 
         protocol = protocol_name(args.protocol or "qcn", "protocol")  # any case, as units
+        note_unread_params(args, [protocol])
         fixed = {"scenario": args.scenario, "protocol": protocol,
                  "preset": args.preset, "duration": duration, "sets": sets}  # fmt: skip
         if args.variant is not None:

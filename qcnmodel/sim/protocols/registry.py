@@ -66,6 +66,7 @@ __all__ = [
     "make_config",
     "protocol_config",
     "protocol_name",
+    "unread_params_note",
     "split_overrides",
 ]
 
@@ -368,6 +369,21 @@ def check_settings_read(sc, overrides: dict, protocol: str) -> None:
                 "would change nothing); see `qcnmodel scenarios --params` and the protocol's "
                 "parameters"
             )
+
+
+def unread_params_note(protocols, source: str) -> str | None:
+    """The note that the QCN parameter set given as ``source`` (e.g. ``"--params f.toml"``)
+    is not read by those of ``protocols`` without QCN parameters, but for
+    :data:`SHARED_QCN_FIELDS`; None when every one of them reads it. A parameter set comes
+    with every field, so it is noted where a ``--set`` of one of its fields is refused
+    (:func:`check_settings_read`): the fields every protocol reads still apply."""
+    blind = [p for p in protocols if QCNParams not in get_protocol(p).params]
+    if not blind:
+        return None
+    who = f"protocol {blind[0]!r}" if len(blind) == 1 else f"protocols {', '.join(blind)}"
+    return (f"{source}: {who} reads no QCN parameter but {', '.join(SHARED_QCN_FIELDS)} "
+            "(line_rate and frame_size come from the network); the parameter set's other "
+            "fields change nothing there")  # fmt: skip
 
 
 def protocol_config(protocol: str, p_over: dict, params: QCNParams, q_over: dict | None = None):
