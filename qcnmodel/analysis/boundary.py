@@ -189,14 +189,16 @@ def search_interval(model) -> tuple[float, float]:
     """The RTTs (s) over which ``model``'s trajectory critical RTT is searched by default: its
     ``trajectory_rtt_search`` if it has one, else
     ``config.defaults["analysis.trajectory_rtt_search"]`` (trajectories cost time per RTT, so
-    the interval is the physically relevant one)."""
+    the interval is the physically relevant one); it starts no lower than the parameter
+    set's ``cp_latency``, which every loop delay contains."""
     from qcnmodel import config
 
     lo, hi = (
         getattr(model, "trajectory_rtt_search", None)
         or config.defaults["analysis.trajectory_rtt_search"]
     )
-    return float(lo), float(hi)
+    lo = max(float(lo), float(getattr(getattr(model, "params", None), "cp_latency", 0.0) or 0.0))
+    return lo, max(float(hi), 1.5 * lo)
 
 
 def search_from(model, rtt_min: float | None) -> tuple[float | None, float | None]:

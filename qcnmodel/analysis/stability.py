@@ -125,6 +125,11 @@ def _first_offset(model, y: str, ys: np.ndarray) -> float | None:
     return None
 
 
+def _cp_latency(model) -> float:
+    """The CP latency (s) of ``model``'s parameter set, 0 without one: no RTT is shorter."""
+    return float(getattr(getattr(model, "params", None), "cp_latency", 0.0) or 0.0)
+
+
 def _check_grid(model, x, xs, y, ys) -> None:
     """Refuse, before any point is computed, a grid the map cannot answer: a model without
     ``replace``, a name the model does not have, values that are not finite numbers (an RTT
@@ -146,6 +151,11 @@ def _check_grid(model, x, xs, y, ys) -> None:
             raise ValueError(f"{field}: must be finite numbers, got {vals!r}")
         if name in ("rtt", "n_flows") and np.any(v <= 0):
             raise ValueError(f"{field}: {name} must be > 0, got {vals!r}")
+        lat = _cp_latency(model)
+        if name == "rtt" and np.any(v < lat):
+            raise ValueError(f"{field}: every rtt must be at least the CP latency, which the "
+                             f"loop delay contains (cp_latency = {lat:g} s), got "
+                             f"{v.min():g} s")  # fmt: skip
         model.replace(**{name: vals[0].item() if hasattr(vals[0], "item") else vals[0]})
 
 
@@ -169,7 +179,8 @@ def stability_map(
         model's ``replace`` accepts).
     x_values, y_values : array_like
         Grid values (SI units).  Defaults (:mod:`qcnmodel.config`): ``analysis.map_rtt``,
-        RTT 1 us .. 1 ms (100 log-spaced), and ``analysis.map_max_flows``, N = 1 .. 100.
+        RTT 1 us .. 1 ms (100 log-spaced; from the parameter set's ``cp_latency`` when it is
+        longer: every RTT contains it), and ``analysis.map_max_flows``, N = 1 .. 100.
     progress : bool
         Print one line per row to stderr.
     method : {"model", "linearisation"}
@@ -200,6 +211,7 @@ def stability_map(
     if x == y:
         raise ValueError(f"x and y must differ (both {x!r})")
     lo, hi, n = config.defaults["analysis.map_rtt"]
+    lo = max(lo, min(_cp_latency(model), hi))
     if x == "rtt" and x_values is not None:  # RTTs: unit strings too ("50us")
         x_values = delays(x_values, "x_values")
     if y == "rtt" and y_values is not None:

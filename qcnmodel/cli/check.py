@@ -203,7 +203,7 @@ def run(args) -> int:
         print_json,
         seconds_example,
     )
-    from qcnmodel.studies.check import check_params
+    from qcnmodel.studies.check import check_params, rtt_floor
     from qcnmodel.studies.check_text import render
     from qcnmodel.studies.confirm import check_duration
 
@@ -231,6 +231,7 @@ def run(args) -> int:
         result = dataclasses.replace(
             result, confirmation={**result.confirmation, "figure": str(figure)}
         )
+    ranges = rtt_floor(ranges, params)[0]  # the range analysed (check_params's note says so)
     if args.json:
         out = {"file": label, "valid": True, "model": args.model,
                "rtt_range_s": list(ranges.rtt), "flows_range": list(ranges.flows),

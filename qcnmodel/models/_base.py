@@ -34,6 +34,7 @@ __all__ = [
     "Overloaded",
     "OPERATING_POINT",
     "check_operating_point",
+    "check_rtt_floor",
     "hotspot_spec",
     "initial_state",
     "port_congested",
@@ -78,7 +79,8 @@ class Overloaded(ValueError):
 def check_operating_point(model, capacity: bool = False, ps: bool = False) -> None:
     """Validate and normalise ``model.rtt``, ``model.n_flows`` (and ``capacity``, ``ps``).
 
-    ``rtt`` must be in (0, ``models.max_rtt``] s, ``n_flows`` a whole number in [1,
+    ``rtt`` must be in (0, ``models.max_rtt``] s and at least the parameter set's
+    ``cp_latency`` (:func:`check_rtt_floor`), ``n_flows`` a whole number in [1,
     ``models.max_flows``], ``capacity`` (when not
     None) in (0, inf) bit/s and ``ps`` (when not None) in (0, 1]. Values are parsed with the
     unit parsers and written back on the frozen dataclass.
@@ -87,6 +89,7 @@ def check_operating_point(model, capacity: bool = False, ps: bool = False) -> No
     rtt_max = config.defaults["models.max_rtt"]
     if not (0 < rtt <= rtt_max):
         raise ValueError(f"rtt: must be in (0, {rtt_max:g}] s (models.max_rtt), got {model.rtt!r}")
+    check_rtt_floor(model, rtt)
     object.__setattr__(model, "rtt", rtt)
     n = model.n_flows
     try:
@@ -115,6 +118,22 @@ def port_congested(n_flows: int, line_rate: float, capacity: float) -> bool:
     (bit/s). Otherwise the port never congests: its queue stays empty, no feedback is sent,
     the loop is open (zero gain, infinite margins) and every flow runs at the line rate."""
     return n_flows * line_rate > capacity * (1.0 + 1e-12)
+
+
+def check_rtt_floor(model, rtt: float) -> None:
+    """Refuse an RTT (s) below the CP latency of ``model.params`` (``cp_latency``; 0 for a
+    parameter set without one). The RTT is the whole loop delay CP -> RP -> CP, which
+    contains the CP's latency (docs/validation.md: ``tau = 2 (d + L_sw) + 8 F / R_line +
+    cp_latency``), so a shorter one is no operating point of that parameter set."""
+    lat = float(getattr(getattr(model, "params", None), "cp_latency", 0.0) or 0.0)
+    if rtt >= lat:
+        return
+    rtt_max = config.defaults["models.max_rtt"]
+    if lat > rtt_max:
+        raise ValueError(f"cp_latency: {lat:g} s exceeds the largest RTT a model takes, "
+                         f"{rtt_max:g} s (models.max_rtt); the loop delay contains it")  # fmt: skip
+    raise ValueError(f"rtt: must be in [{lat:g}, {rtt_max:g}] s: the loop delay contains the "
+                     f"CP latency (cp_latency = {lat:g} s), got {rtt:g} s")  # fmt: skip
 
 
 def replace_model(model, changes: dict):

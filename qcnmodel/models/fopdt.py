@@ -93,7 +93,7 @@ import sympy as sp
 from qcnmodel import config
 from qcnmodel._errors import unknown_name
 from qcnmodel.analysis.loop import DelayedLoop
-from qcnmodel.models._base import LoopModel, port_congested
+from qcnmodel.models._base import LoopModel, check_rtt_floor, port_congested
 from qcnmodel.params import QCNParams
 from qcnmodel.units import parse_number, parse_rate, parse_time
 
@@ -204,7 +204,8 @@ class FOPDTModel(LoopModel):
     params : QCNParams
         QCN parameters (qeq, w, gd, fb_bits, frame_size, bc_limit, line_rate ...).
     rtt : float or str
-        Loop delay CP -> RP -> CP (s, in [0, ``models.max_rtt``]; unit strings accepted).
+        Loop delay CP -> RP -> CP (s, in [``params.cp_latency``, ``models.max_rtt``]: it
+        contains the CP latency; unit strings accepted).
     n_flows : int
         Number of flows N >= 1 sharing the congestion point (at most ``models.max_flows``).
     capacity : float or str, optional
@@ -234,6 +235,7 @@ class FOPDTModel(LoopModel):
         if not (0 <= rtt <= rtt_max):
             raise ValueError(f"rtt: must be in [0, {rtt_max:g}] s (models.max_rtt), "
                              f"got {self.rtt!r}")  # fmt: skip
+        check_rtt_floor(self, rtt)
         n = parse_number(self.n_flows, "n_flows")
         n_max = config.defaults["models.max_flows"]
         if not (1 <= n <= n_max) or n != int(n):

@@ -44,7 +44,14 @@ from qcnmodel.studies.verdict import (
     wrap_phase,
 )
 
-__all__ = ["CheckRanges", "CheckResult", "check_params", "check_steps", "parse_range"]
+__all__ = [
+    "CheckRanges",
+    "CheckResult",
+    "check_params",
+    "check_steps",
+    "parse_range",
+    "rtt_floor",
+]
 
 
 def parse_range(text: str, parser, field: str, integer: bool = False) -> tuple[float, float]:
@@ -184,11 +191,32 @@ class CheckResult:
         }
 
 
+def rtt_floor(ranges: CheckRanges, params: QCNParams) -> tuple[CheckRanges, str | None]:
+    """``(ranges, note)``: the RTT range from the parameter set's ``cp_latency`` on, and the
+    note that says so (None when the range already starts there).
+
+    An RTT is the whole loop delay CP -> RP -> CP, which contains the CP latency, so an RTT
+    below ``cp_latency`` is no operating point of the parameter set (the models refuse it);
+    a range that lies wholly below it is refused, naming the range and the latency.
+    """
+    lat, (lo, hi) = float(params.cp_latency), ranges.rtt
+    if lo >= lat:
+        return ranges, None
+    if hi < lat:
+        raise ValueError(f"rtt-range: {lo * 1e6:g} us .. {hi * 1e6:g} us lies below the CP "
+                         f"latency (cp_latency = {lat * 1e6:g} us), which the loop delay "
+                         f"contains: the RTTs must be at least {lat * 1e6:g} us")  # fmt: skip
+    note = (f"the RTT range starts at cp_latency = {lat * 1e6:.4g} us, not {lo * 1e6:.4g} us: "
+            "the loop delay contains the CP latency, so a shorter RTT is no operating point "
+            "of this parameter set")  # fmt: skip
+    return dataclasses.replace(ranges, rtt=(lat, hi)), note
+
+
 #: the models a check can use (QCN parameter sets)
 CHECK_MODELS = ("qcn", "fopdt")
 
 
-def _model(params: QCNParams, model: str, variant: str | None = None):
+def _model(params: QCNParams, model: str, variant: str | None = None, **at):
     from qcnmodel.models import build_model
 
     if model not in CHECK_MODELS:
@@ -201,7 +229,7 @@ def _model(params: QCNParams, model: str, variant: str | None = None):
                              f"sweeps are `qcnmodel margins --model {model}` and `qcnmodel "
                              f"sweep --model {model}`")  # fmt: skip
         raise unknown_name("model", "model", model, CHECK_MODELS, sort=False)
-    return build_model(model, params, variant)
+    return build_model(model, params, variant, **at)
 
 
 def check_params(
@@ -264,17 +292,19 @@ def check_params(
     -------
     CheckResult
     """
-    ranges = ranges or CheckRanges()
+    ranges, floor_note = rtt_floor(ranges or CheckRanges(), params)
     from qcnmodel.analysis.boundary import check_method
 
     check_method(boundary, "boundary")
     fallback = ""
+    # built at an RTT of the ranges when the models' default (100 us) is below cp_latency
+    at = {"rtt": ranges.rtt[1]} if params.cp_latency > 100e-6 else {}
     if model == "qcn":  # outside the packet-fidelity model (e.g. drift): the paper's, said
-        base, why = qcn_or_paper(params, variant)
+        base, why = qcn_or_paper(params, variant, **at)
         if why is not None:
             fallback, variant = paper_fallback(why, "this verdict uses"), "paper"
     else:
-        base = _model(params, model, variant)
+        base = _model(params, model, variant, **at)
     if ranges.capacity is not None:  # the congestion point serves at its own rate
         base = base.replace(capacity=ranges.capacity)
     shown = progress is not None and not getattr(progress, "disable", False)
@@ -285,9 +315,12 @@ def check_params(
 
         bg = compile_in_background(sim_family(params))
     try:
-        return _check(params, ranges, model, variant, base, fallback, recommend, confirm,
-                      confirm_duration, confirm_jobs, progress, shown, bg, boundary,
-                      jobs, announce)  # fmt: skip
+        result = _check(params, ranges, model, variant, base, fallback, recommend, confirm,
+                        confirm_duration, confirm_jobs, progress, shown, bg, boundary,
+                        jobs, announce)  # fmt: skip
+        if floor_note is not None:
+            result = dataclasses.replace(result, notes=[floor_note, *result.notes])
+        return result
     finally:
         if bg is not None:
             bg.close()
