@@ -40,7 +40,9 @@ def test_map_shape_coords_attrs(fopdt_map):
 
 def test_map_monotone_in_rtt_and_matches_pointwise(fopdt_map):
     pm = fopdt_map["phase_margin_deg"].values
-    assert np.all(np.diff(pm, axis=1) < 0)  # PM0 - w_c tau: strictly decreasing in RTT
+    # one flow at the line rate cannot congest the port: an open loop, PM infinite
+    assert NS[0] == 1 and np.all(np.isposinf(pm[0]))
+    assert np.all(np.diff(pm[1:], axis=1) < 0)  # PM0 - w_c tau: strictly decreasing in RTT
     # stable exactly where PM > 0 for this single-crossover loop
     np.testing.assert_array_equal(fopdt_map["stable"].values, pm > 0)
     # fast path (one loop per row) == one loop per grid point
@@ -58,12 +60,13 @@ def test_critical_rtt_consistency(fopdt_map):
     curve = critical_rtt_curve(FOPDTModel(), "n_flows", NS)
     np.testing.assert_allclose(curve.values, crit, rtol=1e-12)  # same closed-form path
     # the generic bracket + brentq path must find the same PM = 0 point
-    for n in (1, 10):
+    for n in (2, 10):  # (N = 1 at the line rate does not congest the port: no crossover)
         model = FOPDTModel(n_flows=n)
         generic = critical_rtt(_NoFastPath(model), rtt_min=1e-7, rtt_max=1e-2)
         # brentq xtol 1e-12 s + rtol 1e-10 on a smooth PM(rtt)
         assert generic == pytest.approx(critical_rtt(model.loop()), rel=1e-8)
-    assert np.all(np.diff(crit) > 0)  # more flows -> smaller K -> larger critical RTT
+    assert np.isposinf(crit[0])  # one flow at the line rate: an open loop
+    assert np.all(np.diff(crit[1:]) > 0)  # more flows -> smaller K -> larger critical RTT
 
 
 class _NoFastPath:
