@@ -130,6 +130,42 @@ def _cp_latency(model) -> float:
     return float(getattr(getattr(model, "params", None), "cp_latency", 0.0) or 0.0)
 
 
+def _axis_values(model, name: str, values, field: str) -> np.ndarray:
+    """The grid values of the model parameter ``name`` as numbers in SI units: each one
+    as the model reads it (``model.replace(**{name: value})``, so unit strings such as
+    ``"26KB"`` go through the parameter's own parser and range); RTTs through
+    :func:`~qcnmodel.analysis._args.delays`. A value given twice is refused, naming
+    ``field``."""
+    if name == "rtt":
+        vals = delays(values, field)
+    else:
+        items = np.asarray(values, dtype=object)
+        if items.ndim != 1:
+            raise ValueError(f"{field}: must be a non-empty 1-D sequence, got {values!r}")
+        vals = []
+        for v in items.tolist():
+            if isinstance(v, str) and hasattr(model, "replace"):
+                try:
+                    pt = model.replace(**{name: v})
+                except ValueError as exc:
+                    raise ValueError(f"{field}: {exc}") from None
+                v = getattr(pt, name, None)
+                v = getattr(getattr(pt, "params", None), name, None) if v is None else v
+            vals.append(v)
+        try:
+            vals = np.asarray(vals, float)
+        except (TypeError, ValueError):
+            raise ValueError(f"{field}: must be numbers (or unit strings such as '26KB'), "
+                             f"got {values!r}") from None  # fmt: skip
+    if name == "n_flows" and not np.all(vals == np.round(vals)):
+        raise ValueError(f"{field}: n_flows must be whole numbers, got {values!r}")
+    uniq, counts = np.unique(vals, return_counts=True)
+    if np.any(counts > 1):
+        raise ValueError(f"{field}: {name} = {uniq[counts > 1][0]:g} is given "
+                         f"{counts.max()} times; give each value once")  # fmt: skip
+    return vals
+
+
 def _check_grid(model, x, xs, y, ys) -> None:
     """Refuse, before any point is computed, a grid the map cannot answer: a model without
     ``replace``, a name the model does not have, values that are not finite numbers (an RTT
@@ -178,9 +214,11 @@ def stability_map(
         Parameter names (``rtt``, ``n_flows``, ``w``, ``ps`` or any field the
         model's ``replace`` accepts).
     x_values, y_values : array_like
-        Grid values (SI units).  Defaults (:mod:`qcnmodel.config`): ``analysis.map_rtt``,
-        RTT 1 us .. 1 ms (100 log-spaced; from the parameter set's ``cp_latency`` when it is
-        longer: every RTT contains it), and ``analysis.map_max_flows``, N = 1 .. 100.
+        Grid values: numbers in SI units or unit strings (``"50us"``, ``"26KB"``), read by
+        the model's own parameter parsers; each value once.  Defaults
+        (:mod:`qcnmodel.config`): ``analysis.map_rtt``, RTT 1 us .. 1 ms (100 log-spaced;
+        from the parameter set's ``cp_latency`` when it is longer: every RTT contains it),
+        and ``analysis.map_max_flows``, N = 1 .. 100.
     progress : bool
         Print one line per row to stderr.
     method : {"model", "linearisation"}
@@ -212,14 +250,11 @@ def stability_map(
         raise ValueError(f"x and y must differ (both {x!r})")
     lo, hi, n = config.defaults["analysis.map_rtt"]
     lo = max(lo, min(_cp_latency(model), hi))
-    if x == "rtt" and x_values is not None:  # RTTs: unit strings too ("50us")
-        x_values = delays(x_values, "x_values")
-    if y == "rtt" and y_values is not None:
-        y_values = delays(y_values, "y_values")
-    try:
-        xs = np.asarray(np.geomspace(lo, hi, n) if x_values is None else x_values, float)
-    except (TypeError, ValueError):
-        raise ValueError(f"x_values: must be numbers, got {x_values!r}") from None
+    if x_values is not None:  # numbers in SI units, or unit strings ("50us", "26KB")
+        x_values = _axis_values(model, x, x_values, "x_values")
+    if y_values is not None:
+        y_values = _axis_values(model, y, y_values, "y_values")
+    xs = np.asarray(np.geomspace(lo, hi, n) if x_values is None else x_values, float)
     ys = np.asarray(
         np.arange(1, config.defaults["analysis.map_max_flows"] + 1)
         if y_values is None
