@@ -7,7 +7,7 @@ too. Old module paths (:data:`qcnmodel._compat.MOVED`) count as the module they 
 
 Layers, bottom to top, and what each may import (besides itself and the foundation)::
 
-    foundation  units, _errors, _io, config, document, _compat, _borrow
+    foundation  units, _errors, _io, config, document, _compat, _borrow, _netcdf, _dask_probes
     params      every parameter class, one validator
     analysis    loops, margins, integrators, stability: no protocol, no parameters
     sim         the packet simulator (stands on params alone)
@@ -52,7 +52,8 @@ ALLOWED = {
 #: Imports allowed against the layer order (none: the layers are clean).
 KNOWN: set = set()
 
-_FOUNDATION = {"units", "_errors", "_io", "config", "document", "_compat", "_borrow"}
+_FOUNDATION = {"units", "_errors", "_io", "config", "document", "_compat", "_borrow", "_netcdf",
+               "_dask_probes"}  # fmt: skip
 
 
 def layer_of(module: str) -> str:

@@ -23,6 +23,7 @@ import re
 import sys
 
 from qcnmodel import __version__
+from qcnmodel._dask_probes import defer_dask_array_check
 
 #: Sub-command modules, in the order they appear in ``--help``.
 SUBCOMMAND_MODULES = (
@@ -182,6 +183,7 @@ def main(argv: list[str] | None = None) -> int:
     The console script is :func:`run`."""
     if argv is None:  # the process's own command line (tests pass argv and stay in-process)
         _skip_final_collection()
+        defer_dask_array_check()  # xarray then loads dask.array only if something uses it
     argv = _join_negative_values(list(sys.argv[1:] if argv is None else argv))
     try:
         parser = build_parser()

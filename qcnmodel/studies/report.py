@@ -36,6 +36,7 @@ import numpy as np
 import xarray as xr
 
 from qcnmodel import config
+from qcnmodel._netcdf import write_netcdf
 from qcnmodel.params import QCNParams
 
 __all__ = ["ReportConfig", "compute_margins_grid", "write_report"]
@@ -323,7 +324,7 @@ def _write(out: Path, cfg: ReportConfig, tasks, bg, progress: bool, t0: float,
     blocks = {k[1]: v for k, v in done.items() if k[0] == "grid"}
     grid = compute_margins_grid(cfg, progress=bar, blocks=blocks)  # 2. the full grid
     grid_path = out / "margins.nc"
-    grid.to_netcdf(grid_path, engine="h5netcdf")
+    write_netcdf(grid, grid_path, engine="h5netcdf")
     _critical_section(doc, cfg, grid, verdict)
     _worst_case_section(doc, cfg, grid)  # 3. worst case and the IBM deck's claim
     _claim_section(doc, cfg, grid)

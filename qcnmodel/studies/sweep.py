@@ -28,6 +28,7 @@ import numpy as np
 
 from qcnmodel._errors import unknown_name
 from qcnmodel._io import to_jsonable
+from qcnmodel._netcdf import write_netcdf
 from qcnmodel.studies._checkpoint import _key, _plain, open_checkpoint, remove_checkpoint
 
 if TYPE_CHECKING:
@@ -328,7 +329,7 @@ def _prepare_assembly() -> None:
     ds = xr.Dataset({"x": ("i", np.zeros(1))})
     try:  # a writer failing here fails on the real save too, and says so there
         with tempfile.TemporaryDirectory(prefix="qcnmodel-") as tmp:
-            ds.to_netcdf(Path(tmp) / "warm.nc", engine="h5netcdf")
+            write_netcdf(ds, Path(tmp) / "warm.nc", engine="h5netcdf", atomic=False)
     except Exception:  # noqa: BLE001
         pass
 
@@ -371,14 +372,11 @@ def _assemble(grid, points, results) -> xr.Dataset:
 def save_dataset(ds: xr.Dataset, path: str | Path) -> Path:
     """Save to netCDF (``.nc``) or zarr (``.zarr``), chosen by the suffix, atomically: the
     data go to a uniquely named temporary beside ``path``, renamed over it when complete."""
-    from qcnmodel._io import atomic_path
-
     path = Path(path)
     if path.suffix == ".zarr":
         _save_zarr(ds, path)
     elif path.suffix in (".nc", ".netcdf", ".h5"):
-        with atomic_path(path) as tmp:
-            ds.to_netcdf(tmp, engine="h5netcdf")
+        write_netcdf(ds, path, engine="h5netcdf")
     else:
         raise unknown_name("out", "file type", path.suffix, (".nc", ".zarr"), sort=False)
     return path
