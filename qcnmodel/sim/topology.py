@@ -46,8 +46,9 @@ accepts unit strings, "10Gbps", "500ns", "150KB", or plain SI numbers)::
                                    # (rtt default: derived from each link, lossless)
 
 Validation errors are :class:`ValueError` naming the file, the entry (``links[2]``) and, where
-it can be found, its line: unknown keys, unknown nodes, duplicate names, non-positive rates,
-negative delays, hosts without exactly one link, flows whose destination is unreachable.
+it can be found, its line: unknown keys, unknown nodes, duplicate names, traffic rates outside
+(0, the source's link rate], negative delays, hosts without exactly one link, unreachable or
+self destinations, an unknown preset or a duration the simulator does not run.
 
 Routing is the simulator's (:func:`~qcnmodel.sim.network.compile_network`): shortest path in
 hops, hosts do not forward, ties go to the lowest port index, i.e. to the link declared first;
@@ -86,6 +87,7 @@ else:  # pragma: no cover
 __all__ = ["Topology", "load_topology", "parse_topology", "read_topology", "routes",
            "simulate_topology"]  # fmt: skip
 
+_UP = "bit/s (at most the source's link rate)"  # a traffic rate's range, in words
 _TOP = {"name", "preset", "duration", "frame_size", "nodes", "switches", "fair_flows",
         "measure", "defaults", "links", "flows", "uniform", "matrix", "hotspots", "buffers",
         "pause"}  # fmt: skip
@@ -152,9 +154,8 @@ class _Ctx:
     def key_line_anywhere(self, key: str) -> int | None:
         if key not in self._anywhere:
             pat = re.compile(rf"^\s*\"?{re.escape(key)}\"?\s*=")
-            self._anywhere[key] = next(
-                (i for i, ln in enumerate(self.lines, 1) if pat.match(ln)), None
-            )
+            self._anywhere[key] = next((i for i, ln in enumerate(self.lines, 1)
+                                        if pat.match(ln)), None)  # fmt: skip
         return self._anywhere[key]
 
     def entry_line(self, table: str, k: int) -> int | None:
@@ -217,7 +218,9 @@ def _check_keys(e: dict, allowed: set, what: str, line: int | None, ctx: _Ctx) -
                             f"(allowed: {', '.join(sorted(allowed))})")  # fmt: skip
 
 
-def _quantity(parser, e, key, what, line, ctx, default=None, positive=False, inf_ok=False):
+def _quantity(parser, e, key, what, line, ctx, default=None, positive=False, inf_ok=False,
+              upper=None):  # fmt: skip
+    """``e[key]`` parsed; ``upper``: ``(limit, words)``, the largest of a positive value."""
     if key not in e:
         if default is None:
             raise ctx.error(what, line, f"missing key {key!r}")
@@ -229,9 +232,10 @@ def _quantity(parser, e, key, what, line, ctx, default=None, positive=False, inf
         x = parser(v, key)
     except ValueError as exc:
         raise ctx.error(what, ctx.line_of(key, line), str(exc)) from None
-    if positive and not x > 0:
-        raise ctx.error(what, ctx.line_of(key, line), f"{key} must be > 0, got {v!r}")
-    if not positive and x < 0:
+    if (positive or upper) and not (x > 0 and (upper is None or x <= upper[0] * (1 + 1e-12))):
+        rng = "> 0" if upper is None else f"in (0, {upper[0]:g}] {upper[1]}"
+        raise ctx.error(what, ctx.line_of(key, line), f"{key} must be {rng}, got {v!r}")
+    if not (positive or upper) and x < 0:
         raise ctx.error(what, ctx.line_of(key, line), f"{key} must be >= 0, got {v!r}")
     return x
 
@@ -243,6 +247,7 @@ class _Graph:
         self.ctx = ctx
         self.known = known  #: name -> "node" or "switch"
         self.adj: dict[str, list[str]] = {n: [] for n in known}
+        self.rate: dict[str, float] = {}  #: end node -> its link's rate (bit/s)
 
     def check_node(self, n, key, what, line, host=False):
         """``n`` if it is a declared node (an end node with ``host``), else a ValueError."""
@@ -253,9 +258,8 @@ class _Graph:
             raise ctx.error(what, ctx.line_of(key, line), f"unknown node {n!r} in {key!r} "
                             f"(known: {known})")  # fmt: skip
         if host and self.known[n] != "node":
-            raise ctx.error(
-                what, ctx.line_of(key, line), f"{key} {n!r} is a switch, not an end node"
-            )
+            raise ctx.error(what, ctx.line_of(key, line),
+                            f"{key} {n!r} is a switch, not an end node")  # fmt: skip
         return n
 
     def check_path(self, src, dst, what, line) -> None:
@@ -319,8 +323,7 @@ class _Graph:
 
 def _defaults(data: dict, ctx: _Ctx) -> tuple[float, float, float]:
     """``[defaults]``: link rate, link delay, switch latency."""
-    dflt = data.get("defaults", {})
-    dl = ctx.table_line("defaults")
+    dflt, dl = data.get("defaults", {}), ctx.table_line("defaults")
     _check_keys(dflt, _KEYS["defaults"], "[defaults]", dl, ctx)
     return (
         _quantity(parse_rate, dflt, "rate", "[defaults]", dl, ctx, 10e9, positive=True),
@@ -369,17 +372,15 @@ def _links(data: dict, ctx: _Ctx, g: _Graph, hosts: list[str], d_rate, d_delay) 
         rate = _quantity(parse_rate, e, "rate", what, line, ctx, d_rate, positive=True)
         delay = _quantity(parse_time, e, "delay", what, line, ctx, d_delay)
         links.append(Link(a, b, rate, delay))
+        g.rate[a] = g.rate[b] = rate  # an end node's one link (switches' are not read)
         link_lines[a].append(line or 0)
         link_lines[b].append(line or 0)
     for h in hosts:
         if len(link_lines[h]) != 1:
             at = [x for x in link_lines[h] if x]
             more = f" (links at lines {', '.join(map(str, at))})" if at else ""
-            raise ctx.error(
-                f"node {h!r}",
-                ctx.key_line_anywhere("nodes"),
-                f"an end node needs exactly one link, has {len(link_lines[h])}{more}",
-            )
+            raise ctx.error(f"node {h!r}", ctx.key_line_anywhere("nodes"), "an end node needs "
+                            f"exactly one link, has {len(link_lines[h])}{more}")  # fmt: skip
     for ln in links:
         g.adj[ln.a].append(ln.b)
         g.adj[ln.b].append(ln.a)
@@ -394,7 +395,7 @@ def _traffic(data: dict, ctx: _Ctx, g: _Graph, hosts: list[str]) -> list:
         t = g.check_node(e.get("dest"), "dest", what, line, host=True)
         if s == t:
             raise ctx.error(what, line, f"source and dest are both {s!r}")
-        rate = _quantity(parse_rate, e, "rate", what, line, ctx, positive=True)
+        rate = _quantity(parse_rate, e, "rate", what, line, ctx, upper=(g.rate[s], _UP))
         a, b = g.times(e, what, line)
         on = _quantity(parse_time, e, "on_mean", what, line, ctx, 0.0)
         off = _quantity(parse_time, e, "off_mean", what, line, ctx, 0.0)
@@ -402,12 +403,15 @@ def _traffic(data: dict, ctx: _Ctx, g: _Graph, hosts: list[str]) -> list:
         traffic.append(ConstantFlow(s, t, rate, a, b, on, off))
     for what, line, e in _entries(data, "uniform", ctx):
         s = g.check_node(e.get("source"), "source", what, line, host=True)
-        rate = _quantity(parse_rate, e, "rate", what, line, ctx, positive=True)
+        rate = _quantity(parse_rate, e, "rate", what, line, ctx, upper=(g.rate[s], _UP))
         dests = e.get("destinations")
         if dests is not None:
             if not isinstance(dests, list) or not dests:
                 raise ctx.error(what, line, "destinations: expected a non-empty list of nodes")
             dests = tuple(g.check_node(x, "destinations", what, line, host=True) for x in dests)
+            if s in dests:
+                raise ctx.error(what, ctx.line_of("destinations", line), f"destinations: {s!r} "
+                                "is the source (a node does not send to itself)")  # fmt: skip
         if dests is not None or not g.one_component(hosts):  # else: every pair connects
             for t in dests or [h for h in hosts if h != s]:
                 g.check_path(s, t, what, line)
@@ -434,8 +438,7 @@ def _hotspots(data: dict, ctx: _Ctx, g: _Graph) -> list[Hotspot]:
 
 def _buffers_pause(data: dict, ctx: _Ctx) -> tuple[Buffers, PauseConfig]:
     """``[buffers]`` and ``[pause]``."""
-    bd = data.get("buffers", {})
-    bl = ctx.table_line("buffers")
+    bd, bl = data.get("buffers", {}), ctx.table_line("buffers")
     _check_keys(bd, _KEYS["buffers"], "[buffers]", bl, ctx)
     buf = Buffers(
         *(_quantity(parse_size, bd, k, "[buffers]", bl, ctx, v, positive=k != "oq_limit",
@@ -443,8 +446,7 @@ def _buffers_pause(data: dict, ctx: _Ctx) -> tuple[Buffers, PauseConfig]:
           for k, v in (("switch_memory", 150e3), ("oq_limit", 0.0), ("adapter_ib", 1.5e6),
                        ("adapter_ob", 1.5e6)))
     )  # fmt: skip
-    pd = data.get("pause", {})
-    pl = ctx.table_line("pause")
+    pd, pl = data.get("pause", {}), ctx.table_line("pause")
     _check_keys(pd, _KEYS["pause"], "[pause]", pl, ctx)
     enabled = pd.get("enabled", False)
     if not isinstance(enabled, bool):
@@ -506,11 +508,19 @@ def parse_topology(text: str, source: str = "<string>") -> Topology:
         compile_network(spec)  # the simulator's own checks (ranges, PAUSE watermarks...)
     except ValueError as exc:
         raise ValueError(f"{source}: {exc}") from None
-    preset = data.get("preset")
-    duration = None
+    preset, duration = data.get("preset"), None
     if "duration" in data:
         duration = _quantity(parse_time, data, "duration", "duration",
                              ctx.key_line_anywhere("duration"), ctx, positive=True)  # fmt: skip
+    from qcnmodel.params import QCNParams
+    from qcnmodel.sim.api import _check_run
+
+    for key, check in (("preset", lambda: QCNParams.preset(str(preset))),
+                       ("duration", lambda: _check_run(duration, None, 0, None))):  # fmt: skip
+        try:  # the run's own checks, said with the file and line
+            _ = data.get(key) is None or check()
+        except ValueError as exc:
+            raise ctx.error(key, ctx.key_line_anywhere(key), str(exc)) from None
     return Topology(spec, None if preset is None else str(preset), duration, source)
 
 

@@ -136,7 +136,8 @@ def test_disconnected_flow():
 
 def test_negative_rate_and_delay():
     _error(BASE.replace('"40Gbps"', '"-40Gbps"'), "links[3] (line 16)", "rate must be > 0")
-    _error(BASE.replace('"5Gbps"', '"-5Gbps"'), "flows[0] (line 22)", "rate must be > 0")
+    _error(BASE.replace('"5Gbps"', '"-5Gbps"'), "flows[0] (line 22)",
+           "rate must be in (0, 1e+10] bit/s (at most the source's link rate)")  # fmt: skip
     _error(BASE.replace('"2us"', '"-2us"'), "links[3] (line 17)", "delay must be >= 0")
 
 
