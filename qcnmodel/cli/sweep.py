@@ -72,7 +72,7 @@ def register(subparsers) -> None:
     p.add_argument("--protocol", default=None, help="simulator protocol (default qcn)")
     p.add_argument("--duration", default=None, help="simulated time per run, e.g. 0.5s")
     add_out_option(p, "sweep.nc", "output file: .nc (netCDF) or .zarr")
-    add_jobs_option(p, "joblib worker processes")
+    add_jobs_option(p, "worker processes (forked, warm)")
     p.add_argument("--scheduler", default=None, help="dask.distributed scheduler address")
     p.add_argument("--checkpoint", default=None, help="checkpoint directory (OUT.partial)")
     add_progress_options(p)
