@@ -20,8 +20,6 @@ below are loaded on first use; ``dir(qcnmodel)`` lists them. :mod:`qcnmodel.conf
 tuning numbers (``qm.config.defaults``).
 """
 
-from __future__ import annotations
-
 __version__ = "0.1.0"
 
 from qcnmodel import _compat, config  # noqa: E402

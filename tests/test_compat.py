@@ -74,6 +74,16 @@ def test_dir_lists_every_lazy_name_and_each_resolves():
         qm.nope  # noqa: B018
 
 
+def test_dir_shows_no_stray_name():
+    """Every public name of ``dir(qm)`` is documented in ``__all__`` or is a subpackage (a
+    ``from __future__ import annotations`` once showed as ``qm.annotations``)."""
+    import types
+
+    stray = [n for n in dir(qm) if not n.startswith("_") and n not in qm.__all__
+             and not isinstance(getattr(qm, n), types.ModuleType)]  # fmt: skip
+    assert stray == []
+
+
 def _imports(path: Path):
     tree = ast.parse(path.read_text())
     for node in ast.walk(tree):
