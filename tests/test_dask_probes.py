@@ -74,15 +74,16 @@ def test_deferred_dask_array_check_is_exact_before_and_after_dask_array_loads():
     assert out.split() == ["1.5", "False", "False", "True", "True", "6.0", "False"]
 
 
-def test_a_sweep_command_loads_neither_dask_array_nor_distributed(tmp_path):
-    """`qcnmodel sweep --out x.nc` of a few short points: a process that builds, saves and
-    reports a Dataset without any dask object (before: both were imported, 1-2 s)."""
-    r = subprocess.run(
-        [sys.executable, "-X", "importtime", "-m", "qcnmodel", "sweep", "--scenario",
-         "og-hotspot", "--grid", "seed=0,1", "--duration", "2ms",
-         "--out", "s.nc", "--quiet"],
-        capture_output=True, text=True, cwd=tmp_path, timeout=600,
-    )  # fmt: skip
+@pytest.mark.parametrize("command", [
+    ["sweep", "--scenario", "og-hotspot", "--grid", "seed=0,1", "--duration", "2ms", "--out",
+     "s.nc", "--quiet"],
+    ["simulate", "--scenario", "og-hotspot", "--duration", "2ms", "--out", "s.nc"],
+])  # fmt: skip
+def test_a_command_writing_netcdf_loads_neither_dask_array_nor_distributed(tmp_path, command):
+    """`qcnmodel sweep/simulate --out x.nc` of short runs: processes that build, save and
+    report Datasets without any dask object (before: both were imported, 1-2 s)."""
+    r = subprocess.run([sys.executable, "-X", "importtime", "-m", "qcnmodel", *command],
+                       capture_output=True, text=True, cwd=tmp_path, timeout=600)  # fmt: skip
     assert r.returncode == 0, r.stderr[-2000:]
     loaded = {ln.rsplit("|", 1)[-1].strip() for ln in r.stderr.splitlines()
               if ln.startswith("import time:")}  # fmt: skip

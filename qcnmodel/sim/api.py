@@ -101,13 +101,13 @@ class SimResult:
         path : str or Path
             Named ``*.nc``, ``*.nc4``, ``*.netcdf`` or without a suffix (ValueError else).
         """
-        from qcnmodel._io import NETCDF_SUFFIXES, atomic_path, check_suffix
+        from qcnmodel._io import NETCDF_SUFFIXES, check_suffix
+        from qcnmodel._netcdf import write_netcdf
 
         check_suffix(path, NETCDF_SUFFIXES, "path")  # not netCDF under another format's name
         ds = self._traces("to_netcdf").copy()
         ds.attrs["summary"] = json.dumps(to_jsonable(self.summary()))
-        with atomic_path(path) as tmp:
-            ds.to_netcdf(tmp)
+        write_netcdf(ds, path)
 
     def to_csv(self, path) -> None:
         """Write the time series as one wide CSV table (a column per variable), atomically.
