@@ -22,7 +22,8 @@ import tempfile
 from pathlib import Path
 from typing import Any
 
-__all__ = ["NETCDF_SUFFIXES", "atomic_dir", "atomic_path", "check_suffix", "to_jsonable"]
+__all__ = ["NETCDF_SUFFIXES", "atomic_dir", "atomic_path", "check_suffix", "moved_paths",
+           "to_jsonable"]  # fmt: skip
 
 #: the file-name suffixes of a netCDF file (a name without a suffix is accepted too)
 NETCDF_SUFFIXES = (".nc", ".nc4", ".netcdf")
@@ -136,6 +137,19 @@ def atomic_dir(target):
             raise _about(exc, target) from None
         raise
     shutil.rmtree(tmp, ignore_errors=True)  # what is left of it after a merge
+
+
+def moved_paths(value, tmp, target):
+    """``value`` with each path (a string) inside the folder ``tmp`` read inside ``target``
+    instead, in lists and dicts too: what a writer into :func:`atomic_dir`'s temporary folder
+    returns, once that folder has moved to ``target``."""
+    if isinstance(value, dict):
+        return {k: moved_paths(v, tmp, target) for k, v in value.items()}
+    if isinstance(value, list):
+        return [moved_paths(v, tmp, target) for v in value]
+    if isinstance(value, str) and value.startswith(str(tmp) + os.sep):
+        return str(Path(target) / os.path.relpath(value, tmp))
+    return value
 
 
 def _merge(src: Path, dst: Path) -> None:

@@ -1,6 +1,7 @@
 """`qcnmodel report` writes a self-contained HTML report, Markdown, figures and the grid."""
 
 import dataclasses
+from pathlib import Path
 
 import numpy as np
 import pytest
@@ -69,6 +70,32 @@ def test_write_report(tmp_path):
                     m.fixed_point()
     assert "packet-fidelity" in grid.attrs["model"]
     grid.close()
+    # written in a temporary folder beside it, then moved in: the paths are the folder's own
+    rep = (tmp_path / "rep").resolve()
+    for p in (paths["markdown"], paths["html"], paths["margins"], *paths["figures"]):
+        assert Path(p).resolve().parent in (rep, rep / "figures") and Path(p).exists(), p
+    assert sorted(q.name for q in tmp_path.iterdir()) == ["rep"]
+
+
+def test_an_interrupted_report_leaves_its_folder_as_it_was(tmp_path, monkeypatch):
+    """Ctrl-C while the report writes (here after its grid and figures): no report folder,
+    no temporary folder; into an existing folder, its files stay as they were."""
+    import qcnmodel.studies.report as report
+
+    def interrupt(*args, **kwargs):
+        raise KeyboardInterrupt
+
+    monkeypatch.setattr(report, "_claim_section", interrupt)
+    with pytest.raises(KeyboardInterrupt):
+        write_report(tmp_path / "rep", small_config(), progress=False)
+    assert list(tmp_path.iterdir()) == []
+    (tmp_path / "old").mkdir()
+    (tmp_path / "old" / "report.md").write_text("earlier report")
+    with pytest.raises(KeyboardInterrupt):
+        write_report(tmp_path / "old", small_config(), progress=False)
+    assert sorted(q.name for q in tmp_path.iterdir()) == ["old"]
+    assert [q.name for q in (tmp_path / "old").iterdir()] == ["report.md"]
+    assert (tmp_path / "old" / "report.md").read_text() == "earlier report"
 
 
 @pytest.mark.slow  # a whole report through the CLI, ~15 s

@@ -36,6 +36,7 @@ import numpy as np
 import xarray as xr
 
 from qcnmodel import config
+from qcnmodel._io import atomic_dir, moved_paths
 from qcnmodel._netcdf import write_netcdf
 from qcnmodel.params import QCNParams
 
@@ -235,7 +236,8 @@ def write_report(out_dir: str | Path, cfg: ReportConfig | None = None, progress:
     Parameters
     ----------
     out_dir : str or Path
-        Output directory (created).
+        Output directory (created). The report is written into a temporary folder beside
+        it and moved in once complete: an interrupted run leaves ``out_dir`` as it was.
     cfg : ReportConfig, optional
         Ranges and parameter set (default: the 802.1Qau defaults and the configured ranges).
     progress : bool
@@ -252,19 +254,26 @@ def write_report(out_dir: str | Path, cfg: ReportConfig | None = None, progress:
         ``trajectories``: ``"run"``, ``"off"`` or ``"not compiled"`` (left out by
         ``"auto"``).
     """
+    from qcnmodel.studies.report_tasks import resolve_auto
+
+    cfg, deferred = resolve_auto(cfg or ReportConfig())
+    with atomic_dir(out_dir) as tmp:
+        paths = _compute_and_write(tmp, cfg, deferred, progress, command)
+    return moved_paths(paths, tmp, Path(out_dir))
+
+
+def _compute_and_write(out: Path, cfg, deferred, progress: bool, command: str | None) -> dict:
+    """:func:`write_report` into the (temporary) folder ``out``."""
     from qcnmodel.studies import compiling
     from qcnmodel.studies.report_tasks import (
         Tasks,
         compiled_parts,
         family,
-        resolve_auto,
         settled,
         warm_cohorts,
         workers,
     )
 
-    cfg, deferred = resolve_auto(cfg or ReportConfig())
-    out = Path(out_dir)
     (out / "figures").mkdir(parents=True, exist_ok=True)
     t0 = time.perf_counter()
     if deferred:
