@@ -72,3 +72,20 @@ def test_sweep_cli_normalises(tmp_path, capsys):
     assert main(argv) == 2
     err = capsys.readouterr().err
     assert "unknown protocol" not in err and "qeq" in err  # past the name, to the value
+
+
+def test_the_simulate_api_reads_any_case():
+    """qm.simulate(protocol="QCN") runs qcn (the result names the registry name), exactly as
+    protocol="qcn"; check_inputs reads it the same way; an unknown name is still refused."""
+    import qcnmodel as qm
+    from qcnmodel.sim.api import check_inputs
+
+    kw = dict(duration="1ms", engine="oracle", trace=False)
+    upper, lower = (
+        qm.simulate("og-hotspot", protocol=" QCN ", **kw),
+        qm.simulate("og-hotspot", protocol="qcn", **kw),
+    )
+    assert upper.protocol == "qcn" and upper.counters == lower.counters
+    check_inputs("og-hotspot", protocol="Dcqcn", duration="1ms")
+    with pytest.raises(ValueError, match="protocol: unknown protocol 'qnc'"):
+        qm.simulate("og-hotspot", protocol="qnc", **kw)

@@ -29,7 +29,7 @@ from qcnmodel.sim import engines, metrics
 from qcnmodel.sim.fair import fair_summary
 from qcnmodel.sim.kernel.state import TQ_AREA, TQ_DROPS, TQ_MAX, TQ_Q, TQ_TXB
 from qcnmodel.sim.network import ConstantFlow, NetworkSpec, compile_network
-from qcnmodel.sim.protocols.registry import get_protocol, protocol_config, split_overrides
+from qcnmodel.sim.protocols.registry import protocol_config, protocol_name, split_overrides
 from qcnmodel.sim.scenarios import SCENARIOS, get_scenario
 from qcnmodel.sim.traces import build_dataset, decimate, to_csv, window
 from qcnmodel.units import parse_time
@@ -222,6 +222,7 @@ def simulate(
     for name, flag in (("trace", trace), ("progress", progress)):
         if not isinstance(flag, (bool, np.bool_)):
             raise ValueError(f"{name}: expected True or False, got {flag!r}")
+    protocol = protocol_name(protocol)  # in any case, as the units ("QCN" is qcn)
     spec, sc, q_over, p_over = _resolve_network(scenario, protocol, overrides)
     net = compile_network(spec)
     params = _resolve_params(params, sc, q_over, net, spec)
@@ -305,6 +306,7 @@ def check_inputs(scenario, protocol="qcn", params=None, duration=None, seed=0, o
     ValueError
         Naming the field, as :func:`simulate` would.
     """
+    protocol = protocol_name(protocol)
     spec, sc, q_over, p_over = _resolve_network(scenario, protocol, overrides)
     net = compile_network(spec)
     params = _resolve_params(params, sc, q_over, net, spec)
@@ -323,15 +325,12 @@ def _resolve_network(scenario, protocol: str, overrides: dict | None):
     """(spec, scenario or None, QCNParams settings, protocol settings) of a run."""
     if not isinstance(scenario, (str, NetworkSpec)):
         raise ValueError(f"scenario: expected a scenario name or a NetworkSpec, got {scenario!r}")
-    if not isinstance(protocol, str):
-        get_protocol(str(protocol))  # ValueError naming it, with the allowed names
     if overrides is not None and not (
         isinstance(overrides, dict) and all(isinstance(k, str) for k in overrides)
     ):
         raise ValueError(f"overrides: expected a dict of parameter names to values, got "
                          f"{overrides!r}")  # fmt: skip
     overrides = dict(overrides or {})
-    get_protocol(protocol)  # ValueError naming an unknown protocol
     if isinstance(scenario, str):
         sc = get_scenario(scenario)
         s_over, q_over, p_over = _split_overrides(sc, overrides, protocol)
