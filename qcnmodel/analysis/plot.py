@@ -213,7 +213,10 @@ def plot_stability_map(ds, var: str = "phase_margin_deg", ax=None, cmap: str = "
     margins are shown wrapped to (-180, 180] deg (the analysis keeps the unwrapped value,
     which falls linearly with the delay); the stability boundary is the zero contour of the
     unwrapped ``phase_margin_deg`` (black), and the boundary of the argument principle's
-    ``stable`` flag is its 0.5 contour (dashed).
+    ``stable`` flag is its 0.5 contour (dashed). Points whose loop never reaches 0 dB (an
+    infinite phase margin: among them a port that its flows cannot congest, an open loop)
+    are drawn hatched in the colour of the most stable margin, and named in the legend;
+    points without a value (NaN: no operating point) stay blank.
     """
     fig, ax = _fig_axes(ax, 1, figsize=(7, 5))
     y, x = ds[var].dims
@@ -222,16 +225,19 @@ def plot_stability_map(ds, var: str = "phase_margin_deg", ax=None, cmap: str = "
     vlabel, vscale = _label(ds, var)
     xs, ys = ds[x].values * xscale, ds[y].values * yscale
     z = np.asarray(ds[var].values, float) * vscale
+    no_crossover = np.isposinf(z) if var == "phase_margin_deg" else np.zeros(z.shape, bool)
     kw = {}
     if var == "phase_margin_deg":
         # wrapped for display (the boundary below uses the unwrapped margin); symmetric
         # around 0 and saturating at +-90 deg so that the boundary region stays readable
-        z = _wrap_deg(z)
+        z = np.where(no_crossover, 90.0, _wrap_deg(z))
         vlabel = "phase margin (deg, wrapped to (-180, 180])"
         kw = {"vmin": -90.0, "vmax": 90.0}
     mesh = ax.pcolormesh(xs, ys, np.ma.masked_invalid(z), shading="nearest", cmap=cmap, **kw)
     cb = fig.colorbar(mesh, ax=ax)
     cb.set_label(vlabel)
+    if no_crossover.any():
+        _hatch_cells(ax, xs, ys, no_crossover, mesh.cmap(1.0))
     if xs.size > 1 and ys.size > 1:
         if "phase_margin_deg" in ds:
             pm = np.asarray(ds["phase_margin_deg"].values, float)
@@ -249,6 +255,25 @@ def plot_stability_map(ds, var: str = "phase_margin_deg", ax=None, cmap: str = "
     ax.set_ylabel(ylabel)
     ax.set_title(str(ds.attrs.get("model", "")), fontsize=9)
     return fig
+
+
+def _hatch_cells(ax, xs, ys, cells, colour) -> None:
+    """Hatch the map's ``cells`` (rows y, columns x) and name them in the legend."""
+    from matplotlib.patches import Patch, Rectangle
+
+    def edges(v):
+        if v.size == 1:
+            return np.array([v[0] * 0.9, v[0] * 1.1]) if v[0] else np.array([-0.5, 0.5])
+        mid = (v[1:] + v[:-1]) / 2.0
+        return np.concatenate([[2 * v[0] - mid[0]], mid, [2 * v[-1] - mid[-1]]])
+
+    ex, ey = edges(np.asarray(xs, float)), edges(np.asarray(ys, float))
+    for i, j in zip(*np.nonzero(cells)):
+        ax.add_patch(Rectangle((ex[j], ey[i]), ex[j + 1] - ex[j], ey[i + 1] - ey[i], fill=False,
+                               hatch="//", edgecolor="0.35", linewidth=0.0))  # fmt: skip
+    label = "no 0 dB crossover (infinite margin; e.g. a port its flows cannot congest)"
+    ax.legend(handles=[Patch(facecolor=colour, hatch="//", edgecolor="0.35", label=label)],
+              fontsize=7, loc="upper left")  # fmt: skip
 
 
 def plot_unstable_fraction(da, ax=None, label: str | None = None):

@@ -136,6 +136,24 @@ def test_plot_stability_map(fopdt_map):
     plt.close("all")
 
 
+def test_the_map_draws_points_without_crossover_and_leaves_undefined_ones_blank(fopdt_map):
+    """N = 1 at the line rate cannot congest the port: an open loop, phase margin +inf. Those
+    cells are drawn (hatched, named in the legend), not left blank as points without a value
+    (NaN) are."""
+    ds = fopdt_map.copy(deep=True)
+    pm = ds["phase_margin_deg"].values
+    assert np.isposinf(pm[0]).all() and np.isfinite(pm[1:]).all()  # the N = 1 row
+    pm[2, :3] = np.nan  # three points without a value
+    fig = plotting.plot_stability_map(ds)
+    ax = fig.axes[0]
+    shown = ax.collections[0].get_array()
+    assert np.ma.count_masked(shown) == 3
+    assert np.ma.getdata(shown).reshape(pm.shape)[0].tolist() == [90.0] * pm.shape[1]
+    assert len(ax.patches) == pm.shape[1]  # one hatched cell per open-loop point
+    assert "no 0 dB crossover" in ax.get_legend().get_texts()[0].get_text()
+    plt.close("all")
+
+
 class _NoEquilibriumAbove:
     """FOPDT wrapper whose loop() raises ValueError for n_flows > 20 (as a fluid
     model does when there is no equilibrium)."""
