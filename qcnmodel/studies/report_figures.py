@@ -253,7 +253,8 @@ def _maps(cfg, grid, figdir):
             save(fig, figdir / "stability_map.png"),
             f"Stability map of the {_NAME['loop']} over RTT and the number of flows "
             f"(W = {w0:g}, fixed sampling Ps = {ps0:.0%}); phase margins wrapped to "
-            "(-180, 180] deg; the black line is the zero-phase-margin boundary.",
+            "(-180, 180] deg; the black line is the zero-phase-margin boundary; hatched: no "
+            "0 dB crossover (e.g. a port its flows cannot congest).",
         )
     ]
     fig, axes = plt.subplots(1, 2, figsize=(12, 4.5), sharey=True)
