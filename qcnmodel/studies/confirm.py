@@ -43,12 +43,11 @@ Each point runs on the single bottleneck of the validation suite
 egress port to the sink is the congestion point, link delays set so that the CP -> RP -> CP
 loop delay equals the RTT), at the parameter set's line rate, frame size and CP latency; a
 point whose RTT is below that network's shortest loop delay (one frame's serialisation plus
-the CP latency) is listed as not simulated. The hot queue over the second
-half of the run is classified by the oscillation detector
-(:func:`qcnmodel.analysis.timeseries.oscillation`: *stable*, *oscillating* or *underflow*;
-:func:`classify` adds *drifting* for a queue that trends by more than Qeq across the
-window); a point agrees when the packets are stable exactly where the model predicts
-stability.
+the CP latency) is listed as not simulated. The hot queue over the second half of the run is
+classified by the oscillation detector (:func:`qcnmodel.analysis.timeseries.oscillation`:
+*stable*, *oscillating* or *underflow*; :func:`classify` adds *drifting* for a queue that
+trends by more than Qeq across the window); a point agrees when the packets are stable
+exactly where the model predicts stability.
 
 **Run length.** Near the boundary the loop's slowest mode decays (or grows) slowly: its
 time constant follows from the model itself (:func:`mode_time_constant`, the first-order
@@ -446,16 +445,17 @@ def confirm_verdict(
     Returns
     -------
     dict
-        ``agree`` (every point agrees), ``duration_s``, ``seed``, ``jobs`` and ``rows`` (per
-        point: ``n_flows``, ``rtt_s``, ``role``, ``predicted_stable``, ``phase_margin_deg``,
-        the detector's ``verdict``, ``mean``, ``std``, ``underflow``, ``acf_peak``,
-        ``agree``, ``runs`` and ``runs_unstable`` (the packet runs at the point and how many
-        were not stable; the verdict is their majority), ``shown_seed`` (the run whose
-        numbers and trace ``time_s``, ``queue_bytes`` are given: the first on the
-        majority's side)); ``skipped``: the points whose
-        RTT is too long for the run (``n_flows``, ``rtt_s``, ``role``,
-        ``predicted_stable``, ``reason``). ValueError (naming ``confirm``) when every point
-        is too long.
+        ``agree``, ``outcome``, ``points_agree``, ``points_inconclusive`` (the overall
+        answer, :func:`tally`), ``duration_s``, ``seed``, ``jobs`` and ``rows`` (per point:
+        ``n_flows``, ``rtt_s``, ``role``, ``predicted_stable``, ``phase_margin_deg``, the
+        detector's ``verdict``, ``mean``, ``std``, ``underflow``, ``acf_peak``, ``agree``
+        (the packets' majority matches the prediction), ``conclusive``, ``outcome``,
+        ``runs`` and ``runs_unstable`` (the packet runs at the point and how many were not
+        stable; the verdict is their majority), ``shown_seed`` (the run whose numbers and
+        trace ``time_s``, ``queue_bytes`` are given: the first on the majority's side));
+        ``skipped``: the points whose RTT is too long for the run (``n_flows``, ``rtt_s``,
+        ``role``, ``predicted_stable``, ``reason``). ValueError (naming ``confirm``) when
+        every point is too long.
     """
     from tqdm.auto import tqdm
 
@@ -507,8 +507,21 @@ def confirm_verdict(
                 and hasattr(model, "trajectory_verdicts")):  # fmt: skip
             row.update(_odds_test(model, pt, run))
         rows.append(row)  # fmt: skip
-    return {"agree": all(r["agree"] for r in rows if r["conclusive"]), "duration_s": duration,
-            "seed": int(seed), "jobs": n_jobs, "rows": rows, "skipped": skipped}  # fmt: skip
+    return {**tally(rows), "duration_s": duration, "seed": int(seed), "jobs": n_jobs,
+            "rows": rows, "skipped": skipped}  # fmt: skip
+
+
+def tally(rows: list[dict]) -> dict:
+    """The overall answer; each row gains its ``outcome``. ``agree``: no conclusive point
+    disagrees (the check's exit code reads it; true also when none is conclusive); ``outcome``
+    (the text's word): ``"DISAGREE"``, else ``"agree"`` when a point agrees, else
+    ``"inconclusive"``; ``points_agree``, ``points_inconclusive``: the rows of each."""
+    for r in rows:
+        r["outcome"] = outcome(r)
+    words = [r["outcome"] for r in rows]
+    word = "DISAGREE" if "DISAGREE" in words else "agree" if "agree" in words else "inconclusive"
+    return {"agree": word != "DISAGREE", "outcome": word, "points_agree": words.count("agree"),
+            "points_inconclusive": words.count("inconclusive")}  # fmt: skip
 
 
 def _odds_test(model, pt: dict, run: dict) -> dict:
