@@ -96,21 +96,26 @@ def _optional_groups() -> None:
 def regenerate(out_dir: str | Path = "figures", only: list[str] | None = None, progress=True):
     """Draw the figure groups into ``out_dir`` and write its ``README.md`` index.
 
+    The figures are drawn in a temporary folder beside ``out_dir`` and move in once all are
+    written (:func:`qcnmodel._io.atomic_dir`): an interrupted or failed run leaves
+    ``out_dir`` as it was (missing, or with its earlier files).
+
     Parameters
     ----------
     out_dir : str or Path
-        Destination (default ``figures``).
+        Destination (default ``figures``); its parent folders are created when missing.
     only : list of str, optional
-        Group names to draw (default: all).
+        Group names to draw (default: all). The index keeps the entries of the other files
+        already listed in ``out_dir``'s ``README.md``.
     progress : bool
         Progress bar on stderr.
 
     Returns
     -------
     list of (Path, str)
-        Every figure written, with its caption.
+        Every figure written (its path in ``out_dir``), with its caption.
     """
-    from tqdm.auto import tqdm
+    from qcnmodel._io import atomic_dir, moved_paths
 
     _optional_groups()
     out = Path(out_dir)
@@ -118,7 +123,17 @@ def regenerate(out_dir: str | Path = "figures", only: list[str] | None = None, p
     for name in names:  # before anything is written: a refused command leaves no folder
         if name not in GROUPS:
             raise unknown_name("only", "figure group", name, GROUPS, sort=False)
-    out.mkdir(parents=True, exist_ok=True)
+    out.parent.mkdir(parents=True, exist_ok=True)
+    with atomic_dir(out) as tmp:
+        figures = _draw(names, tmp, progress)
+        _write_index(tmp / "README.md", out / "README.md" if only else None, figures)
+    return [(Path(moved_paths(str(p), tmp, out)), c) for p, c in figures]
+
+
+def _draw(names: list[str], out: Path, progress: bool) -> list[tuple[Path, str]]:
+    """Run the groups ``names`` into the folder ``out``: every figure with its caption."""
+    from tqdm.auto import tqdm
+
     figures: list[tuple[Path, str]] = []
     _PROGRESS["on"] = bool(progress)
     bar = tqdm(names, desc="figures", unit="group", disable=not progress)
@@ -128,11 +143,16 @@ def regenerate(out_dir: str | Path = "figures", only: list[str] | None = None, p
             figures += [(Path(p), c) for p, c in GROUPS[name](out)]
     finally:
         _PROGRESS["on"] = False
-    index = out / "README.md"
+    return figures
+
+
+def _write_index(index: Path, earlier: Path | None, figures: list[tuple[Path, str]]) -> None:
+    """Write the ``README.md`` table of ``figures`` to ``index``, keeping the other entries of
+    the ``earlier`` index (when given and present)."""
     lines = ["# Figures", "", "Regenerate with `qcnmodel figures` (deterministic).", ""]
     known = {}
-    if index.exists() and only:
-        for line in index.read_text().splitlines():
+    if earlier is not None and earlier.exists():
+        for line in earlier.read_text().splitlines():
             if line.startswith("| `"):
                 fname = line.split("`")[1]
                 known[fname] = line
@@ -140,4 +160,3 @@ def regenerate(out_dir: str | Path = "figures", only: list[str] | None = None, p
         known[path.name] = f"| `{path.name}` | {caption} |"
     lines += ["| file | caption |", "|---|---|", *[known[k] for k in sorted(known)], ""]
     index.write_text("\n".join(lines))
-    return figures
