@@ -68,9 +68,12 @@ def test_stability_map_axes_in_words_and_wrapped_phase():
     assert ax.get_xlabel() == "round-trip time RTT (us)"
     assert ax.get_ylabel() == "number of flows N"
     assert fig.axes[1].get_ylabel() == "phase margin (deg, wrapped to (-180, 180])"
-    # N = 1 at the line rate does not congest the port: an open loop, PM +inf, not drawn
-    shown = np.ma.masked_invalid(ax.collections[0].get_array())
-    assert np.ma.max(np.abs(shown)) <= 180 and np.ma.count_masked(shown) == 9
+    # N = 1 at the line rate does not congest the port: an open loop, PM +inf, drawn at the
+    # top of the colour scale and hatched (9 cells), nothing masked
+    shown = ax.collections[0].get_array()
+    assert np.ma.max(np.abs(shown)) <= 180 and np.ma.count_masked(shown) == 0
+    assert np.ma.getdata(shown).reshape(3, 9)[0].tolist() == [90.0] * 9
+    assert len(ax.patches) == 9
     plt.close("all")
 
 
