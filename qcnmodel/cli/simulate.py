@@ -70,7 +70,9 @@ def register(subparsers) -> None:
     add_set_option(p, "override a scenario, protocol or QCN parameter (repeatable)")
     p.add_argument("--bin", default=None, help="trace bin width with a unit (default 1ms, "
                    "or a tenth of a --duration shorter than that)")  # fmt: skip
-    p.add_argument("--decimate", default="1", help="merge every N >= 1 bins in the output")
+    p.add_argument("--decimate", default="1", help="merge every N >= 1 bins in the output "
+                   "(the last group holds the bins left over; the .nc attributes bin_width_s, "
+                   "decimation and last_bin_width_s say so)")  # fmt: skip
     p.add_argument("--window", default=None, help="keep bins in T0:T1, times with units")
     add_out_option(p, None, "write traces to FILE: .nc (netCDF) or .csv")
     p.add_argument("--json", action="store_true", help="print one JSON object on stdout")

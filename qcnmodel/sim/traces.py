@@ -148,7 +148,13 @@ def window(ds: xr.Dataset, t0: float | None = None, t1: float | None = None) -> 
 def decimate(ds: xr.Dataset, k: int) -> xr.Dataset:
     """Merge every ``k`` bins: maxima by max, counts by sum, end-of-bin values by last,
     everything else (rates, means) by mean. Bins left over at the end (when ``k`` does not
-    divide their number) make a last, shorter group."""
+    divide their number) make a last, shorter group.
+
+    The attributes say so, in the words of the memory limit's merge: ``bin_width_s`` the
+    merged bin, ``bin_width_requested_s`` the bin asked for (kept when an earlier merge set
+    it), ``bins_merged`` the requested bins in one merged bin (both merges together),
+    ``decimation`` ``k``, and ``last_bin_width_s`` the last group's width (shorter than
+    ``bin_width_s`` when bins were left over; its counts are of fewer bins)."""
     if k <= 1:
         return ds
     n = ds.sizes["time"]
@@ -169,6 +175,13 @@ def decimate(ds: xr.Dataset, k: int) -> xr.Dataset:
             out[name] = ds[name].isel(time=last).assign_coords(time=out["time"].values)
     out["time"] = ds["time"].values[last]
     out.attrs = dict(ds.attrs)
+    if "bin_width_s" in ds.attrs:
+        width = float(ds.attrs["bin_width_s"])
+        out.attrs.setdefault("bin_width_requested_s", width)
+        out.attrs["bins_merged"] = int(ds.attrs.get("bins_merged", 1)) * int(k)
+        out.attrs["bin_width_s"] = width * k
+        out.attrs["last_bin_width_s"] = width * (n - (len(last) - 1) * k)
+    out.attrs["decimation"] = int(k)
     return out
 
 
