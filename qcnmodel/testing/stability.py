@@ -98,7 +98,9 @@ def assert_stable(params, rtt, n_flows, confirm=None, *, model="qcn", capacity=N
         The loop model (default the registry's ``"qcn"``, its validated variant); a model
         object keeps its own parameters.
     capacity : float or str, optional
-        Service rate of the congestion point (bit/s; default half the line rate).
+        Service rate of the congestion point (bit/s), for the model and the packet runs;
+        default half the line rate, where one flow congests the port (``margins`` and
+        ``check`` default to the line rate: ``capacity=p.line_rate`` gives their verdict).
     duration, settle : float or str
         Length of each packet run and the settling time left out of the verdict (s).
     seed : int
