@@ -19,7 +19,7 @@ the packet confirmation share the cores; each trajectory run realises the port f
 frame). A first run after installation compiles only the model's cohort kernel (a few
 seconds) and leaves out what is not compiled yet, saying so;
 `--confirm yes` compiles everything once, the simulator in the background while the model is
-analysed (about 45 s in all).
+analysed (57 s in all on 2 cores; the README's Run times).
 """
 
 from __future__ import annotations
@@ -64,8 +64,8 @@ def register(subparsers) -> None:
     p.add_argument("--confirm", nargs="?", const="yes", default=None, choices=CONFIRM_CHOICES,
                    help="packet-level confirmation of the verdict: auto (default) = when the "
                    "packet simulator is already compiled, else say how to run it; yes (or a "
-                   "bare --confirm) = always, compiling the simulator once if needed (about "
-                   "a minute); no = skip")  # fmt: skip
+                   "bare --confirm) = always, compiling the simulator once if needed (57 s "
+                   "in all the first time on 2 cores); no = skip")  # fmt: skip
     p.add_argument("--no-packet", action="store_true",
                    help="skip the packet-level confirmation runs (= --confirm no)")  # fmt: skip
 

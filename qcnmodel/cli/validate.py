@@ -21,8 +21,9 @@ def register(subparsers) -> None:
     p.add_argument(
         "--quick",
         action="store_true",
-        help="a subset (2 cores, warm numba caches: 50 s idle, 88 s busy, 3.5 minutes on a "
-        "first run; the full run about 7.5 minutes)",
+        help="a subset: 44-52 s on 2 idle cores with warm numba caches, 3.5 minutes on a "
+        "first run (it compiles the kernels); the full run 5.3 minutes with --jobs 2 (the "
+        "README's Run times)",
     )
     add_jobs_option(p, "processes for the comparisons")
     add_out_option(p, "validation-report", "output directory (default validation-report)")
