@@ -19,6 +19,9 @@ parameter-set field (``w``, ``gd``, ``qeq``, ...); simulator grids take any scen
 or QCN field and ``seed``.
 ``--preset NAME`` or ``--params FILE`` (a QCN parameter TOML, as ``qcnmodel check`` reads)
 chooses the parameter set, ``--variant`` a named configuration of the ``--model``.
+A ``--model`` sweep's file records the operating point it does not sweep in its attributes
+(``n_flows``, ``rtt_s``, ``capacity_bps``: the model's defaults or ``--set``), beside the grid
+and the fixed arguments.
 Finished points are recorded in ``--checkpoint`` (default ``OUT.partial/``): rerunning the
 same command after an interruption continues where it stopped. Once ``OUT`` is written the
 checkpoint is deleted.
@@ -71,7 +74,7 @@ def register(subparsers) -> None:
     add_params_options(p, "parameter preset (QCN; ECM models: seed004 or seed000)")
     p.add_argument("--protocol", default=None, help="simulator protocol (default qcn)")
     p.add_argument("--duration", default=None, help="simulated time per run, e.g. 0.5s")
-    add_out_option(p, "sweep.nc", "output file: .nc (netCDF) or .zarr")
+    add_out_option(p, "sweep.nc", "output file: .nc (netCDF) or .zarr (default sweep.nc)")
     add_jobs_option(p, "worker processes (forked, warm)")
     p.add_argument("--scheduler", default=None, help="dask.distributed scheduler address")
     p.add_argument("--checkpoint", default=None, help="checkpoint directory (OUT.partial)")
@@ -211,7 +214,7 @@ def run(args) -> int:
     params = None if params is None or isinstance(params, str) else params.to_dict()
     if args.model:
         from qcnmodel.models import identify
-        from qcnmodel.studies.points import point_model
+        from qcnmodel.studies.points import operating_point, point_model
 
         if "seed" in grid:
             raise ValueError("--grid seed: a simulator parameter; a --model sweep has no seed")
@@ -226,6 +229,8 @@ def run(args) -> int:
             fixed["params"] = params
         first = {k: v[0] for k, v in grid.items()}
         attrs = dict(zip(("model", "model_variant"), identify(point_model(**fixed, **first))))
+        # the operating point the grid does not sweep (the model's defaults or --set)
+        attrs.update(operating_point(point_model(**fixed, **first), grid))
         # Validate every grid value, and the first point, here: a bad value fails before
         # any point is computed, with a clear message.
         check_grid(point_model, fixed, grid)

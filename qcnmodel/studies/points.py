@@ -183,6 +183,25 @@ def point_model(
     return build_model(model, base, variant, **merged)
 
 
+def operating_point(model, swept) -> dict:
+    """The operating point a model sweep holds fixed: ``n_flows``, ``rtt_s`` and the port
+    capacity ``capacity_bps`` of ``model`` (a grid point's model), leaving out the names in
+    ``swept`` (``rtt``, ``n_flows``, ``capacity``) and the values the model does not have."""
+    cap = getattr(model, "capacity_bps", None)
+    if cap is None:
+        cap = getattr(model, "capacity", None)
+    if cap is None:  # the models' default: the port serves at the line rate
+        cap = getattr(getattr(model, "params", None), "line_rate", None)
+    values = {"n_flows": getattr(model, "n_flows", None), "rtt": getattr(model, "rtt", None),
+              "capacity": cap}  # fmt: skip
+    names = {"n_flows": "n_flows", "rtt": "rtt_s", "capacity": "capacity_bps"}
+    out = {}
+    for key, value in values.items():
+        if key not in swept and value is not None:
+            out[names[key]] = int(value) if key == "n_flows" else float(value)
+    return out
+
+
 def simulation_point(
     scenario: str,
     protocol: str,
