@@ -77,6 +77,7 @@ from qcnmodel.sim.network import (
     UniformTraffic,
     compile_network,
 )
+from qcnmodel.sim.network.spec import headroom_refusal
 from qcnmodel.units import parse_number, parse_rate, parse_size, parse_time
 
 if sys.version_info >= (3, 11):
@@ -451,13 +452,12 @@ def _buffers_pause(data: dict, ctx: _Ctx) -> tuple[Buffers, PauseConfig]:
     enabled = pd.get("enabled", False)
     if not isinstance(enabled, bool):
         raise ctx.error("[pause]", pl, f"enabled: expected true or false, got {enabled!r}")
-    pause = PauseConfig(
-        enabled,
-        _quantity(parse_time, pd, "rtt", "[pause]", pl, ctx) if "rtt" in pd else None,
-        _quantity(parse_number, pd, "headroom_factor", "[pause]", pl, ctx, 1.0),
-        _quantity(parse_size, pd, "hysteresis", "[pause]", pl, ctx, 10e3),
-    )
-    return buf, pause
+    hf = _quantity(parse_number, pd, "headroom_factor", "[pause]", pl, ctx, 1.0)
+    if hf < 1:  # PAUSE would drop frames
+        raise ctx.error("[pause]", ctx.line_of("headroom_factor", pl), headroom_refusal(hf))
+    rtt = _quantity(parse_time, pd, "rtt", "[pause]", pl, ctx) if "rtt" in pd else None
+    return buf, PauseConfig(enabled, rtt, hf, _quantity(parse_size, pd, "hysteresis", "[pause]",
+                                                        pl, ctx, 10e3))  # fmt: skip
 
 
 def _run_settings(data: dict, ctx: _Ctx, g: _Graph):

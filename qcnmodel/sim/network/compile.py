@@ -303,6 +303,10 @@ def _buffers(spec: NetworkSpec, nodes: _Nodes, ports: _Ports, ob_nodes: set[str]
             f"pause: headroom_factor {pz.headroom_factor!r} and hysteresis {pz.hysteresis!r} B "
             "must be finite and >= 0"
         )
+    if hf < 1:  # PAUSE would drop frames
+        from qcnmodel.sim.network.spec import headroom_refusal
+
+        raise ValueError(headroom_refusal(pz.headroom_factor))
 
     def headroom(p: int) -> float:
         """Bytes that can still arrive on port ``p`` after its XOFF (module docstring)."""

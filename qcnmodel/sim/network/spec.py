@@ -132,11 +132,22 @@ class Buffers:
                     )
 
 
+def headroom_refusal(value) -> str:
+    """The message refusing a PAUSE ``headroom_factor`` below 1: the headroom reserved above
+    XOFF would be less than what can still arrive once PAUSE is sent, and PAUSE would drop
+    frames (a smaller headroom on purpose is a smaller ``rtt``)."""
+    return (f"headroom_factor: {value!r} is outside the allowed range [1, inf): below 1 the "
+            "headroom reserved above XOFF is less than what can still arrive after a PAUSE, "
+            "and PAUSE drops frames (for a smaller headroom on purpose, give a smaller pause "
+            "rtt)")  # fmt: skip
+
+
 @dataclass(frozen=True)
 class PauseConfig:
     """IEEE 802.3x PAUSE at switch inputs, with seed 000's watermarks (module docstring).
 
-    ``rtt`` (s) sets the headroom ``rtt * link_rate * headroom_factor`` reserved above XOFF.
+    ``rtt`` (s) sets the headroom ``rtt * link_rate * headroom_factor`` reserved above XOFF;
+    ``headroom_factor`` (at least 1) scales it, or the derived one.
     ``None`` (default) derives it per input port so that PAUSE is lossless: twice the link's
     propagation delay, the receiving switch's latency and two maximum frame times (the
     headroom of IEEE 802.1Q-2014 Annex N for 802.1Qbb: the cable both ways, the frame being
