@@ -533,22 +533,35 @@ def test_a_model_of_another_protocol_points_to_its_commands(model, capsys):
 def test_a_range_above_the_low_rtt_cycle_is_judged_from_its_start(tmp_path):
     # 802.1Qau defaults at 10 Gb/s, N = 50: the packets' queue cycles with the timers in step
     # at 50-100 us (3 and 2 of 3 seeds, 0.6 s runs) and is stable at 200 and 300 us (0 of 3,
-    # ACF 0.3-0.4), as are most of the model's runs at 300 us (2 of 9). A check of 300 us
-    # alone is judged there, not by the cycle below its range
+    # ACF 0.3-0.4), as are most of the model's runs at 300 us (2 of 9). 300 us lies in the
+    # model's stable band above the cycle: a check of 300 us alone is stable
     code, d = _check_json(tmp_path, "--flows", "50", "--rtt", "300us")
-    assert (code, d["verdict"]) == (0, "stable")
-    assert d["critical_rtt_s"]["50"] > 300e-6
-    # margins at that point says the same: no critical RTT from the search's start (20 us),
-    # a stable band from its own RTT up to the check's critical RTT
+    assert (code, d["verdict"], d["critical_rtt_s"]["50"]) == (0, "stable", None)
+    lo, hi = d["stable_band_s"]["50"]
+    assert lo <= 300e-6 < hi
+    # margins at that point reads the same band, the model's own
     m_out = tmp_path / "m.json"
     assert main(["margins", "--flows", "50", "--rtt", "300us", "--rate", "10Gbps",
                  "--out", str(m_out), "--quiet"]) == 0  # fmt: skip
     m = json.loads(m_out.read_text())
     assert m["stable"] is True and m["critical_rtt_s"] is None
-    assert m["critical_rtt_from_rtt_s"] == d["critical_rtt_s"]["50"]
-    # over the whole default RTT range the cycle at small RTTs decides
+    assert m["stable_band_s"] == [lo, hi] and m["critical_rtt_from_rtt_s"] == hi
+    # over the whole default RTT range the cycle at small RTTs decides, with the same band
     code, d = _check_json(tmp_path, "--flows", "50")
     assert (code, d["verdict"], d["critical_rtt_s"]["50"]) == (1, "unstable", None)
+    assert d["stable_band_s"]["50"] == [lo, hi]
+
+
+@pytest.mark.slow
+def test_a_point_s_verdict_does_not_depend_on_the_range_it_is_asked_in(tmp_path):
+    # 802.1Qau defaults at 10 Gb/s, N = 10: the model's critical RTT is about 250 us. A check
+    # of 245 us alone once searched from 245 us, found it and 1.5 x it unstable (6 of 9 runs
+    # at 245 us) and called N = 10 "unstable from the smallest RTT", while a check over
+    # 200-250 us and margins gave 251.5 us and stable. One boundary, the model's own, now
+    code, alone = _check_json(tmp_path, "--flows", "10", "--rtt", "245us")
+    code2, wider = _check_json(tmp_path, "--flows", "10", "--rtt", "200us..250us")
+    assert alone["critical_rtt_s"]["10"] == wider["critical_rtt_s"]["10"] > 245e-6
+    assert (code, alone["verdict"], code2) == (0, "stable", 0)
 
 
 def test_a_fix_outside_the_validated_pairs_is_said_so():

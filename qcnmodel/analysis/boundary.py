@@ -8,7 +8,11 @@ large cycles that a mean field without noise does not have. A model can then dec
 nonlinear trajectories classified by the oscillation detector of :mod:`.timeseries`; with
 ``trajectory_odds()``, the counts behind it); :func:`trajectory_critical_rtt` finds the RTT
 at which their odds pass one half, and :func:`qcnmodel.analysis.margins.critical_rtt`
-answers with it for such models.
+answers with it for such models. Where the runs cycle at the search's start (many flows
+whose timers run in step at small RTTs) and are stable above, :func:`stable_band` finds that
+band; :func:`trajectory_boundary` gives both, one answer per operating point over the model's
+own search interval, which every surface (check, margins, stability maps, the report) reads,
+so that a point's verdict does not depend on the range it is asked in.
 
 Where a model's trajectories are stochastic (they draw the protocol's jitter and sampling),
 its verdict at one RTT is the majority of several runs, and the boundary is where the odds of
@@ -32,10 +36,11 @@ import numpy as np
 from qcnmodel.analysis._args import require, time_or_none
 from qcnmodel.analysis.odds import odds_crossing, unstable_fraction
 
-__all__ = ["METHODS", "boundary_method", "check_method", "first_unstable_rtt",
+__all__ = ["METHODS", "band_grid", "boundary_method", "check_method", "first_unstable_rtt",
            "critical_rtt_above", "judged_by_trajectories", "judged_stable", "majority_stable",
            "odds_crossing", "past_trajectory_limit", "search_from", "search_interval",
-           "trajectory_critical_rtt", "unstable_fraction"]  # fmt: skip
+           "stable_band", "trajectory_boundary", "trajectory_critical_rtt",
+           "unstable_fraction"]  # fmt: skip
 
 
 def boundary_method(model) -> str:
@@ -223,6 +228,97 @@ def critical_rtt_above(model) -> float | None:
     if not majority_stable(model):  # the search's first count
         return None
     return float(trajectory_critical_rtt(model, *search_from(model, model.rtt)))
+
+
+#: ratio of the ladder of RTTs a flow count without a critical RTT is climbed on
+_BAND_LADDER = 1.25
+#: ratio of consecutive RTTs of :func:`band_grid`, on which a band's start is placed
+_BAND_GRID = 1.05
+
+
+def band_grid(model) -> np.ndarray:
+    """The RTTs (s) on which the start of ``model``'s stable band is placed: geometric (ratio
+    1.05) from 1.5 x the start of its search interval (the search found both unstable) to
+    the interval's end. They depend on the model alone, so that its band is one answer,
+    whatever RTTs a check, a map or a point asks about."""
+    lo, hi = search_interval(model)
+    start = 1.5 * lo
+    if not hi > start:
+        return np.array([], float)
+    n = int(math.ceil(math.log(hi / start) / math.log(_BAND_GRID) - 1e-9)) + 1
+    return np.geomspace(start, hi, max(n, 2))
+
+
+def stable_band(model, rtts=None) -> tuple[float, float] | None:
+    """The band of RTTs where the runs of a ``model`` that cycle at the start of its critical
+    RTT search are stable: ``(start, critical RTT above it)``, or None.
+
+    Many flows can cycle at small RTTs (their timers in step) and be stable at larger ones:
+    at 10 Gb/s, N = 28-43, packets and model alike. The RTTs ``rtts`` (default
+    :func:`band_grid`: the band is then the model's own, whatever range asks) past 1.5 x the
+    search's start (which the search found unstable) are climbed on a ladder of ratio 1.25,
+    the band's start is bisected between the last unstable and the first stable rung (the
+    majority of the first runs, :func:`majority_stable`), and its end is the critical RTT
+    searched from there (:func:`critical_rtt_above`). The default band is memoised as the
+    searches are.
+    """
+    key = _memo_key(model, "band", _BAND_GRID, _BAND_LADDER) if rtts is None else None
+    if key is not None and key in _MEMO:
+        return _MEMO[key]
+    lo, hi = search_interval(model)
+    grid = band_grid(model) if rtts is None else np.asarray(rtts, float)
+    cand = sorted(float(r) for r in grid if 1.5 * lo < r <= hi)
+    band = _band_on(model, cand)
+    if key is not None:
+        _MEMO[key] = band
+    return band
+
+
+def _band_on(model, cand: list) -> tuple[float, float] | None:
+    """:func:`stable_band` on the sorted candidate RTTs ``cand``. A band narrower than one
+    rung of the ladder (its end below 1.25 x its start) is a stable coin among unstable runs,
+    not a band: the climb goes on above it."""
+    last, i = -1, 0
+    while i < len(cand):
+        first = None
+        while i < len(cand):
+            if majority_stable(model.replace(rtt=cand[i])):
+                first = i
+                break
+            last = i
+            while i < len(cand) and cand[i] < _BAND_LADDER * cand[last]:
+                i += 1
+        if first is None:
+            return None
+        while first - last > 1:
+            mid = (first + last) // 2
+            if majority_stable(model.replace(rtt=cand[mid])):
+                first = mid
+            else:
+                last = mid
+        start = cand[first]
+        end = critical_rtt_above(model.replace(rtt=start))
+        if end is not None and end >= _BAND_LADDER * start:
+            return start, float(end)
+        top = _BAND_LADDER * max(start, end if end is not None and math.isfinite(end) else 0.0)
+        while i < len(cand) and cand[i] < top:
+            i += 1
+        last = i - 1
+    return None
+
+
+def trajectory_boundary(model) -> tuple[float, tuple[float, float] | None]:
+    """Where ``model``'s trajectories are stable in RTT: ``(critical RTT, band)``.
+
+    One answer per operating point, from the model's own search interval, whatever RTTs are
+    asked about: stable below the critical RTT (:func:`trajectory_critical_rtt`) when it is
+    a number (``inf``: stable throughout); where it is ``nan`` (the runs cycle at the
+    search's start), stable in the band ``(start, end)`` of :func:`stable_band` if there is
+    one, else nowhere. A check, a stability map and ``margins`` at one point read the same
+    boundary, so that a point's verdict does not depend on the range it is asked in.
+    """
+    crit = float(trajectory_critical_rtt(model))
+    return crit, (stable_band(model) if math.isnan(crit) else None)
 
 
 def trajectory_critical_rtt(

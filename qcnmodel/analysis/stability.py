@@ -23,11 +23,9 @@ from qcnmodel import config
 from qcnmodel.analysis._args import delays
 from qcnmodel.analysis.boundary import (
     check_method,
-    critical_rtt_above,
     judged_by_trajectories,
     judged_stable,
-    majority_stable,
-    search_interval,
+    stable_band,
 )
 from qcnmodel.analysis.margins import critical_rtt, extra_delay, margins_over_delay, rtt_offset
 
@@ -320,7 +318,7 @@ def _judge_by_trajectories(model, ds: xr.Dataset, x: str, y: str) -> None:
             try:
                 if x == "rtt":
                     crit = critical_rtt(pt)
-                    band = stable_band(pt, xs) if np.isnan(crit) else None
+                    band = stable_band(pt) if np.isnan(crit) else None
                     ds["stable"].values[cell] = judged_stable(pt, xs, None, crit, band)
                     if band is not None:
                         crit = band[1]
@@ -337,45 +335,6 @@ def _judge_by_trajectories(model, ds: xr.Dataset, x: str, y: str) -> None:
                 ds["stable"].values[cell] = False
             if crit is not None and "critical_rtt" in ds:
                 ds["critical_rtt"].values[i] = crit
-
-
-#: ratio of the ladder of RTTs a row without a critical RTT is climbed on
-_BAND_LADDER = 1.25
-
-
-def stable_band(model, rtts) -> tuple[float, float] | None:
-    """The band of the RTTs ``rtts`` where the runs of a ``model`` that cycle at the start of
-    its critical RTT search are stable: ``(start, critical RTT above it)``, or None.
-
-    Many flows can cycle at small RTTs (their timers in step) and be stable at larger ones:
-    at 10 Gb/s, N = 28-43, packets and model alike. The row's RTTs past 1.5 x the search's
-    start (which the search found unstable) are climbed on a ladder of ratio
-    :data:`_BAND_LADDER`, the band's start is bisected on the row's grid between the last
-    unstable and the first stable rung, and its end is the critical RTT searched from there
-    (:func:`~qcnmodel.analysis.boundary.critical_rtt_above`).
-    """
-    lo, hi = search_interval(model)
-    cand = sorted(float(r) for r in np.asarray(rtts, float) if 1.5 * lo < r <= hi)
-    last, first, i = -1, None, 0
-    while i < len(cand):
-        if majority_stable(model.replace(rtt=cand[i])):
-            first = i
-            break
-        last = i
-        while i < len(cand) and cand[i] < _BAND_LADDER * cand[last]:
-            i += 1
-    if first is None:
-        return None
-    while first - last > 1:
-        mid = (first + last) // 2
-        if majority_stable(model.replace(rtt=cand[mid])):
-            first = mid
-        else:
-            last = mid
-    end = critical_rtt_above(model.replace(rtt=cand[first]))
-    if end is None or not end > cand[first]:
-        return None
-    return cand[first], float(end)
 
 
 def critical_rtt_curve(model, y: str, y_values, **kw) -> xr.DataArray:

@@ -315,12 +315,12 @@ def _text_rows(out: dict, model) -> list[tuple[str, str]]:
         rows.append(("critical RTT", "none: overloaded at every RTT"))
     else:
         rows.append(("critical RTT", _rtt_text(out["critical_rtt_s"], model, judged)))
-    if "critical_rtt_from_rtt_s" in out:  # a stable band above a cycle at small RTTs
-        up = out["critical_rtt_from_rtt_s"]
-        here = f"stable up to {_rtt_text(up, model, judged)}" if up > out["rtt_s"] else "unstable"
-        rows.append(("from this RTT", here + " (the runs' critical RTT of a search that starts "
-                     "at this RTT: the cycle at small RTTs, timers in step, may give way "
-                     "above them)"))  # fmt: skip
+    if "stable_band_s" in out:  # a stable band above a cycle at small RTTs
+        lo, hi = out["stable_band_s"]
+        rows.append(("stable band", f"{_rtt_text(lo, model, judged)} to "
+                     f"{_rtt_text(hi, model, judged)} (the runs cycle from the smallest RTT "
+                     "they are run at, timers in step, and are stable in this band: the "
+                     "model's own, as check and stability maps give it)"))  # fmt: skip
     if judged and loop:
         rows.append(("linearised critical RTT",
                       _rtt_text(out["critical_rtt_linearised_s"], model, False)))  # fmt: skip

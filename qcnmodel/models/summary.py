@@ -16,9 +16,9 @@ import math
 
 from qcnmodel.analysis.boundary import (
     boundary_method,
-    critical_rtt_above,
     judged_by_trajectories,
     judged_stable,
+    stable_band,
 )
 from qcnmodel.analysis.margins import critical_rtt
 from qcnmodel.models import identify
@@ -97,11 +97,14 @@ def summary(model, loop=None, fixed_point: bool = True, method: str = "model") -
     }  # fmt: skip
     if judged_by_trajectories(model, method):
         out["stable_linearised"] = out["stable"]
-        crit = out["critical_rtt_s"]
-        above = None if over is not None or not math.isnan(crit) else critical_rtt_above(model)
-        if above is not None:  # a stable band above a cycle at small RTTs
-            crit = out["critical_rtt_from_rtt_s"] = above
-        out["stable"] = bool(judged_stable(model, [model.rtt], None, crit)[0])
+        crit, band = out["critical_rtt_s"], None
+        if over is None and math.isnan(crit):  # cycles at the search's start: a band above?
+            band = stable_band(model)
+        if band is not None:  # the model's band, whatever the point's RTT
+            out["stable_band_s"] = [float(band[0]), float(band[1])]
+            if model.rtt >= band[0]:
+                out["critical_rtt_from_rtt_s"] = float(band[1])
+        out["stable"] = bool(judged_stable(model, [model.rtt], None, crit, band)[0])
         out["critical_rtt_linearised_s"] = (
             math.nan if m is None else float(critical_rtt(model, loop=loop, method="linearisation"))
         )

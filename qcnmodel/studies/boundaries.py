@@ -14,8 +14,6 @@ one-field fixes, one field per task).
 
 from __future__ import annotations
 
-import math
-
 __all__ = ["critical_rtts", "map_calls", "stable_bands", "workers"]
 
 
@@ -31,19 +29,10 @@ def workers(jobs: int | None, tasks: int) -> int:
     return max(1, min(usable_cores() if jobs in (None, -1) else int(jobs), tasks))
 
 
-def _one(model, rtt_min: float | None = None) -> float:
-    from qcnmodel.analysis.boundary import judged_by_trajectories, search_from, search_interval
+def _one(model) -> float:
     from qcnmodel.analysis.margins import critical_rtt
 
-    if not judged_by_trajectories(model):
-        rtt_min = None  # the linearised loop's search interval is its own
-    lo, hi = search_from(model, rtt_min)
-    crit = float(critical_rtt(model, lo, hi))
-    if math.isnan(crit) and lo is not None and lo > search_interval(model)[0]:
-        below = float(critical_rtt(model))  # unstable from the range's start: the critical
-        if below < lo:  # RTT below it, where the model's own search finds one
-            crit = below
-    return crit
+    return float(critical_rtt(model))
 
 
 def _shared(fn, args) -> tuple:
@@ -55,9 +44,10 @@ def _shared(fn, args) -> tuple:
     return value, {k: v for k, v in boundary._MEMO.items() if k not in before}
 
 
-def critical_rtts(models, jobs: int | None = None, progress=None,
-                  rtt_min: float | None = None) -> list[float]:  # fmt: skip
-    """:func:`~qcnmodel.analysis.margins.critical_rtt` of each of ``models``, in order.
+def critical_rtts(models, jobs: int | None = None, progress=None) -> list[float]:
+    """:func:`~qcnmodel.analysis.margins.critical_rtt` of each of ``models``, in order: for a
+    model judged by its trajectories, the search over its own interval
+    (:func:`~qcnmodel.analysis.boundary.trajectory_boundary`), whatever range asks.
 
     Parameters
     ----------
@@ -67,22 +57,17 @@ def critical_rtts(models, jobs: int | None = None, progress=None,
         Processes (default the cores this process may use; 1 runs here).
     progress : tqdm, optional
         Advanced once per answer.
-    rtt_min : float, optional
-        For models judged by their trajectories, the smallest RTT of interest (a check's
-        range): their search starts there (:func:`~qcnmodel.analysis.boundary.search_from`),
-        so that a cycle at smaller RTTs (many flows whose timers run in step, at 10 Gb/s
-        N = 30-50 below about 100 us) does not decide the RTTs above it. Default: the
-        model's own interval.
     """
-    return map_calls(_one, [(m, rtt_min) for m in models], jobs, progress)
+    return map_calls(_one, [(m,) for m in models], jobs, progress)
 
 
-def stable_bands(models, rtts, jobs: int | None = None) -> list:
-    """:func:`~qcnmodel.analysis.stability.stable_band` of each of ``models`` over the RTTs
-    ``rtts``, in order, on forked workers as :func:`critical_rtts`."""
-    from qcnmodel.analysis.stability import stable_band
+def stable_bands(models, jobs: int | None = None) -> list:
+    """:func:`~qcnmodel.analysis.boundary.stable_band` of each of ``models`` (on the model's
+    own grid, :func:`~qcnmodel.analysis.boundary.band_grid`), in order, on forked workers as
+    :func:`critical_rtts`."""
+    from qcnmodel.analysis.boundary import stable_band
 
-    return map_calls(stable_band, [(m, rtts) for m in models], jobs)
+    return map_calls(stable_band, [(m,) for m in models], jobs)
 
 
 def map_calls(fn, calls: list, jobs: int | None = None, progress=None, weight: int = 1) -> list:

@@ -387,11 +387,10 @@ def _check(params, ranges, model, variant, base, fallback, recommend, confirm,
         if progress is not None:  # one step more per flow count judged by trajectories
             progress.total = (progress.total or 0) + len(judged)
             progress.refresh()
-        found = critical_rtts([models[n] for n in judged], jobs=jobs, progress=progress,
-                              rtt_min=ranges.rtt[0])  # fmt: skip
+        found = critical_rtts([models[n] for n in judged], jobs=jobs, progress=progress)
         crit.update(zip(judged, found))
         crit = {n: crit[n] for n in models}
-    bands = _bands(models, judged, crit, taus, jobs)
+    bands = _bands(models, judged, crit, jobs)
     table = {n: (pm, judged_stable(models[n], taus, st, crit[n], bands.get(n))
                   if n in judged else st) for n, (pm, st) in lin.items()}  # fmt: skip
     verdict, worst_pm, n_w, k_w = _verdict_of(table, ranges.pm_threshold, judged, crit, taus)
@@ -457,15 +456,16 @@ def _rebuilt(base, params):
     return base.replace(params=params)
 
 
-def _bands(models: dict, judged, crit: dict, taus, jobs=None) -> dict:
-    """N -> (start, end) of the band of the checked RTTs where the trajectories are stable,
-    for the flow counts judged by them that have no critical RTT from the range's start
-    (many flows cycle at small RTTs with their timers in step, and can be stable above);
-    on forked workers (``jobs``, as the critical RTTs)."""
+def _bands(models: dict, judged, crit: dict, jobs=None) -> dict:
+    """N -> (start, end) of the band where the trajectories are stable, for the flow counts
+    judged by them that have no critical RTT (their runs cycle at the search's start: many
+    flows cycle at small RTTs with their timers in step, and can be stable above); the
+    model's own band (:func:`~qcnmodel.analysis.boundary.stable_band`), whatever the checked
+    range, on forked workers (``jobs``, as the critical RTTs)."""
     from qcnmodel.studies.boundaries import stable_bands
 
     ns = [n for n in judged if np.isnan(crit[n])]
-    found = stable_bands([models[n] for n in ns], taus, jobs=jobs)
+    found = stable_bands([models[n] for n in ns], jobs=jobs)
     return {n: b for n, b in zip(ns, found) if b is not None}
 
 

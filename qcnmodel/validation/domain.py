@@ -116,8 +116,9 @@ DOMAIN: dict[tuple[str, str], tuple[Region, ...]] = {
             "runs cycle at small RTTs (the flows' timers in step) and from about 600 us, "
             "stable between on both sides (N = 43: 5-8 of 9 model runs unstable at 20-200 us "
             "and 2 of 3 packet runs at 20-100 us; 1-4 of 9 at 250-500 us and 0-1 of 3 at "
-            "200-450 us; 6 of 9 and 3 of 3 at 600 us); at N = 28 the band is narrower (the "
-            "model's 400-500 us; packets 2 of 3 unstable at 300 and 450 us)",
+            "200-450 us; 6 of 9 and 3 of 3 at 600 us); at N = 28 the band is narrower than "
+            "a rung of the band search (x 1.25), so none is reported (the model's runs "
+            "stable near 400-450 us; packets 2 of 3 unstable at 300 and 450 us)",
             n_min=11,
             n_max=49,
         ),

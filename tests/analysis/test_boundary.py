@@ -200,7 +200,6 @@ def test_odds_crossing_fits_non_decreasing_odds():
 
 
 def test_odds_crossing_at_the_ends_and_on_a_dataarray():
-    import numpy as np
     import xarray as xr
 
     from qcnmodel.analysis.boundary import odds_crossing
@@ -380,31 +379,29 @@ class _Band:
 
 
 @pytest.mark.parametrize("jobs", [1, 2])
-def test_a_range_above_a_low_rtt_cycle_is_searched_from_its_start(jobs, monkeypatch):
+def test_a_flow_count_has_one_boundary_whatever_rtt_asks(jobs, monkeypatch):
+    """The critical RTT and the band are the model's, searched over its own interval: a
+    check over any range, a map row and a point read the same ones (a search from the range's
+    start once gave a point's verdict that depended on the range)."""
     from qcnmodel.analysis import boundary
-    from qcnmodel.studies.boundaries import critical_rtts
+    from qcnmodel.analysis.boundary import trajectory_boundary
+    from qcnmodel.studies.boundaries import critical_rtts, stable_bands
 
     monkeypatch.setattr(boundary, "_MEMO", {})
-    # from the model's own start (20 us) the runs cycle at once: no critical RTT
+    # from the model's own start (20 us) the runs cycle at once: no critical RTT, a band
     assert math.isnan(critical_rtts([_Band()], jobs=jobs)[0])
-    assert math.isnan(critical_rtts([_Band()], jobs=jobs, rtt_min=2e-6)[0])
-    # a check over RTTs from 150 us: stable there, the turn at 400 us
-    got = critical_rtts([_Band()], jobs=jobs, rtt_min=150e-6)[0]
-    assert 400e-6 / 1.15 <= got <= 400e-6 * 1.15  # the search's default 15 % spacing
-    # a range that starts inside the upper unstable band
-    assert math.isnan(critical_rtts([_Band()], jobs=jobs, rtt_min=500e-6)[0])
-
-
-def test_a_range_past_the_boundary_keeps_the_critical_rtt_below_it(monkeypatch):
-    # from 400 us the toy (turning at 250 us) is unstable at once; the critical RTT said is
-    # the one below the range (the model's own search), not "none"
-    from qcnmodel.analysis import boundary
-    from qcnmodel.studies.boundaries import critical_rtts
-
-    monkeypatch.setattr(boundary, "_MEMO", {})
-    got = critical_rtts([_Toy()], jobs=1, rtt_min=400e-6)[0]
-    assert got == critical_rtts([_Toy()], jobs=1)[0]
-    assert 250e-6 / 1.15 <= got <= 250e-6 * 1.15
+    ((start, end),) = stable_bands([_Band()], jobs=jobs)
+    assert 80e-6 <= start <= 80e-6 * 1.05  # the band grid's 5 % spacing
+    assert 400e-6 / 1.15 <= end <= 400e-6 * 1.15  # the search's default 15 % spacing
+    for rtt in (10e-6, 150e-6, 300e-6, 600e-6):  # the point's own RTT changes nothing
+        monkeypatch.setattr(boundary, "_MEMO", {})
+        crit_here, band_here = trajectory_boundary(_Band(rtt))
+        assert math.isnan(crit_here) and band_here == (start, end)
+    # a model with a critical RTT: the same from any RTT, and no band
+    crit = critical_rtts([_Toy()], jobs=jobs)[0]
+    assert 250e-6 / 1.15 <= crit <= 250e-6 * 1.15
+    assert critical_rtts([_Toy(400e-6), _Toy(30e-6)], jobs=jobs) == [crit, crit]
+    assert trajectory_boundary(_Toy(400e-6)) == (crit, None)
 
 
 def test_a_point_in_astable_band_above_a_low_rtt_cycle(monkeypatch):
@@ -423,7 +420,6 @@ def test_a_point_in_astable_band_above_a_low_rtt_cycle(monkeypatch):
 def test_a_map_row_without_a_critical_rtt_finds_itsstable_band(monkeypatch):
     # the row's RTTs are climbed from 1.5 x the search's start on a ladder of 1.25, the band's
     # start bisected on the grid: the first grid RTT past 80 us; its end searched from there
-    import numpy as np
 
     from qcnmodel.analysis import boundary
     from qcnmodel.analysis.stability import stable_band
@@ -445,20 +441,38 @@ def test_a_map_row_without_a_critical_rtt_finds_itsstable_band(monkeypatch):
     assert stable_band(_Band(), rtts[rtts < 30e-6]) is None  # no RTT past the searched rungs
 
 
+class _Coin(_Band):
+    """Cycles at every RTT but a stable coin at 38-42 us and a band from 200 to 400 us."""
+
+    def replace(self, rtt):
+        return _Coin(rtt)
+
+    def trajectory_unstable(self):
+        return not (38e-6 <= self.rtt <= 42e-6 or 200e-6 <= self.rtt <= 400e-6)
+
+
+def test_a_stable_coin_narrower_than_a_rung_is_no_band(monkeypatch):
+    from qcnmodel.analysis import boundary
+    from qcnmodel.analysis.boundary import stable_band
+
+    monkeypatch.setattr(boundary, "_MEMO", {})
+    start, end = stable_band(_Coin())
+    assert 200e-6 <= start <= 200e-6 * 1.05 and 400e-6 / 1.15 <= end <= 400e-6 * 1.15
+
+
 @pytest.mark.parametrize("jobs", [1, 2])
 def test_stable_bands_on_workers_are_the_bands_searched_here(jobs, monkeypatch):
     from qcnmodel.analysis import boundary
-    from qcnmodel.analysis.stability import stable_band
+    from qcnmodel.analysis.boundary import stable_band
     from qcnmodel.studies.boundaries import stable_bands
 
     monkeypatch.setattr(boundary, "_MEMO", {})
-    rtts = np.geomspace(20e-6, 1e-3, 40)
-    here = stable_band(_Band(), rtts)
+    here = stable_band(_Band())
     monkeypatch.setattr(boundary, "_MEMO", {})
-    got = stable_bands([_Band(), _Band()], rtts, jobs=jobs)
+    got = stable_bands([_Band(), _Band()], jobs=jobs)
     assert got == [here, here]
     start, end = here  # the toy is stable from 80 us to 400 us
-    assert 80e-6 <= start <= 80e-6 * 1.15 and 400e-6 / 1.15 <= end <= 400e-6 * 1.15
+    assert 80e-6 <= start <= 80e-6 * 1.05 and 400e-6 / 1.15 <= end <= 400e-6 * 1.15
 
 
 def test_the_search_start_takes_a_unit_string():
