@@ -38,5 +38,5 @@ def test_the_json_outcome_is_the_texts(rows, word, n_agree, n_open):
     ]
     head = confirmation_lines(conf)[0]
     assert f"): {TEXT[word]} ({n_agree} of {len(rows)} points agree" in head
-    # ``agree`` (read by the check's exit code) stays "no conclusive point disagrees"
-    assert conf["agree"] is (word != "DISAGREE")
+    # ``agree``: the same answer as a flag, None when no point decides (it said True)
+    assert conf["agree"] is {"agree": True, "DISAGREE": False, "inconclusive": None}[word]

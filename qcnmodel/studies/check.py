@@ -148,7 +148,7 @@ class CheckResult:
     @property
     def exit_code(self) -> int:
         """0 stable (and, when confirmed, not contradicted by the packets), else 1."""
-        if self.confirmation is not None and not self.confirmation["agree"]:
+        if self.confirmation is not None and self.confirmation["outcome"] == "DISAGREE":
             return 1
         return 0 if self.verdict == "stable" else 1
 

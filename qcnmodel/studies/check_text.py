@@ -104,7 +104,7 @@ def confirmation_lines(c: dict, figure=None) -> list[str]:
         + (f"; {many} runs, seeds {c['seed']}-{c['seed'] + many - 1}, where the model's "
            "trajectories judge" if many > 1 else "")
         + f", {c.get('jobs', 1)} process{'es' if c.get('jobs', 1) != 1 else ''}): "
-        + ("DISAGREES" if not c["agree"] else "AGREES" if n_agree else "INCONCLUSIVE")
+        + {"DISAGREE": "DISAGREES", "agree": "AGREES"}.get(c["outcome"], "INCONCLUSIVE")
         + f" ({n_agree} of {len(c['rows'])} points agree"
         + (f", {n_open} inconclusive: the run is shorter than {2 * SETTLE_TAUS:g} time "
            "constants of their mode, or than the model's own runs where its trajectories "

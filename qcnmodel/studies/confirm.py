@@ -512,15 +512,15 @@ def confirm_verdict(
 
 
 def tally(rows: list[dict]) -> dict:
-    """The overall answer; each row gains its ``outcome``. ``agree``: no conclusive point
-    disagrees (the check's exit code reads it; true also when none is conclusive); ``outcome``
-    (the text's word): ``"DISAGREE"``, else ``"agree"`` when a point agrees, else
-    ``"inconclusive"``; ``points_agree``, ``points_inconclusive``: the rows of each."""
+    """The overall answer; each row gains its ``outcome``. ``outcome`` (the text's word):
+    ``"DISAGREE"``, else ``"agree"`` if a point agrees, else ``"inconclusive"``; ``agree``: True,
+    False or None (nothing conclusive); ``points_agree``, ``points_inconclusive``: their rows."""
     for r in rows:
         r["outcome"] = outcome(r)
     words = [r["outcome"] for r in rows]
     word = "DISAGREE" if "DISAGREE" in words else "agree" if "agree" in words else "inconclusive"
-    return {"agree": word != "DISAGREE", "outcome": word, "points_agree": words.count("agree"),
+    return {"agree": {"DISAGREE": False, "agree": True}.get(word), "outcome": word,
+            "points_agree": words.count("agree"),
             "points_inconclusive": words.count("inconclusive")}  # fmt: skip
 
 
