@@ -745,3 +745,29 @@ def test_an_operating_point_given_with_set_points_to_its_flag(capsys):
     for key, flag in (("rtt=5us", "--rtt"), ("n_flows=4", "--flows"), ("capacity=5Gbps", "--rate")):
         assert main(["check", "--set", key, "--quiet"]) == 2
         assert f"give it with {flag}" in capsys.readouterr().err
+
+
+def test_the_lowest_phase_margin_is_the_grids_and_is_named_apart_from_the_worst_point(capsys):
+    # the printed "worst phase margin" was the linearised margin at the verdict's worst point,
+    # while the gain and delay lines were minima over the grid; the grid's lowest phase margin
+    # is now given too, recomputed here point by point with each point's own loop
+    from qcnmodel.models.fopdt import FOPDTModel
+    from qcnmodel.studies.check_text import render
+
+    ranges = CheckRanges(rtt=(2e-6, 1e-3), flows=(2, 20), n_rtt=6, n_flows=3)
+    res = check_params(QCNParams(), ranges, model="fopdt", recommend=False)
+    pm, n, rtt = res.lowest_phase_margin
+    grid = {(int(k), float(t)): FOPDTModel(n_flows=int(k), rtt=float(t)).loop().margins()
+            for k in ranges.flow_grid() for t in ranges.rtt_grid()}  # fmt: skip
+    (n_ref, t_ref), m_ref = min(grid.items(), key=lambda kv: kv[1].phase_margin_deg)
+    assert (n, rtt) == (n_ref, t_ref)
+    assert pm == pytest.approx(m_ref.phase_margin_deg, abs=1e-6)
+    assert pm <= res.worst_phase_margin_deg
+    d = res.to_dict()
+    assert d["lowest_phase_margin_unwrapped_deg"] == pm
+    assert d["lowest_phase_margin_point"] == {"n_flows": n, "rtt_s": rtt}
+    text = render(res, ranges, "p.toml")
+    assert "phase margin at the worst point" in text and "worst phase margin" not in text
+    assert ("lowest phase margin" in text) == ((n, rtt) != (res.worst_point["n_flows"],
+                                                            res.worst_point["rtt_s"]))  # fmt: skip
+    assert "nan with a band: stable in the band only" in text

@@ -20,6 +20,7 @@ from __future__ import annotations
 
 import dataclasses
 import functools
+import math
 from dataclasses import dataclass, field
 
 import numpy as np
@@ -138,6 +139,7 @@ class CheckResult:
     no_standing_queue: tuple = ()
     held_flows: int | None = None
     stable_bands: dict = field(default_factory=dict)
+    lowest_phase_margin: tuple = (math.nan, None, None)
 
     @property
     def fix(self) -> dict | None:
@@ -173,6 +175,12 @@ class CheckResult:
             "pm_threshold_deg": self.pm_threshold_deg,
             "worst_phase_margin_deg": wrap_phase(self.worst_phase_margin_deg),
             "worst_phase_margin_unwrapped_deg": self.worst_phase_margin_deg,
+            "lowest_phase_margin_deg": wrap_phase(self.lowest_phase_margin[0]),
+            "lowest_phase_margin_unwrapped_deg": self.lowest_phase_margin[0],
+            "lowest_phase_margin_point": {
+                "n_flows": self.lowest_phase_margin[1],
+                "rtt_s": self.lowest_phase_margin[2],
+            },  # fmt: skip
             "worst_gain_margin_db": self.worst_gain_margin_db,
             "worst_delay_margin_s": self.worst_delay_margin_s,
             "worst_point": self.worst_point,
@@ -424,6 +432,7 @@ def _check(params, ranges, model, variant, base, fallback, recommend, confirm,
         no_standing_queue=tuple(no_queue),
         held_flows=_held(base, overloaded, models),
         stable_bands=bands,
+        lowest_phase_margin=_lowest_pm(lin, taus),
     )
     result = dataclasses.replace(result, headline=headline(result, ranges),
                                  validity=_validity(result, ranges, params))  # fmt: skip
@@ -467,6 +476,20 @@ def _bands(models: dict, judged, crit: dict, jobs=None) -> dict:
     ns = [n for n in judged if np.isnan(crit[n])]
     found = stable_bands([models[n] for n in ns], jobs=jobs)
     return {n: b for n, b in zip(ns, found) if b is not None}
+
+
+def _lowest_pm(lin: dict, taus) -> tuple:
+    """``(PM, N, RTT)`` of the lowest finite linearised phase margin (unwrapped, deg) over
+    the grid; NaN and None where no point has one."""
+    best = (math.nan, None, None)
+    for n, (pm, _) in lin.items():
+        pm = np.asarray(pm, float)
+        ok = np.isfinite(pm)
+        if ok.any():
+            k = int(np.argmin(np.where(ok, pm, np.inf)))
+            if not pm[k] >= best[0]:  # also replaces the NaN of no point yet
+                best = (float(pm[k]), int(n), float(taus[k]))
+    return best
 
 
 def _held(base, overloaded: dict, held) -> int | None:

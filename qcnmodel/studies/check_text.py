@@ -31,17 +31,19 @@ def render(result, ranges, file: str, figure=None) -> str:
         f"{len(ranges.flow_grid())} points)"
         + ("" if ranges.capacity is None else f", port at {ranges.capacity / 1e9:g} Gb/s"),
         (
-            f"worst phase margin  none: N={wp.get('n_flows')} is overloaded (no equilibrium)"
+            f"phase margin at the worst point  none: N={wp.get('n_flows')} is overloaded (no "
+            "equilibrium)"
             if wp.get("n_flows") in getattr(r, "overloaded", {})
-            else f"worst phase margin  {wrap_phase(r.worst_phase_margin_deg):9.2f} deg "
-            f"(N={wp.get('n_flows')}, RTT={wp.get('rtt_s', 0) * 1e6:.4g} us; wrapped to "
-            "(-180, 180], stability from the Nyquist count)"
+            else f"phase margin at the worst point  {wrap_phase(r.worst_phase_margin_deg):.2f} "
+            f"deg (N={wp.get('n_flows')}, RTT={wp.get('rtt_s', 0) * 1e6:.4g} us; the linearised "
+            "loop's, wrapped to (-180, 180], stability from the Nyquist count)"
         ),
-        f"worst gain margin   {r.worst_gain_margin_db:9.2f} dB",
-        f"worst delay margin  {r.worst_delay_margin_s * 1e6:9.4g} us",
+        *_lowest_line(r),
+        f"lowest gain margin   {r.worst_gain_margin_db:9.2f} dB",
+        f"lowest delay margin  {r.worst_delay_margin_s * 1e6:9.4g} us",
         "critical RTT per N (largest RTT with a positive phase margin, or [t] where the odds "
-        "of an unstable run of the model's trajectories pass one half; negative or nan: "
-        "unstable at any RTT):",
+        "of an unstable run of the model's trajectories pass one half; negative, or nan "
+        "without a band: unstable at any RTT; nan with a band: stable in the band only):",
     ]
     judged = set(r.judged_flows)
     over = getattr(r, "overloaded", {})
@@ -134,3 +136,12 @@ def confirmation_lines(c: dict, figure=None) -> list[str]:
     if figure is not None:
         lines.append(f"  traces: {figure}")
     return lines
+
+
+def _lowest_line(r) -> list[str]:
+    """The lowest linearised phase margin over the ranges, where it is not the worst point's."""
+    pm, n, rtt = getattr(r, "lowest_phase_margin", (math.nan, None, None))
+    if n is None or (n == r.worst_point.get("n_flows") and rtt == r.worst_point.get("rtt_s")):
+        return []
+    return [f"lowest phase margin  {wrap_phase(pm):9.2f} deg (N={n}, RTT={rtt * 1e6:.4g} us; the "
+            "linearised loop's over the ranges)"]  # fmt: skip
