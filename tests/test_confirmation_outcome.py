@@ -40,3 +40,20 @@ def test_the_json_outcome_is_the_texts(rows, word, n_agree, n_open):
     assert f"): {TEXT[word]} ({n_agree} of {len(rows)} points agree" in head
     # ``agree``: the same answer as a flag, None when no point decides (it said True)
     assert conf["agree"] is {"agree": True, "DISAGREE": False, "inconclusive": None}[word]
+
+
+def test_a_confirmation_point_in_a_stable_band_is_predicted_stable():
+    """A flow count whose runs cycle at small RTTs has no critical RTT (nan) but a stable
+    band; a confirmation point inside it is the model's "stable", as the check's verdict
+    (the band was not passed on, and every such point read "unstable")."""
+    import math
+
+    import qcnmodel as qm
+    from qcnmodel.studies.confirm import _predict
+
+    model = qm.QCNFluidModel(n_flows=50, rtt=300e-6)
+    band = (150e-6, 500e-6)
+    assert _predict(model, 50, 300e-6, None, math.nan, band)["stable"] is True
+    assert _predict(model, 50, 600e-6, None, math.nan, band)["stable"] is False
+    assert _predict(model, 50, 100e-6, None, math.nan, band)["stable"] is False
+    assert _predict(model, 50, 300e-6, None, math.nan)["stable"] is False  # no band: nowhere

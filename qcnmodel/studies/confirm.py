@@ -158,8 +158,9 @@ def confirm_points(result, ranges, model, duration: float = DEFAULT_DURATION,
         points.append((n_w, rtt_w, "worst point of the ranges"
                        + (f" (fallback: {why})" if why else "")))  # fmt: skip
     crit = result.critical_rtt_s  # the check's, reused where the trajectories judge
+    bands = getattr(result, "stable_bands", {})  # and its bands (N whose runs cycle below)
     out = [{"n_flows": n, "rtt_s": float(rtt), "role": role,
-            **_predict(model, n, rtt, memo, crit.get(int(n)))}
+            **_predict(model, n, rtt, memo, crit.get(int(n)), bands.get(int(n)))}
            for n, rtt, role in points]  # fmt: skip
     if why is not None and not out[-1]["stable"]:
         best = _largest_margin(model, ranges, crit)
@@ -167,7 +168,8 @@ def confirm_points(result, ranges, model, duration: float = DEFAULT_DURATION,
             n, rtt = best
             out.append({"n_flows": n, "rtt_s": rtt,
                         "role": f"largest phase margin in the ranges (fallback: {why})",
-                        **_predict(model, n, rtt, memo, crit.get(int(n)))})  # fmt: skip
+                        **_predict(model, n, rtt, memo, crit.get(int(n)),
+                                   bands.get(int(n)))})  # fmt: skip
     shortest = _shortest_loop(model)
     for pt in out:  # a run must hold MIN_RTTS round trips in its analysed half
         need = 2 * MIN_RTTS * pt["rtt_s"]
@@ -207,11 +209,11 @@ def _largest_margin(model, ranges, critical=None) -> tuple[int, float] | None:
 
 
 def _predict(model, n: int, rtt: float, memo: dict | None = None,
-             critical: float | None = None) -> dict:  # fmt: skip
-    """The model's verdict, phase margin and mode time constant at (N, RTT); ``critical`` is
-    N's critical RTT when already known (a model judged by its trajectories needs it)."""
-    key = (int(n), float(rtt))
-    if memo is not None and key in memo:
+             critical: float | None = None, band=None) -> dict:  # fmt: skip
+    """The model's verdict, phase margin and mode time constant at (N, RTT); ``critical`` and
+    ``band`` are N's critical RTT and stable band when already known (the trajectories')."""
+    key, memo = (int(n), float(rtt)), {} if memo is None else memo
+    if key in memo:
         return memo[key]
     from qcnmodel.analysis.boundary import boundary_method, judged_by_trajectories, judged_stable
     from qcnmodel.models._base import NoStandingQueue, Overloaded
@@ -223,11 +225,10 @@ def _predict(model, n: int, rtt: float, memo: dict | None = None,
     except NoStandingQueue:  # no linearised loop: the trajectories from idle judge
         if not judged_by_trajectories(point):
             raise
-        out = {"stable": bool(judged_stable(point, [float(rtt)], [False], critical)[0]),
+        out = {"stable": bool(judged_stable(point, [float(rtt)], [False], critical, band)[0]),
                "phase_margin_deg": float("nan"), "judged_by": "trajectories",
                "time_constant_s": float("nan")}  # fmt: skip
-        if memo is not None:
-            memo[key] = out
+        memo[key] = out
         return out
     except Overloaded:  # no operating point: the packets' queue must climb
         from qcnmodel.validation.overload import DURATION
@@ -236,15 +237,13 @@ def _predict(model, n: int, rtt: float, memo: dict | None = None,
         # automatic run length is then the validation's (3 s)
         out = {"stable": False, "phase_margin_deg": float("nan"), "judged_by": OVERLOAD,
                "time_constant_s": DURATION / (2 * SETTLE_TAUS)}  # fmt: skip
-        if memo is not None:
-            memo[key] = out
+        memo[key] = out
         return out
-    stable = bool(judged_stable(point, [float(rtt)], [mg.stable], critical)[0])
+    stable = bool(judged_stable(point, [float(rtt)], [mg.stable], critical, band)[0])
     out = {"stable": stable, "phase_margin_deg": float(mg.phase_margin_deg),
            "judged_by": boundary_method(point),
            "time_constant_s": mode_time_constant(loop, mg)}  # fmt: skip
-    if memo is not None:
-        memo[key] = out
+    memo[key] = out
     return out
 
 
