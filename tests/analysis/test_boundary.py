@@ -441,11 +441,11 @@ def test_a_map_row_without_a_critical_rtt_finds_itsstable_band(monkeypatch):
     assert stable_band(_Band(), rtts[rtts < 30e-6]) is None  # no RTT past the searched rungs
 
 
-class _Coin(_Band):
+class _CoinBelowBand(_Band):
     """Cycles at every RTT but a stable coin at 38-42 us and a band from 200 to 400 us."""
 
     def replace(self, rtt):
-        return _Coin(rtt)
+        return _CoinBelowBand(rtt)
 
     def trajectory_unstable(self):
         return not (38e-6 <= self.rtt <= 42e-6 or 200e-6 <= self.rtt <= 400e-6)
@@ -456,7 +456,7 @@ def test_a_stable_coin_narrower_than_a_rung_is_no_band(monkeypatch):
     from qcnmodel.analysis.boundary import stable_band
 
     monkeypatch.setattr(boundary, "_MEMO", {})
-    start, end = stable_band(_Coin())
+    start, end = stable_band(_CoinBelowBand())
     assert 200e-6 <= start <= 200e-6 * 1.05 and 400e-6 / 1.15 <= end <= 400e-6 * 1.15
 
 
