@@ -234,6 +234,19 @@ def test_prepare_runs_once_while_the_workers_run():
     assert len(called) == 1 and called[0] < min(r["end"] for _, r in out)
 
 
+def test_the_dataset_writer_is_loaded_once_per_process(monkeypatch):
+    """The preparation writes a dummy netCDF file to load the writer; a later sweep in the
+    same process skips it (it ran while its workers used the cores)."""
+    from qcnmodel.studies import sweep as sweep_mod
+
+    writes = []
+    monkeypatch.setattr(sweep_mod, "_PREPARED", [])
+    monkeypatch.setattr(sweep_mod, "write_netcdf", lambda *a, **k: writes.append(a[1]))
+    for _ in range(3):
+        sweep_mod._prepare_assembly()
+    assert len(writes) == 1 and writes[0].name == "warm.nc"
+
+
 @pytest.mark.parametrize("protocol", ["none", "dcqcn"])
 def test_simulation_sweep_refuses_a_qcn_parameter_its_protocol_does_not_read(protocol):
     """A grid or a fixed setting of a QCN parameter under a protocol without them would run

@@ -320,8 +320,17 @@ def _execute_local(call, todo, n_jobs, prepare=None):
             abandon(executor, futures)
 
 
+#: set once :func:`_prepare_assembly` has loaded what it loads, in this process
+_PREPARED: list[bool] = []
+
+
 def _prepare_assembly() -> None:
-    """While the workers run: load what assembling and saving the Dataset load (0.1-0.7 s)."""
+    """While the workers run: load what assembling and saving the Dataset load (0.1-0.7 s),
+    once per process (a later sweep would write its dummy file for nothing while its workers
+    use the cores)."""
+    if _PREPARED:
+        return
+    _PREPARED.append(True)
     import tempfile
 
     import xarray as xr
