@@ -26,6 +26,7 @@ from qcnmodel.analysis.boundary import (
     judged_by_trajectories,
     judged_stable,
     stable_band,
+    trajectory_boundary,
 )
 from qcnmodel.analysis.margins import critical_rtt, extra_delay, margins_over_delay, rtt_offset
 
@@ -317,8 +318,7 @@ def _judge_by_trajectories(model, ds: xr.Dataset, x: str, y: str) -> None:
                 ds["valid"].values[cell] = True  # judged, with or without a fixed point
             try:
                 if x == "rtt":
-                    crit = critical_rtt(pt)
-                    band = stable_band(pt) if np.isnan(crit) else None
+                    crit, band = trajectory_boundary(pt)
                     ds["stable"].values[cell] = judged_stable(pt, xs, None, crit, band)
                     if band is not None:
                         crit = band[1]

@@ -18,7 +18,7 @@ from qcnmodel.analysis.boundary import (
     boundary_method,
     judged_by_trajectories,
     judged_stable,
-    stable_band,
+    trajectory_boundary,
 )
 from qcnmodel.analysis.margins import critical_rtt
 from qcnmodel.models import identify
@@ -97,9 +97,8 @@ def summary(model, loop=None, fixed_point: bool = True, method: str = "model") -
     }  # fmt: skip
     if judged_by_trajectories(model, method):
         out["stable_linearised"] = out["stable"]
-        crit, band = out["critical_rtt_s"], None
-        if over is None and math.isnan(crit):  # cycles at the search's start: a band above?
-            band = stable_band(model)
+        crit = out["critical_rtt_s"]
+        band = None if over is not None else trajectory_boundary(model)[1]  # searched above
         if band is not None:  # the model's band, whatever the point's RTT
             out["stable_band_s"] = [float(band[0]), float(band[1])]
             if model.rtt >= band[0]:

@@ -1,20 +1,20 @@
 """The critical RTTs (and stable bands) of several operating points at once, on forked workers.
 
-A model judged by its trajectories (:func:`qcnmodel.analysis.boundary.trajectory_critical_rtt`)
+A model judged by its trajectories (:func:`qcnmodel.analysis.boundary.trajectory_boundary`)
 costs seconds per critical RTT, growing with the number of flows (each run follows every
-flow). A check or a report needs one per flow count: :func:`critical_rtts` computes them on
+flow). A check or a report needs one per flow count: :func:`trajectory_boundaries` computes
+them (with the stable bands of the flow counts that cycle at small RTTs) on
 the cores this process may use, the largest flow counts first so that the workers finish
 together. A worker runs the same code on the same model as this process would, so the
 answers are those of a sequential run, bit for bit; they join this process's memo of
 searches, so that asking again here (a report's points table) costs nothing.
-:func:`stable_bands` does the same for the bands of the flow counts that cycle at small RTTs,
-and :func:`map_calls`, the pool behind both, for other independent searches (a check's
+:func:`map_calls`, the pool behind it, serves other independent searches too (a check's
 one-field fixes, one field per task).
 """
 
 from __future__ import annotations
 
-__all__ = ["critical_rtts", "map_calls", "stable_bands", "workers"]
+__all__ = ["map_calls", "trajectory_boundaries", "workers"]
 
 
 def workers(jobs: int | None, tasks: int) -> int:
@@ -29,12 +29,6 @@ def workers(jobs: int | None, tasks: int) -> int:
     return max(1, min(usable_cores() if jobs in (None, -1) else int(jobs), tasks))
 
 
-def _one(model) -> float:
-    from qcnmodel.analysis.margins import critical_rtt
-
-    return float(critical_rtt(model))
-
-
 def _shared(fn, args) -> tuple:
     """``fn(*args)`` in a worker, with the searches it memoised, for this process's memo."""
     from qcnmodel.analysis import boundary
@@ -44,30 +38,23 @@ def _shared(fn, args) -> tuple:
     return value, {k: v for k, v in boundary._MEMO.items() if k not in before}
 
 
-def critical_rtts(models, jobs: int | None = None, progress=None) -> list[float]:
-    """:func:`~qcnmodel.analysis.margins.critical_rtt` of each of ``models``, in order: for a
-    model judged by its trajectories, the search over its own interval
-    (:func:`~qcnmodel.analysis.boundary.trajectory_boundary`), whatever range asks.
+def trajectory_boundaries(models, jobs: int | None = None, progress=None) -> list[tuple]:
+    """:func:`~qcnmodel.analysis.boundary.trajectory_boundary` of each of ``models``, in
+    order: ``(critical RTT, stable band or None)``, searched over each model's own interval,
+    whatever range asks.
 
     Parameters
     ----------
-    models : sequence of models
+    models : sequence of models judged by their trajectories
         Picklable models (frozen dataclasses), e.g. one per flow count.
     jobs : int, optional
         Processes (default the cores this process may use; 1 runs here).
     progress : tqdm, optional
         Advanced once per answer.
     """
-    return map_calls(_one, [(m,) for m in models], jobs, progress)
+    from qcnmodel.analysis.boundary import trajectory_boundary
 
-
-def stable_bands(models, jobs: int | None = None) -> list:
-    """:func:`~qcnmodel.analysis.boundary.stable_band` of each of ``models`` (on the model's
-    own grid, :func:`~qcnmodel.analysis.boundary.band_grid`), in order, on forked workers as
-    :func:`critical_rtts`."""
-    from qcnmodel.analysis.boundary import stable_band
-
-    return map_calls(stable_band, [(m,) for m in models], jobs)
+    return map_calls(trajectory_boundary, [(m,) for m in models], jobs, progress)
 
 
 def map_calls(fn, calls: list, jobs: int | None = None, progress=None, weight: int = 1) -> list:

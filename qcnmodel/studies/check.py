@@ -290,7 +290,7 @@ def check_params(
         margin throughout.
     jobs : int, optional
         Processes for the critical RTTs found from trajectories
-        (:func:`qcnmodel.studies.boundaries.critical_rtts`; default the cores this process
+        (:func:`qcnmodel.studies.boundaries.trajectory_boundaries`; default the cores this process
         may use); the results do not depend on it.
     announce : bool, optional
         Say on stderr, one line each, what compiles (numba, once: the model's kernels, the
@@ -388,17 +388,18 @@ def _check(params, ranges, model, variant, base, fallback, recommend, confirm,
     judged = [n for n in models if n not in crit]  # flow counts judged by the trajectories
     too_many = [n for n in crit if boundary == "model" and n not in overloaded
                 and past_trajectory_limit(models[n])]  # fmt: skip
+    bands: dict = {}  # N -> (start, end): stable there only (its runs cycle at small RTTs)
     if judged:
-        from qcnmodel.studies.boundaries import critical_rtts
+        from qcnmodel.studies.boundaries import trajectory_boundaries
 
         announce_compile("fluid", announce)
         if progress is not None:  # one step more per flow count judged by trajectories
             progress.total = (progress.total or 0) + len(judged)
             progress.refresh()
-        found = critical_rtts([models[n] for n in judged], jobs=jobs, progress=progress)
-        crit.update(zip(judged, found))
+        found = trajectory_boundaries([models[n] for n in judged], jobs=jobs, progress=progress)
+        crit.update((n, c) for n, (c, _) in zip(judged, found))
+        bands = {n: b for n, (_, b) in zip(judged, found) if b is not None}
         crit = {n: crit[n] for n in models}
-    bands = _bands(models, judged, crit, jobs)
     table = {n: (pm, judged_stable(models[n], taus, st, crit[n], bands.get(n))
                   if n in judged else st) for n, (pm, st) in lin.items()}  # fmt: skip
     verdict, worst_pm, n_w, k_w = _verdict_of(table, ranges.pm_threshold, judged, crit, taus)
@@ -463,19 +464,6 @@ def _threshold_note(ranges: CheckRanges, models: dict, judged, overloaded: dict)
 def _rebuilt(base, params):
     """``base`` with the parameter set ``params`` (picklable: the fix search's workers)."""
     return base.replace(params=params)
-
-
-def _bands(models: dict, judged, crit: dict, jobs=None) -> dict:
-    """N -> (start, end) of the band where the trajectories are stable, for the flow counts
-    judged by them that have no critical RTT (their runs cycle at the search's start: many
-    flows cycle at small RTTs with their timers in step, and can be stable above); the
-    model's own band (:func:`~qcnmodel.analysis.boundary.stable_band`), whatever the checked
-    range, on forked workers (``jobs``, as the critical RTTs)."""
-    from qcnmodel.studies.boundaries import stable_bands
-
-    ns = [n for n in judged if np.isnan(crit[n])]
-    found = stable_bands([models[n] for n in ns], jobs=jobs)
-    return {n: b for n, b in zip(ns, found) if b is not None}
 
 
 def _lowest_pm(lin: dict, taus) -> tuple:

@@ -333,11 +333,11 @@ def test_critical_rtts_of_workers_join_this_process_memo(monkeypatch):
     import qcnmodel as qm
     from qcnmodel.analysis import boundary
     from qcnmodel.analysis.margins import critical_rtt
-    from qcnmodel.studies.boundaries import critical_rtts
+    from qcnmodel.studies.boundaries import trajectory_boundaries
 
     monkeypatch.setattr(boundary, "_MEMO", {})
     models = [qm.QCNFluidModel(n_flows=n, rtt=100e-6) for n in (2, 5)]
-    got = critical_rtts(models, jobs=2)
+    got = [c for c, _ in trajectory_boundaries(models, jobs=2)]
     assert len(boundary._MEMO) == 2
 
     def no_search(*a, **k):
@@ -385,12 +385,12 @@ def test_a_flow_count_has_one_boundary_whatever_rtt_asks(jobs, monkeypatch):
     start once gave a point's verdict that depended on the range)."""
     from qcnmodel.analysis import boundary
     from qcnmodel.analysis.boundary import trajectory_boundary
-    from qcnmodel.studies.boundaries import critical_rtts, stable_bands
+    from qcnmodel.studies.boundaries import trajectory_boundaries
 
     monkeypatch.setattr(boundary, "_MEMO", {})
     # from the model's own start (20 us) the runs cycle at once: no critical RTT, a band
-    assert math.isnan(critical_rtts([_Band()], jobs=jobs)[0])
-    ((start, end),) = stable_bands([_Band()], jobs=jobs)
+    ((crit, (start, end)),) = trajectory_boundaries([_Band()], jobs=jobs)
+    assert math.isnan(crit)
     assert 80e-6 <= start <= 80e-6 * 1.05  # the band grid's 5 % spacing
     assert 400e-6 / 1.15 <= end <= 400e-6 * 1.15  # the search's default 15 % spacing
     for rtt in (10e-6, 150e-6, 300e-6, 600e-6):  # the point's own RTT changes nothing
@@ -398,9 +398,10 @@ def test_a_flow_count_has_one_boundary_whatever_rtt_asks(jobs, monkeypatch):
         crit_here, band_here = trajectory_boundary(_Band(rtt))
         assert math.isnan(crit_here) and band_here == (start, end)
     # a model with a critical RTT: the same from any RTT, and no band
-    crit = critical_rtts([_Toy()], jobs=jobs)[0]
-    assert 250e-6 / 1.15 <= crit <= 250e-6 * 1.15
-    assert critical_rtts([_Toy(400e-6), _Toy(30e-6)], jobs=jobs) == [crit, crit]
+    ((crit, band),) = trajectory_boundaries([_Toy()], jobs=jobs)
+    assert 250e-6 / 1.15 <= crit <= 250e-6 * 1.15 and band is None
+    got = trajectory_boundaries([_Toy(400e-6), _Toy(30e-6)], jobs=jobs)
+    assert [c for c, _ in got] == [crit, crit]
     assert trajectory_boundary(_Toy(400e-6)) == (crit, None)
 
 
@@ -464,12 +465,12 @@ def test_a_stable_coin_narrower_than_a_rung_is_no_band(monkeypatch):
 def test_stable_bands_on_workers_are_the_bands_searched_here(jobs, monkeypatch):
     from qcnmodel.analysis import boundary
     from qcnmodel.analysis.boundary import stable_band
-    from qcnmodel.studies.boundaries import stable_bands
+    from qcnmodel.studies.boundaries import trajectory_boundaries
 
     monkeypatch.setattr(boundary, "_MEMO", {})
     here = stable_band(_Band())
     monkeypatch.setattr(boundary, "_MEMO", {})
-    got = stable_bands([_Band(), _Band()], jobs=jobs)
+    got = [b for _, b in trajectory_boundaries([_Band(), _Band()], jobs=jobs)]
     assert got == [here, here]
     start, end = here  # the toy is stable from 80 us to 400 us
     assert 80e-6 <= start <= 80e-6 * 1.05 and 400e-6 / 1.15 <= end <= 400e-6 * 1.15

@@ -164,14 +164,14 @@ def test_the_sampled_queue_draws_frame_noise_by_default():
 def test_a_map_row_whose_trajectories_fail_is_marked_invalid(monkeypatch):
     import qcnmodel.analysis.stability as st
 
-    real = st.critical_rtt
+    real = st.trajectory_boundary
 
     def failing(model, *a, **kw):
         if model.n_flows == 10:
             raise ValueError("the model's trajectories failed at RTT 225 us (stalled)")
         return real(model, *a, **kw)
 
-    monkeypatch.setattr(st, "critical_rtt", failing)
+    monkeypatch.setattr(st, "trajectory_boundary", failing)
     ds = qm.stability_map(_one(), x_values=[1e-4, 2e-4], y_values=[1, 10])
     assert ds.valid.sel(n_flows=1).all() and not ds.valid.sel(n_flows=10).any()
     assert not ds.stable.sel(n_flows=10).any() and np.isnan(float(ds.critical_rtt.sel(n_flows=10)))
