@@ -7,7 +7,8 @@ too. Old module paths (:data:`qcnmodel._compat.MOVED`) count as the module they 
 
 Layers, bottom to top, and what each may import (besides itself and the foundation)::
 
-    foundation  units, _errors, _io, config, document, _compat, _borrow, _netcdf, _dask_probes
+    foundation  units, _errors, _io, config, document, _compat, _borrow, _netcdf, _dask_probes,
+                _numba_probes
     params      every parameter class, one validator
     analysis    loops, margins, integrators, stability: no protocol, no parameters
     sim         the packet simulator (stands on params alone)
@@ -53,7 +54,7 @@ ALLOWED = {
 KNOWN: set = set()
 
 _FOUNDATION = {"units", "_errors", "_io", "config", "document", "_compat", "_borrow", "_netcdf",
-               "_dask_probes"}  # fmt: skip
+               "_dask_probes", "_numba_probes"}  # fmt: skip
 
 
 def layer_of(module: str) -> str:

@@ -24,6 +24,7 @@ import sys
 
 from qcnmodel import __version__
 from qcnmodel._dask_probes import defer_dask_array_check
+from qcnmodel._numba_probes import defer_blas_probe
 
 #: Sub-command modules, in the order they appear in ``--help``.
 SUBCOMMAND_MODULES = (
@@ -184,6 +185,7 @@ def main(argv: list[str] | None = None) -> int:
     if argv is None:  # the process's own command line (tests pass argv and stay in-process)
         _skip_final_collection()
         defer_dask_array_check()  # xarray then loads dask.array only if something uses it
+        defer_blas_probe()  # numba's array library then loads without scipy.linalg
     argv = _join_negative_values(list(sys.argv[1:] if argv is None else argv))
     try:
         parser = build_parser()
