@@ -6,7 +6,8 @@ critical RTT of one model is :func:`qcnmodel.analysis.margins.critical_rtt` (re-
 with :func:`~qcnmodel.analysis.margins.rtt_offset` and
 :func:`~qcnmodel.analysis.margins.extra_delay`). Maps over the RTT use
 :func:`qcnmodel.analysis.margins.margins_over_delay` (one loop per row) whenever the model's
-rational part does not depend on the RTT and its delay is ``rtt + constant``; this is checked,
+rational part does not depend on the RTT and its delay is ``rtt + constant``, the constant
+taken row by row (the CP's sampling lag changes with Ps and the capacity); this is checked,
 not assumed, and the map falls back to one loop per grid point otherwise.
 """
 
@@ -114,14 +115,14 @@ def _margins_row(model, x: str, xs: np.ndarray, offset: float | None) -> dict[st
     return out
 
 
-def _first_offset(model, y: str, ys: np.ndarray) -> float | None:
-    """rtt_offset at the first y value where the model has a loop."""
-    for yv in ys.tolist():
-        try:
-            return extra_delay(model.replace(**{y: yv}))
-        except ValueError:
-            continue
-    return None
+def _row_offset(row_model) -> float | None:
+    """The loop delay beyond the RTT of one row's model (None where it has no loop, or where
+    the RTT enters the rational part of its loop). Each row has its own: the CP's sampling
+    lag, for one, changes with Ps and the capacity."""
+    try:
+        return extra_delay(row_model)
+    except ValueError:
+        return None
 
 
 def _cp_latency(model) -> float:
@@ -264,11 +265,14 @@ def stability_map(
     _check_grid(model, x, xs, y, ys)
     if y == "n_flows":
         ys = ys.astype(int)
-    offset = _first_offset(model, y, ys) if x == "rtt" else None
     names = (*_VARS, "valid")
     data = {v: np.empty((ys.size, xs.size), dtype=bool if v in _BOOL else float) for v in names}
+    fast = False
     for i, yv in enumerate(ys.tolist()):
-        row = _margins_row(model.replace(**{y: yv}), x, xs, offset)
+        row_model = model.replace(**{y: yv})
+        offset = _row_offset(row_model) if x == "rtt" else None
+        fast = fast or offset is not None
+        row = _margins_row(row_model, x, xs, offset)
         for v in names:
             data[v][i] = row[v]
         if progress:
@@ -276,12 +280,12 @@ def stability_map(
     ds = xr.Dataset(
         {v: ((y, x), data[v], {"units": _UNITS[v]}) for v in names},
         coords={y: (y, ys, {"units": _UNITS.get(y, "")}), x: (x, xs, {"units": _UNITS.get(x, "")})},
-        attrs=_model_attrs(model) | {"x": x, "y": y, "fast_path": int(offset is not None)},
+        attrs=_model_attrs(model) | {"x": x, "y": y, "fast_path": int(fast)},
     )
     if x == "rtt":
         crit = ds["delay_margin_s"] + ds[x]  # PM is linear in the delay on the fast path
         ds["critical_rtt"] = (y, crit.isel({x: 0}).values, {"units": "s"})
-        if offset is None:  # generic: solve per row
+        if not fast:  # generic: solve per row
             ds["critical_rtt"] = critical_rtt_curve(model, y, ys, method="linearisation")
     if check_method(method) == "model":
         _judge_by_trajectories(model, ds, x, y)

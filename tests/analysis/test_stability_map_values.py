@@ -8,6 +8,7 @@ The expected coordinates are the SI values of the strings given (26 KB = 26000 B
 import numpy as np
 import pytest
 
+import qcnmodel as qm
 from qcnmodel.analysis.stability import stability_map
 from qcnmodel.models.fopdt import FOPDTModel
 from qcnmodel.params import QCNParams
@@ -42,3 +43,31 @@ def test_bad_axes_are_refused_naming_the_argument(kw, message):
 def test_numbers_are_kept():
     ds = stability_map(MODEL, y_values=np.array([2, 10]), x_values=np.array([1e-4]))
     assert list(ds["n_flows"].values) == [2, 10]
+
+
+@pytest.mark.parametrize(
+    "build, y, ys",
+    [
+        # the CP's sampling lag Ts/2 = frame / (2 Ps C) changes along Ps and the capacity
+        (lambda P: qm.QCNFluidModel(P, rtt="100us", n_flows=10, fidelity="paper",
+                                    sampling_lag=True), "ps", [0.002, 0.01, 0.02]),
+        (lambda P: qm.QCNFluidModel(P, rtt="100us", n_flows=10, fidelity="paper",
+                                    sampling_lag=True), "capacity", [2.5e9, 10e9, 40e9]),
+        (lambda P: qm.build_model("fopdt", P, variant="zoh", rtt="100us", capacity="40Gbps"),
+         "ps", [0.01, 0.04]),
+    ],
+)  # fmt: skip
+def test_each_row_of_an_rtt_map_has_its_own_loop_delay(build, y, ys):
+    # the map over the RTT evaluates one loop per row at the delays rtt + extra delay: that
+    # extra delay is the row's own, so every point equals the margins of the model there
+    model = build(qm.QCNParams.preset("802.1qau"))
+    rtts = [50e-6, 100e-6, 200e-6]
+    ds = qm.stability_map(model, x="rtt", x_values=rtts, y=y, y_values=ys, method="linearisation")
+    for yv in ys:
+        for rtt in rtts:
+            m = model.replace(**{y: yv, "rtt": rtt}).loop().margins()
+            got = ds.sel({y: yv, "rtt": rtt})
+            assert float(got.phase_margin_deg) == pytest.approx(m.phase_margin_deg, abs=1e-6)
+            assert bool(got.stable) == bool(m.stable)
+        crit = qm.critical_rtt(model.replace(**{y: yv}), method="linearisation")
+        assert float(ds.critical_rtt.sel({y: yv})) == pytest.approx(crit, rel=1e-6)
