@@ -9,7 +9,10 @@ function that evaluates it exactly at any complex frequency and gives the same a
 phase margin ``arg G(jw_c) + 180 deg`` decreasing linearly with the delay, the delay margin
 and critical delay, phase crossovers for the gain margin, and stability by the argument
 principle. ``G`` is tabulated once on a log grid (``w_range``, ``points_per_decade``) and
-every crossing found there is refined on the exact function.
+every crossing found there is refined on the exact function. A pair of gain crossovers closer
+than the grid spacing (a dip of ``|G|`` below 1 and back between two grid points, or a peak
+above it) shows on the table as a local extremum of ``|G|``: each one on the wrong side of 1
+is refined on the exact function too.
 
 Assumptions, stated: ``G`` has ``origin_poles`` poles at s = 0 (the queue's integrator) and no
 other pole with a non-negative real part, and ``|G| < 1`` above the grid. The delay-free
@@ -119,15 +122,48 @@ class FrequencyLoop:
         with np.errstate(divide="ignore"):  # an open loop (G = 0) has no crossover
             lm = np.log(np.abs(g))
         idx = np.nonzero(np.sign(lm[1:]) != np.sign(lm[:-1]))[0]
+        brackets = [(w[i], w[i + 1], 1 if lm[i + 1] < lm[i] else -1) for i in idx]
+        brackets += self._hidden_pairs(w, lm)
         out = []
-        for i in idx:
-            wc = brentq(lambda x: np.log(abs(self.G(1j * x)[0])), w[i], w[i + 1], rtol=1e-12)
+        for a, b, direction in brackets:
+            wc = brentq(self._log_gain, a, b, rtol=1e-12)
             pm0 = np.remainder(np.angle(self.G(1j * wc)[0]) + np.pi + np.pi, _TWO_PI) - np.pi
-            out.append((wc, pm0, 1 if lm[i + 1] < lm[i] else -1))
+            out.append((wc, pm0, direction))
         if not out:
             return np.zeros(0), np.zeros(0), np.zeros(0, int)
-        a = np.array(out)
+        a = np.array(sorted(out))
         return a[:, 0], a[:, 1], a[:, 2].astype(int)
+
+    def _log_gain(self, x: float) -> float:
+        return float(np.log(abs(self.G(1j * x)[0])))
+
+    def _hidden_pairs(self, w, lm) -> list:
+        """Brackets of the gain crossovers that come in pairs between two grid points.
+
+        A dip of ``|G|`` below 1 (or a peak above it) narrower than the grid spacing leaves
+        no sign change on the table, only a local extremum of ``log|G|`` at a grid point.
+        Each such extremum on the wrong side of 0 is refined on the exact ``G`` over its two
+        neighbouring intervals; where the true extremum crosses 0, the pair of crossovers on
+        either side of it is bracketed (direction +1 where ``|G|`` falls).
+        """
+        from scipy.optimize import minimize_scalar
+
+        out = []
+        slope = np.diff(lm)
+        for i in np.nonzero(slope[:-1] * slope[1:] < 0)[0] + 1:
+            peak = slope[i - 1] > 0  # a local maximum of log|G| on the table
+            if not np.all(np.isfinite(lm[i - 1 : i + 2])) or (lm[i] >= 0) == peak:
+                continue  # a crossing shows on the table already, or none can hide here
+            sign = -1.0 if peak else 1.0
+            res = minimize_scalar(lambda u, sign=sign: sign * self._log_gain(np.exp(u)),
+                                  bounds=(np.log(w[i - 1]), np.log(w[i + 1])), method="bounded",
+                                  options={"xatol": 1e-9})  # fmt: skip
+            w_ext = float(np.exp(res.x))
+            if (self._log_gain(w_ext) > 0) != peak:
+                continue  # the extremum stays on the same side of 0
+            first = -1 if peak else 1  # |G| rises through 1 before a peak, falls before a dip
+            out += [(w[i - 1], w_ext, first), (w_ext, w[i + 1], -first)]
+        return out
 
     @functools.cached_property
     def _z0(self) -> int:

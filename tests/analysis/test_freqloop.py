@@ -59,3 +59,32 @@ def test_frequency_response_of_a_model_named_with_a_decimal_point():
     assert "." in loop.name
     fr = loop.frequency_response(np.array([100.0, 1000.0]))
     assert np.all(np.isfinite(np.asarray(fr.fresp)))
+
+
+def _notch_loop():
+    """k/s times a notch at w0, placed midway between two grid points of the table (60 per
+    decade, 3.9 % apart): |G| is 1.2 at both and dips to 0.75 between them."""
+    w0 = 10 ** (3 + 0.5 / 60)
+    z1, z2, k = 0.01, 0.02, 1.5 * w0
+    num = np.polymul([k], [1.0, 2 * z1 * w0, w0**2])
+    den = np.polymul([1.0, 0.0], [1.0, 2 * z2 * w0, w0**2])
+    return num, den
+
+
+def test_gain_crossovers_closer_than_the_grid_spacing_are_found():
+    num, den = _notch_loop()
+    # independent: sign changes of log|G| on a grid 10^4 times denser than the table's
+    ws = np.logspace(2, 5, 2_000_001)
+    lg = np.log(np.abs(np.polyval(num, 1j * ws) / np.polyval(den, 1j * ws)))
+    expected = ws[np.nonzero(np.sign(lg[1:]) != np.sign(lg[:-1]))[0]]
+    assert len(expected) == 3  # into the notch, out of it, and the integrator's crossover
+    f = FrequencyLoop(lambda s: np.polyval(num, s) / np.polyval(den, s), 1e-4)
+    w, g = f._table
+    assert not np.any((w > expected[0] / 1.04) & (w < expected[1] * 1.04) & (np.abs(g) < 1))
+    wc, _, direction = f._crossovers
+    assert np.allclose(wc, expected, rtol=1e-5)  # the dense grid's own spacing
+    assert list(direction) == [1, -1, 1]
+    md, mf = DelayedLoop(num, den, 1e-4).margins(), f.margins()
+    assert mf.phase_margin_deg == pytest.approx(md.phase_margin_deg, abs=1e-6)
+    assert mf.critical_delay_s == pytest.approx(md.critical_delay_s, rel=1e-9)
+    assert mf.stable == md.stable
