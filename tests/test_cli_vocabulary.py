@@ -70,13 +70,53 @@ def test_parameter_set_flags(command):
     assert args.params == "examples/802.1qau.toml"
 
 
-@pytest.mark.parametrize("command", WITH_MODEL)
-def test_same_model_choices_where_a_model_is_chosen(command):
+@pytest.mark.parametrize("command", ("margins", "sweep"))
+def test_same_model_choices_where_any_model_is_chosen(command):
     base = [a for a in BASE[command] if a not in ("--model", "qcn")]
     action = next(a for a in _subparser(command)._actions if "--model" in a.option_strings)
     assert tuple(action.choices) == MODEL_CHOICES
     args = _parse([command, *base, "--model", "ecm", "--variant", "mean"])
     assert args.model == "ecm" and args.variant == "mean"
+
+
+def _help(command) -> str:
+    return _subparser(command).format_help()
+
+
+@pytest.mark.parametrize(("command", "accepted"), [("check", ("qcn", "fopdt")),
+                                                   ("report", ("qcn",))])  # fmt: skip
+def test_model_choices_are_the_models_the_command_accepts(command, accepted, capsys):
+    """The help offers only the models the command accepts; any other is refused by the
+    parser, naming the accepted ones, and each offered one passes the command's own check."""
+    action = next(a for a in _subparser(command)._actions if "--model" in a.option_strings)
+    assert tuple(action.choices) == accepted
+    for other in set(MODEL_CHOICES) - set(accepted):
+        assert other not in _help(command).split("--model", 1)[1].split("\n  --", 1)[0]
+        with pytest.raises(SystemExit) as exc:
+            _parse([command, *BASE[command], "--model", other])
+        assert exc.value.code == 2
+        assert f"this command takes {', '.join(accepted)}, not {other!r}" in capsys.readouterr().err
+    if command == "check":
+        from qcnmodel.cli.check import CHECK_MODELS
+        from qcnmodel.params import QCNParams
+        from qcnmodel.studies import check
+
+        assert CHECK_MODELS == check.CHECK_MODELS
+        for name in accepted:
+            check._model(QCNParams.preset("802.1qau"), name, rtt=1e-4, n_flows=10)
+    else:
+        from qcnmodel.cli.report import report_config
+
+        for name in accepted:
+            report_config(_parse([command, "--model", name, "--no-packet"]))
+
+
+def test_report_offers_no_variant_and_refuses_one_with_a_pointer():
+    from qcnmodel.cli.report import report_config
+
+    assert "--variant" not in _help("report")
+    with pytest.raises(ValueError, match="variant: .*qcnmodel check --variant"):
+        report_config(_parse(["report", "--variant", "packet", "--no-packet"]))
 
 
 @pytest.mark.parametrize("command", WITH_RANGES)
@@ -132,6 +172,10 @@ def test_report_takes_ranges_from_the_params_file_like_check(tmp_path):
 def test_report_refuses_a_model_it_does_not_draw(capsys, tmp_path):
     from qcnmodel.cli import main
 
-    assert main(["report", "--model", "dcqcn", "--out", str(tmp_path / "r")]) == 2
-    assert "model" in capsys.readouterr().err
+    with pytest.raises(SystemExit) as exc:  # refused by the parser: the help does not offer it
+        main(["report", "--model", "dcqcn", "--out", str(tmp_path / "r")])
+    assert exc.value.code == 2
+    err = capsys.readouterr().err
+    assert "--model: this command takes qcn, not 'dcqcn'" in err
+    assert "qcnmodel margins --model dcqcn" in err
     assert not (tmp_path / "r").exists()

@@ -5,10 +5,11 @@ Each sub-command lives in its own module ``qcnmodel.cli.<name>`` exposing
 Heavy imports happen inside ``run`` so that ``qcnmodel --help`` stays fast.
 
 Every sub-command speaks one vocabulary (:mod:`qcnmodel.cli.common`): ``--preset`` /
-``--params FILE``, ``--set KEY=VALUE``, ``--model {fopdt,qcn,dcqcn,ecm}`` and ``--variant``
-where a model is chosen, ``--rtt`` and ``--flows`` (a value or ``lo..hi``), ``--quiet``
-(alias ``--no-progress``), ``--jobs N`` (``-1``: the free cores) and ``--out`` (format by
-suffix, checked before any work, written atomically). Times and rates need a unit.
+``--params FILE``, ``--set KEY=VALUE``, ``--model`` (the models the sub-command accepts)
+and ``--variant`` where a model is chosen, ``--rtt`` and ``--flows`` (a value or
+``lo..hi``), ``--quiet`` (alias ``--no-progress``), ``--jobs N`` (``-1``: the free cores)
+and ``--out`` (format by suffix, checked before any work, written atomically). Times and
+rates need a unit.
 
 Exit status: 0 success; 1 a negative verdict (e.g. ``check`` finds the loop unstable);
 2 bad input (the message names the field and the allowed range); 130 interrupted (Ctrl-C),

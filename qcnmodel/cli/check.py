@@ -42,6 +42,10 @@ from qcnmodel.cli.common import (
 
 RANGE_KEYS = {"rtt", "flows", "pm_threshold", "capacity"}
 
+#: the models ``check`` judges a QCN parameter set with (``studies.check.CHECK_MODELS``, kept
+#: here so that ``qcnmodel --help`` does not import the analysis)
+CHECK_MODELS = ("qcn", "fopdt")
+
 
 def register(subparsers) -> None:
     """Add the ``check`` sub-command."""
@@ -63,7 +67,8 @@ def register(subparsers) -> None:
                       "flow-count range lo..hi or one value (default 1..100)")  # fmt: skip
     p.add_argument("--pm-threshold", default=None, help="phase margin (deg) for 'stable' (30)")
     add_rate_option(p)
-    add_model_options(p)
+    add_model_options(p, choices=CHECK_MODELS,
+                      more="; other protocols' models: `qcnmodel margins` or `sweep`")  # fmt: skip
     add_set_option(p, "override a parameter-set field (repeatable)")
     p.add_argument("--no-recommend", action="store_true", help="skip the W/Ps/Gd search")
     add_progress_options(p)

@@ -3,7 +3,9 @@
 Every sub-command takes the same flag for the same thing:
 
 * ``--preset NAME`` / ``--params FILE`` (a QCN parameter TOML), ``--set KEY=VALUE``;
-* ``--model {fopdt,qcn,dcqcn,ecm}`` and ``--variant`` wherever a linearised model is chosen;
+* ``--model`` and ``--variant`` wherever a linearised model is chosen, each sub-command's
+  choices being the models it accepts (``margins``/``sweep``: fopdt, qcn, dcqcn, ecm;
+  ``check``: qcn, fopdt; ``report``: qcn);
 * ``--rtt`` and ``--flows``: one value (``500us``, ``10``) or a range ``lo..hi``
   (``--rtt-range`` stays as a deprecated alias of ``--rtt``);
 * ``--quiet`` (alias ``--no-progress``), ``--jobs N`` (``-1``: the cores actually free);
@@ -102,16 +104,56 @@ def add_set_option(parser, help_text: str = "override a parameter (repeatable)")
     parser.add_argument("--set", action="append", default=[], metavar="KEY=VALUE", help=help_text)
 
 
-def add_model_options(parser, default: str | None = "qcn", group=None) -> None:
-    """Add ``--model`` (choices :data:`MODEL_CHOICES`) and ``--variant``."""
+def add_model_options(parser, default: str | None = "qcn", group=None, choices=MODEL_CHOICES,
+                      more: str = "", variant: bool = True) -> None:  # fmt: skip
+    """Add ``--model`` and, when ``variant``, ``--variant``.
+
+    Parameters
+    ----------
+    parser : argparse.ArgumentParser
+        The sub-command's parser.
+    default : str or None
+        The model when the flag is left out.
+    group : argparse group, optional
+        Where ``--model`` goes (a mutually exclusive group), else ``parser``.
+    choices : tuple of str
+        The models this sub-command accepts (default :data:`MODEL_CHOICES`): the help lists
+        them and argparse refuses any other, naming these, so that the help never offers a
+        model the command refuses.
+    more : str
+        Appended to the help (where the other models are analysed).
+    variant : bool
+        Whether the sub-command takes ``--variant``.
+
+    Notes
+    -----
+    A model of :data:`MODEL_CHOICES` that this sub-command does not accept is refused with
+    the accepted ones and the commands that analyse it (``qcnmodel margins --model NAME``,
+    ``qcnmodel sweep --model NAME``).
+    """
+    import argparse
+
+    def model_name(text: str) -> str:
+        if text in MODEL_CHOICES and text not in choices:
+            raise argparse.ArgumentTypeError(
+                f"this command takes {', '.join(choices)}, not {text!r}; the {text} model's "
+                f"margins, critical RTT and sweeps are `qcnmodel margins --model {text}` and "
+                f"`qcnmodel sweep --model {text}`"
+            )
+        return text
+
+    model_name.__name__ = "model"  # argparse names the type in its own messages
     (group or parser).add_argument(
         "--model",
-        choices=MODEL_CHOICES,
+        type=model_name,
+        choices=choices,
         default=default,
-        help=f"linearised model: {', '.join(MODEL_CHOICES)}"
-        + (f" (default {default})" if default else ""),
+        help=f"linearised model: {', '.join(choices)}"
+        + (f" (default {default})" if default else "")
+        + more,
     )
-    parser.add_argument("--variant", default=None, help="named configuration of the --model")
+    if variant:
+        parser.add_argument("--variant", default=None, help="named configuration of the --model")
 
 
 def add_range_options(parser, rtt_help: str, flows_help: str) -> None:

@@ -56,7 +56,10 @@ def register(subparsers) -> None:
     )
     add_out_option(p, "report", "output directory (default ./report)")
     add_params_options(p, "parameter preset (default 802.1qau)")
-    add_model_options(p)
+    add_model_options(p, choices=("qcn",), variant=False,
+                      more="; the report analyses the QCN loop (other models: `qcnmodel "
+                      "margins` or `sweep`)")  # fmt: skip
+    p.add_argument("--variant", default=None, help=argparse.SUPPRESS)  # refused with a pointer
     add_range_options(p, "RTT range lo..hi with units (default 2us..1ms)",
                       "flow-count range lo..hi (default 1..100)")  # fmt: skip
     add_set_option(p, "override a parameter-set field (repeatable)")
@@ -85,10 +88,10 @@ def report_config(args):
     from qcnmodel.params import QCNParams
     from qcnmodel.studies.report import ReportConfig
 
-    if args.model != "qcn":
+    if getattr(args, "model", "qcn") != "qcn":
         raise ValueError(f"model: the report analyses the QCN loop; got {args.model!r} "
                          "(allowed: qcn; other models: `qcnmodel margins` or `sweep`)")  # fmt: skip
-    if args.variant is not None:
+    if getattr(args, "variant", None) is not None:
         raise ValueError(
             "variant: the report uses the validated QCN model; use `qcnmodel check --variant` "
             "or `margins --variant` for another configuration"
