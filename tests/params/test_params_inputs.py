@@ -23,7 +23,7 @@ def test_from_dict_of_a_non_mapping_is_a_value_error(data):
 def test_load_params_of_a_missing_file_or_folder_names_the_path(tmp_path):
     with pytest.raises(ValueError, match=r"nope\.toml: cannot read the parameter file"):
         load_params(tmp_path / "nope.toml")
-    with pytest.raises(ValueError, match=r"cannot read the parameter file"):
+    with pytest.raises(ValueError, match=r"a directory, not a regular file"):
         load_params(tmp_path)
     with pytest.raises(ValueError, match=r"^params: expected a path"):
         load_params(None)
@@ -61,8 +61,38 @@ def test_an_oversized_or_endless_parameter_file_is_refused(tmp_path):
     with pytest.raises(ValueError, match=r"big\.toml: larger than 1048576 bytes"):
         load_params(big)
     if __import__("os").path.exists("/dev/zero"):
-        with pytest.raises(ValueError, match=r"/dev/zero: larger than"):
+        with pytest.raises(ValueError, match=r"/dev/zero: a device, not a regular file"):
             load_params("/dev/zero")
+
+
+@pytest.mark.skipif(not hasattr(__import__("os"), "mkfifo"), reason="no named pipes")
+def test_a_named_pipe_is_refused_at_once(tmp_path):
+    """A named pipe with no writer is refused without waiting for one (opening it for
+    reading blocked until a writer came). Should the load block, the test plays the writer
+    after 10 s, so that it fails instead of hanging."""
+    import os
+    import threading
+
+    fifo = tmp_path / "fifo.toml"
+    os.mkfifo(fifo)
+    outcome = {}
+
+    def load():
+        try:
+            load_params(fifo)
+        except Exception as exc:  # noqa: BLE001 - the outcome is checked below
+            outcome["error"] = exc
+
+    worker = threading.Thread(target=load, daemon=True)
+    worker.start()
+    worker.join(10)
+    blocked = worker.is_alive()
+    if blocked:  # release the reader: open the pipe for writing and close it at once
+        os.close(os.open(fifo, os.O_WRONLY | os.O_NONBLOCK))
+        worker.join(10)
+    assert not blocked, "load_params waited for a writer on a named pipe"
+    assert isinstance(outcome.get("error"), ValueError)
+    assert "a named pipe (FIFO), not a regular file" in str(outcome["error"])
 
 
 def test_a_field_at_the_top_level_and_in_qcn_is_refused(tmp_path):
