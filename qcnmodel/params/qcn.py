@@ -379,9 +379,30 @@ MAX_PARAMS_FILE_BYTES = 1 << 20
 
 
 def _read_bounded(path: Path) -> bytes:
-    """The bytes of ``path``, at most :data:`MAX_PARAMS_FILE_BYTES` (a larger file, or an
-    endless device, is a ValueError naming it instead of a read without end)."""
-    with open(path, "rb") as f:
+    """The bytes of the regular file ``path``, at most :data:`MAX_PARAMS_FILE_BYTES`.
+
+    The file is opened without blocking and its type read from the open descriptor: a named
+    pipe would otherwise wait for a writer without end, and a device (``/dev/zero``) be read
+    without end; each, a directory or any other non-regular file, and a file larger than the
+    bound, is a ValueError naming the path and what it is. A file that cannot be opened
+    raises the OSError of :func:`os.open`.
+    """
+    import os
+    import stat
+
+    fd = os.open(path, os.O_RDONLY | getattr(os, "O_NONBLOCK", 0) | getattr(os, "O_CLOEXEC", 0))
+    try:
+        mode = os.fstat(fd).st_mode
+    except OSError:
+        os.close(fd)
+        raise
+    if not stat.S_ISREG(mode):
+        os.close(fd)
+        kind = ("a directory" if stat.S_ISDIR(mode) else
+                "a device" if stat.S_ISCHR(mode) or stat.S_ISBLK(mode) else
+                "a named pipe (FIFO)" if stat.S_ISFIFO(mode) else "a special file")  # fmt: skip
+        raise ValueError(f"{path}: {kind}, not a regular file; give a TOML parameter file")
+    with open(fd, "rb") as f:
         data = f.read(MAX_PARAMS_FILE_BYTES + 1)
     if len(data) > MAX_PARAMS_FILE_BYTES:
         raise ValueError(f"{path}: larger than {MAX_PARAMS_FILE_BYTES} bytes; not a parameter "
