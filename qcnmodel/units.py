@@ -8,6 +8,13 @@ Conventions: 1 KB = 1000 B (the seeds' "150 KB" is the
 MIB's 150000 octets); binary prefixes are accepted only when spelled ``KiB``/``MiB``/``GiB``.
 Rates accept ``bps``, ``b/s``, ``bit/s`` with the SI prefixes k, M, G, T (case-insensitive for
 the prefix, so the seeds' "3 mbps" is 3 Mb/s, never millibits).
+
+The case of a unit does not change its meaning, so a lower-case ``b`` means what the
+quantity is counted in: bytes in a size (``"26Kb"``, ``"26kb"`` and ``"26KB"`` are all
+26 000 bytes, ``"1500b"`` is 1500 bytes; a size in bits, ``"26kbit"``, is refused) and bits
+in a rate (``"10Gb"`` is 10 Gbit/s; bytes per second, ``"10GB/s"``, are refused).
+A percentage (``"1%"``) is a fraction, 0.01, where a number is expected; angles (a phase
+margin) are degrees, where a percentage is refused.
 """
 
 from __future__ import annotations

@@ -65,7 +65,9 @@ def register(subparsers) -> None:
     add_params_options(p, "parameter preset instead of a file (e.g. 802.1qau)")
     add_range_options(p, "RTT range lo..hi or one value, with units (default 2us..1ms)",
                       "flow-count range lo..hi or one value (default 1..100)")  # fmt: skip
-    p.add_argument("--pm-threshold", default=None, help="phase margin (deg) for 'stable' (30)")
+    p.add_argument("--pm-threshold", default=None, metavar="DEG",
+                   help="phase margin in degrees for 'stable', in [0, 90): 30 or 30deg "
+                   "(default 30)")  # fmt: skip
     add_rate_option(p)
     add_model_options(p, choices=CHECK_MODELS,
                       more="; other protocols' models: `qcnmodel margins` or `sweep`")  # fmt: skip
@@ -101,7 +103,6 @@ def parse_ranges(rtt_text, flows_text, pm_text=None, table=None, path=None, text
     from qcnmodel._errors import unknown_name
     from qcnmodel.cli.common import cli_rate, flows_value, rtt_value, split_range
     from qcnmodel.studies.check import CheckRanges
-    from qcnmodel.units import parse_number
 
     table = table or {}
     for key in table:
@@ -135,7 +136,7 @@ def parse_ranges(rtt_text, flows_text, pm_text=None, table=None, path=None, text
             if key == "capacity":
                 given[key] = cli_rate(value, "rate")
             elif parse is None:
-                given[key] = parse_number(value, "pm-threshold")
+                given[key] = degrees_value(value, "pm-threshold")
             else:
                 given[key] = both(value, parse, key)
             CheckRanges(**{key: given[key]})  # its own range, said with the file's line
@@ -143,6 +144,51 @@ def parse_ranges(rtt_text, flows_text, pm_text=None, table=None, path=None, text
             where = f"{path}, line {line}: " if line else ""
             raise ValueError(where + str(exc)) from None
     return CheckRanges(**given)
+
+
+#: the units an angle may be written with (case-insensitive); a bare number is degrees too
+DEGREE_UNITS = ("degrees", "degree", "deg", "°")
+
+
+def degrees_value(value, field: str = "pm-threshold") -> float:
+    """A phase margin in degrees: a number (``30``), or one with a degree unit (``30deg``,
+    ``30°``).
+
+    Parameters
+    ----------
+    value : float, int or str
+        The command line's or the ``[ranges]`` table's value.
+    field : str
+        The name the errors give.
+
+    Returns
+    -------
+    float
+        Degrees (the range, [0, 90), is checked by the caller).
+
+    Raises
+    ------
+    ValueError
+        For a percentage (``50%``: a percent is not a unit of angle, and reading it as the
+        fraction 0.5 would mean half a degree) or text that is not such a number, naming
+        ``field`` and the unit.
+    """
+    from qcnmodel.units import parse_number
+
+    text = value
+    if isinstance(value, str):
+        text = value.strip()
+        unit = next((u for u in DEGREE_UNITS if text.lower().endswith(u)), None)
+        if unit is not None:
+            text = text[: -len(unit)].strip()
+        if "%" in text:
+            raise ValueError(f"{field}: a phase margin is an angle in degrees, not a percentage; "
+                             f"got {value!r} (give e.g. 30 or 30deg, in [0, 90))")  # fmt: skip
+    try:
+        return parse_number(text, field)
+    except ValueError:
+        raise ValueError(f"{field}: expected a phase margin in degrees, e.g. 30 or 30deg, in "
+                         f"[0, 90); got {value!r}") from None  # fmt: skip
 
 
 def _line(text, key):
