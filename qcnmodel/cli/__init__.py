@@ -13,7 +13,10 @@ rates need a unit.
 
 Exit status: 0 success; 1 a negative verdict (e.g. ``check`` finds the loop unstable);
 2 bad input (the message names the field and the allowed range); 130 interrupted (Ctrl-C),
-with one line on stderr and no traceback.
+143 terminated (SIGTERM: a CI job cancelled, ``timeout``, ``docker stop``), each with one line
+on stderr and no traceback. A termination stops the command as Ctrl-C does, so that the same
+clean-ups run (no temporary file or folder is left beside an output); a second SIGTERM ends
+the process at once.
 """
 
 from __future__ import annotations
@@ -110,6 +113,34 @@ def _join_negative_values(argv: list[str]) -> list[str]:
     return out
 
 
+class Terminated(KeyboardInterrupt):
+    """The process received SIGTERM: raised in the main thread, as Ctrl-C raises
+    KeyboardInterrupt, so that every clean-up written for an interrupt runs."""
+
+
+def terminate_as_interrupt() -> None:
+    """Make SIGTERM raise :class:`Terminated` in this process's main thread.
+
+    The handler acts once: it then restores the default action, so that a second SIGTERM
+    ends the process at once. A process forked from this one inherits the handler; there it
+    restores the default action and ends the child as SIGTERM would have (a pool stops its
+    workers with SIGTERM).
+    """
+    import os
+    import signal
+
+    owner = os.getpid()
+
+    def handler(signum, frame):
+        signal.signal(signum, signal.SIG_DFL)
+        if os.getpid() != owner:  # a forked worker: end as the signal's default does
+            os.kill(os.getpid(), signum)
+            return
+        raise Terminated()
+
+    signal.signal(signal.SIGTERM, handler)
+
+
 def _check_shared(args) -> None:
     """Check the shared flags every sub-command takes, even where they change nothing, so
     that no value is accepted silently."""
@@ -187,6 +218,7 @@ def main(argv: list[str] | None = None) -> int:
         _skip_final_collection()
         defer_dask_array_check()  # xarray then loads dask.array only if something uses it
         defer_blas_probe()  # numba's array library then loads without scipy.linalg
+        terminate_as_interrupt()  # SIGTERM cleans up as Ctrl-C does
     argv = _join_negative_values(list(sys.argv[1:] if argv is None else argv))
     try:
         parser = build_parser()
@@ -208,10 +240,11 @@ def main(argv: list[str] | None = None) -> int:
         except OSError as exc:
             print(f"qcnmodel {name}: error: {_os_message(exc)}", file=sys.stderr)
             return 2
-    except KeyboardInterrupt:
-        sys.stderr.write("\nqcnmodel: interrupted\n")
+    except KeyboardInterrupt as exc:
+        terminated = isinstance(exc, Terminated)
+        sys.stderr.write(f"\nqcnmodel: {'terminated' if terminated else 'interrupted'}\n")
         sys.stderr.flush()
-        return 130
+        return 143 if terminated else 130
 
 
 if __name__ == "__main__":  # pragma: no cover
