@@ -15,13 +15,19 @@ quantity        simulator dataset                              model trajectory
 =============== ============================================== ===============================
 
 Any other name is taken as a variable of both datasets (averaged over its non-time axis).
-The model trace is averaged over each simulator bin (the exact mean of its piecewise-linear
-interpolant), so that a binned packet trace and a finely sampled trajectory compare alike.
+
+The comparison runs on the simulator's bins. The first trace is averaged over each of them:
+a trajectory of point samples (a model's dataset, a pair) as the exact mean of its
+piecewise-linear interpolant, so that a binned packet trace and a finely sampled trajectory
+compare alike; a binned trace (a ``SimResult``, its dataset, a validation ``Trace``: each
+value the mean over the bin that ends at its time) as the exact mean of its piecewise-constant
+bins, which leaves it unchanged on the same bins, so a run compared with itself differs by 0.
 """
 
 from __future__ import annotations
 
 import math
+import numbers
 
 import numpy as np
 
@@ -29,7 +35,7 @@ from qcnmodel.testing import report
 from qcnmodel.testing.report import fmt
 from qcnmodel.units import parse_time
 
-__all__ = ["QUANTITIES", "as_series", "assert_trace_close"]
+__all__ = ["QUANTITIES", "as_series", "assert_trace_close", "bin_edges"]
 
 #: quantity -> candidate variable names, in order (module table)
 QUANTITIES = {
@@ -82,6 +88,36 @@ def as_series(trace, quantity: str) -> tuple[np.ndarray, np.ndarray]:
     )
 
 
+def bin_edges(trace, t: np.ndarray) -> np.ndarray | None:
+    """The ``len(t) + 1`` bin edges of a binned trace, None for point samples.
+
+    A ``SimResult``, its dataset (attribute ``bin_width_s``) and a validation ``Trace``
+    (``dt``) hold bin means with ``t`` the bins' ends; the first bin starts one bin width
+    before ``t[0]``, each other where the previous one ends.
+    """
+    if isinstance(trace, tuple):
+        return None
+    if hasattr(trace, "q") and hasattr(trace, "thr") and hasattr(trace, "dt"):
+        width = float(trace.dt)
+    else:
+        ds = getattr(trace, "dataset", trace)
+        width = getattr(ds, "attrs", {}).get("bin_width_s")
+        if width is None:
+            return None
+        width = float(width)
+    return np.concatenate([[t[0] - width], t])
+
+
+def _step_means(edges_model, y_model, edges) -> np.ndarray:
+    """Mean over each [edges[k], edges[k+1]] of the piecewise-constant function that is
+    y_model[i] on [edges_model[i], edges_model[i+1]]; y_model itself on the same edges."""
+    if len(edges_model) == len(edges) and np.array_equal(edges_model, edges):
+        return np.asarray(y_model, dtype=float)
+    cum = np.concatenate([[0.0], np.cumsum(y_model * np.diff(edges_model))])
+    area = np.interp(edges, edges_model, cum)  # exact: the integral of a step is linear
+    return np.diff(area) / np.diff(edges)
+
+
 def _bin_means(t_model, y_model, edges) -> np.ndarray:
     """Mean of the piecewise-linear (t_model, y_model) over each [edges[k], edges[k+1]]."""
     cum = np.concatenate([[0.0], np.cumsum(0.5 * (y_model[1:] + y_model[:-1])
@@ -91,9 +127,16 @@ def _bin_means(t_model, y_model, edges) -> np.ndarray:
 
 
 def _tol(value, field: str) -> float:
-    if isinstance(value, str) and value.strip().endswith("%"):
-        v = float(value.strip()[:-1]) / 100
-    else:
+    """A relative (``0.1``, ``"10%"``) or absolute allowance: a finite number >= 0."""
+    v = math.nan
+    if isinstance(value, str):
+        text = value.strip()
+        pct = text.endswith("%")
+        try:
+            v = float(text[:-1] if pct else text) / (100 if pct else 1)
+        except ValueError:
+            pass
+    elif isinstance(value, numbers.Real) and not isinstance(value, (bool, np.bool_)):
         v = float(value)
     if not (v >= 0 and math.isfinite(v)):
         raise ValueError(f"{field}: must be a finite number >= 0 (or 'N%'), got {value!r}")
@@ -108,6 +151,9 @@ def assert_trace_close(model_trace, sim_trace, quantity="queue", tolerance=0.1, 
     ----------
     model_trace, sim_trace
         The two traces (module docstring); the comparison runs on the simulator's bins.
+        ``model_trace`` is averaged over each: a trajectory of point samples through its
+        piecewise-linear interpolant, a binned trace (a ``SimResult``, its dataset, a
+        validation ``Trace``) bin by bin, unchanged on the same bins.
     quantity : str
         ``"queue"``, ``"rate"``, ``"throughput"`` or a variable name of both traces.
     tolerance : float or str
@@ -135,18 +181,24 @@ def assert_trace_close(model_trace, sim_trace, quantity="queue", tolerance=0.1, 
     ts, ys = as_series(sim_trace, quantity)
     if len(ts) < 2 or len(tm) < 2:
         raise ValueError("trace: each trace needs at least two samples")
-    dt0 = ts[1] - ts[0]
-    edges = np.concatenate([[ts[0] - dt0], ts])
+    edges = bin_edges(sim_trace, ts)
+    if edges is None:  # a pair (t, values): bins ending at t, the first as wide as the second
+        edges = np.concatenate([[ts[0] - (ts[1] - ts[0])], ts])
+    model_edges = bin_edges(model_trace, tm)
+    start = tm[0] if model_edges is None else model_edges[0]  # the model covers [start, tm[-1]]
     t0 = parse_time(settle, "settle")
     t1 = math.inf if until is None else parse_time(until, "until")
-    sel = (edges[:-1] >= t0 - 1e-12) & (ts <= t1 + 1e-12) & (edges[:-1] >= tm[0] - 1e-12)
+    sel = (edges[:-1] >= t0 - 1e-12) & (ts <= t1 + 1e-12) & (edges[:-1] >= start - 1e-12)
     sel &= ts <= tm[-1] + 1e-12
     if sel.sum() < 1:
         raise ValueError(
             f"settle: no simulator bin in [{t0:g}, {min(t1, tm[-1]):g}] s is covered by the "
             f"model trace ({tm[0]:g}..{tm[-1]:g} s)"
         )
-    mb = _bin_means(tm, ym, edges)[sel]
+    if model_edges is None:
+        mb = _bin_means(tm, ym, edges)[sel]
+    else:
+        mb = _step_means(model_edges, ym, edges)[sel]
     sb = ys[sel]
     ms, mm = float(np.mean(sb)), float(np.mean(mb))
     diff = mb - sb
