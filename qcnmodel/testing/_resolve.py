@@ -1,6 +1,7 @@
 """Inputs of the assertions: parameter sets, networks, operating points and models.
 
-* :func:`as_params`: a :class:`~qcnmodel.params.QCNParams`, a preset name or a TOML file.
+* :func:`as_params`: a :class:`~qcnmodel.params.QCNParams`, a preset name or a TOML file;
+  :func:`params_file`: a parameter file's path checked to be a regular file.
 * :func:`as_spec`: a scenario name (:data:`qcnmodel.sim.scenarios.SCENARIOS`), a topology file
   (:mod:`qcnmodel.sim.topology`) or a :class:`~qcnmodel.sim.network.NetworkSpec`.
 * :func:`operating_point`: the loop a fluid model sees in a network: the flows through the
@@ -19,6 +20,8 @@ from __future__ import annotations
 import dataclasses
 import inspect
 import math
+import os
+import stat
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -27,8 +30,44 @@ import numpy as np
 from qcnmodel.params import QCNParams, load_params
 from qcnmodel.units import parse_rate, parse_time
 
-__all__ = ["OperatingPoint", "as_model", "as_params", "as_spec", "operating_point", "run_overrides",
-           "with_rtt"]  # fmt: skip
+__all__ = ["OperatingPoint", "as_model", "as_params", "as_spec", "operating_point", "params_file",
+           "run_overrides", "with_rtt"]  # fmt: skip
+
+
+def _is_file_name(params) -> bool:
+    return isinstance(params, Path) or (isinstance(params, str) and params.endswith(".toml"))
+
+
+def params_file(path, field: str = "params") -> Path:
+    """``path`` as a Path, refused unless it is a regular file (read without blocking).
+
+    Parameters
+    ----------
+    path : str or Path
+        The parameter file.
+    field : str
+        The name the messages give the value (an argument or an option).
+
+    Raises
+    ------
+    ValueError
+        No such file, a directory, a device (``/dev/zero`` reads without end) or a named pipe
+        (opening it waits for a writer); the message names ``field`` and the path.
+    """
+    p = Path(path)
+    try:
+        mode = os.stat(p).st_mode
+    except FileNotFoundError:
+        raise ValueError(f"{field}: no such parameter file {str(p)!r}") from None
+    except OSError as exc:
+        raise ValueError(f"{field}: cannot read {str(p)!r} ({exc.strerror or exc})") from None
+    if stat.S_ISDIR(mode):
+        raise ValueError(f"{field}: {str(p)!r} is a directory, not a parameter file")
+    if not stat.S_ISREG(mode):
+        kind = ("device" if stat.S_ISCHR(mode) or stat.S_ISBLK(mode) else
+                "named pipe (FIFO)" if stat.S_ISFIFO(mode) else "special file")  # fmt: skip
+        raise ValueError(f"{field}: {str(p)!r} is a {kind}, not a regular file")
+    return p
 
 
 def as_params(params) -> QCNParams:
@@ -43,10 +82,8 @@ def as_params(params) -> QCNParams:
         return QCNParams.preset("802.1qau")
     if isinstance(params, QCNParams):
         return params
-    if isinstance(params, Path) or (isinstance(params, str) and params.endswith(".toml")):
-        if not Path(params).is_file():
-            raise ValueError(f"params: no such parameter file {str(params)!r}")
-        return load_params(params, extra_tables=("ranges",))
+    if _is_file_name(params):
+        return load_params(params_file(params), extra_tables=("ranges",))
     if isinstance(params, str):
         return QCNParams.preset(params)
     raise ValueError(

@@ -10,7 +10,8 @@ both registers it once; ``-p no:qcnmodel.testing.plugin`` switches it off). It p
   ``params``, ``overrides``, ``bin_width`` ...), cached by all its arguments for the session;
 * fixture ``qcn_params``: the :class:`~qcnmodel.params.QCNParams` of the TOML file named by
   ``--qcn-params FILE`` or the ini option ``qcn_params`` (relative to the rootdir); the test
-  is skipped when neither is set;
+  is skipped when neither is set. The file is read once, before any test runs: an empty
+  value, a missing, unreadable or invalid file is a usage error (pytest's exit status 4);
 * marker ``qcn_slow``: such tests are skipped unless ``--qcn-slow`` is given;
 * ``--qcn-report DIR``: after the session, ``DIR/report.md`` and ``DIR/report.html`` list every
   assertion of :mod:`qcnmodel.testing` made (pass or fail) with its numbers and figures
@@ -23,7 +24,7 @@ from pathlib import Path
 
 import pytest
 
-from qcnmodel.testing import _sim, report
+from qcnmodel.testing import _resolve, _sim, report
 
 __all__ = ["pytest_addoption", "pytest_configure", "qcn_params", "qcn_sim"]
 
@@ -63,6 +64,60 @@ def pytest_configure(config) -> None:
         config._qcn_report_dir = d
         report.keep_figures(True)
         report.clear()
+    config._qcn_params = _load_params_option(config)
+
+
+def _params_option(config) -> tuple[str, str, Path] | None:
+    """``(name, value, base folder)`` of the parameter file option given, None if neither is.
+
+    ``--qcn-params`` wins over the ini option; an empty value of either is a usage error.
+    """
+    value = config.getoption("--qcn-params")
+    if value is not None:
+        name, base = "--qcn-params", Path(config.invocation_params.dir)
+    else:
+        value = config.getini("qcn_params")
+        if value is None or (not value and not _ini_has(config, "qcn_params")):
+            return None
+        name, base = f"qcn_params (ini option of {config.inipath})", Path(config.rootpath)
+    if not str(value).strip():
+        raise pytest.UsageError(f"{name}: empty value; give a parameter file (TOML) or leave "
+                                "the option out")  # fmt: skip
+    return name, str(value), base
+
+
+def _ini_has(config, key: str) -> bool:
+    """Whether the ini file or ``-o`` sets ``key`` (pytest < 9 reads an absent string
+    option as ``""``, as it reads an empty one)."""
+    inicfg = getattr(config, "_inicfg", None)  # pytest >= 9, ``-o`` values included
+    if inicfg is None:
+        inicfg = getattr(config, "inicfg", None) or {}
+    overrides = getattr(config.known_args_namespace, "override_ini", None) or []
+    return key in inicfg or any(o.split("=", 1)[0].strip() == key for o in overrides)
+
+
+def _load_params_option(config):
+    """The QCNParams of the parameter file option, read once at start-up; None if not given.
+
+    A missing file, a directory, a device or pipe, or an invalid file is a usage error
+    naming the option.
+    """
+    given = _params_option(config)
+    if given is None:
+        return None
+    name, value, base = given
+    p = Path(value)
+    if not p.is_absolute():
+        p = base / p
+    from qcnmodel.params import load_params
+
+    try:
+        _resolve.params_file(p, name)
+        params = load_params(p, extra_tables=("ranges",))
+    except ValueError as exc:  # names the file, the line and the field
+        text = str(exc)
+        raise pytest.UsageError(text if text.startswith(name) else f"{name}: {text}") from None
+    return params
 
 
 def pytest_unconfigure(config) -> None:
@@ -122,25 +177,10 @@ def qcn_sim():
 def qcn_params(pytestconfig):
     """The QCNParams of ``--qcn-params FILE`` or the ini option ``qcn_params``.
 
-    Skips the test when neither is given; a missing or bad file is an error naming it.
+    Skips the test when neither is given. The file was read when the session started (a bad
+    one is a usage error then).
     """
-    from qcnmodel.params import load_params
-
-    path = pytestconfig.getoption("--qcn-params")
-    base = Path(pytestconfig.invocation_params.dir)
-    if not path:
-        path = pytestconfig.getini("qcn_params")
-        base = Path(pytestconfig.rootpath)
-    if not path:
+    params = getattr(pytestconfig, "_qcn_params", None)
+    if params is None:
         pytest.skip("qcn_params: no parameter file (give --qcn-params FILE or ini qcn_params)")
-    p = Path(path)
-    if not p.is_absolute():
-        p = base / p
-    if p.is_dir():
-        raise pytest.UsageError(f"qcn_params: {str(p)!r} is a directory, not a parameter file")
-    if not p.is_file():
-        raise pytest.UsageError(f"qcn_params: no such parameter file {str(p)!r}")
-    try:
-        return load_params(p, extra_tables=("ranges",))
-    except ValueError as exc:  # names the file, the line and the field
-        raise pytest.UsageError(f"qcn_params: {exc}") from None
+    return params

@@ -85,27 +85,52 @@ def test_qcn_params_from_the_command_line_and_the_ini_file(pytester):
     run(pytester).assert_outcomes(passed=1)
     result = run(pytester, "--qcn-params", "nope.toml")
     assert "no such parameter file" in result.stdout.str() + result.stderr.str()
-    assert result.ret != 0
+    assert result.ret == 4
 
 
 def test_bad_plugin_options_are_usage_errors(pytester):
-    # a report path that is a file, and parameter files that are a directory or invalid:
-    # each a usage error naming the option (no INTERNALERROR traceback)
-    pytester.makepyfile("def test_params(qcn_params):\n    pass\n")
+    # a report path that is a file, and parameter files that are missing, a directory, a
+    # device or invalid: each a usage error at start-up
+    # (exit 4) naming the option, without a traceback, whether or not a selected test asks
+    # for the parameters
+    pytester.makepyfile("def test_params(qcn_params):\n    pass\n\ndef test_other():\n    pass\n")
     (pytester.path / "taken").write_text("a file\n")
     (pytester.path / "adir.toml").mkdir()
     (pytester.path / "bad.toml").write_text("[qcn]\nw = nan\n")
     for args, needle in (
         (("--qcn-report", "taken"), "--qcn-report: cannot write the report to"),
+        (("--qcn-params", "nope.toml"), "--qcn-params: no such parameter file"),
         (("--qcn-params", "adir.toml"), "is a directory, not a parameter file"),
-        (("--qcn-params", "bad.toml"), "qcn_params: "),
+        (("--qcn-params", "/dev/zero"), "'/dev/zero' is a device, not a regular file"),
+        (("--qcn-params", "bad.toml"), "--qcn-params: "),
     ):
+        for select in ((), ("-k", "test_other")):
+            result = run(pytester, *args, *select)
+            text = result.stdout.str() + result.stderr.str()
+            assert needle in text, (args, select, text)
+            assert "Traceback" not in text and "plugin.py" not in text, (args, text)
+            assert result.ret == 4, (args, select, text)  # pytest's usage error
+            assert "passed" not in text  # no test ran
+
+
+def test_an_empty_parameter_file_option_is_a_usage_error(pytester):
+    # what `pytest --qcn-params "$PARAMS"` gives when the CI variable is unset
+    pytester.makepyfile("def test_params(qcn_params):\n    pass\n\ndef test_other():\n    pass\n")
+    for args, ini, needle in (
+        (("--qcn-params", ""), None, "--qcn-params: empty value"),
+        (("--qcn-params", " "), None, "--qcn-params: empty value"),
+        ((), "[pytest]\nqcn_params =\n", "qcn_params (ini option of "),
+        (("-o", "qcn_params="), None, "qcn_params (ini option of "),
+    ):
+        if ini:
+            pytester.makeini(ini)
         result = run(pytester, *args)
         text = result.stdout.str() + result.stderr.str()
-        assert needle in text and "INTERNALERROR" not in text, (args, text)
-        # the report's folder is checked before the session; a parameter file when a test
-        # asks for it (an error of the tests that use qcn_params)
-        assert result.ret == (4 if args[0] == "--qcn-report" else 1), (args, text)
+        assert needle in text and "empty value" in text, (args, text)
+        assert result.ret == 4 and "Traceback" not in text, (args, text)
+        assert "passed" not in text
+        (pytester.path / "tox.ini").unlink(missing_ok=True)
+    run(pytester).assert_outcomes(passed=1, skipped=1)  # not given at all: skipped
 
 
 def test_qcn_slow_marker(pytester):
