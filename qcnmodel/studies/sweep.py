@@ -247,15 +247,86 @@ def _execute(call, todo, n_jobs, scheduler, prepare=None):
         yield from _execute_local(call, todo, n_jobs, prepare)
 
 
+#: the largest first message a dask scheduler is believed to send (its handshake: a few
+#: hundred bytes); a longer one is a peer that is not a scheduler
+MAX_HANDSHAKE_BYTES = 1 << 20
+
+
+def probe_scheduler(address: str, timeout: float | None = None) -> None:
+    """Check that a ``tcp://`` address answers as a dask.distributed scheduler, before dask
+    connects to it.
+
+    A scheduler sends its handshake as soon as a connection is accepted: an 8-byte length,
+    then that many bytes. dask's client allocates whatever length the peer's first 8 bytes
+    spell, so a peer that is not a scheduler (an HTTP server answering ``HTTP/1.1``) made it
+    try to allocate exabytes, or gigabytes from other bytes. Here the length is read and
+    bounded (:data:`MAX_HANDSHAKE_BYTES`) first, within ``timeout`` seconds (default dask's
+    own connect timeout). Other protocols (``tls://``, ``inproc://``, ...) are left to dask.
+
+    Raises
+    ------
+    ValueError
+        Naming ``scheduler`` and the address: it cannot be reached, it sent nothing within
+        the timeout, or its first message is not a scheduler's handshake.
+    """
+    import socket
+    import struct
+    from urllib.parse import urlsplit
+
+    if not isinstance(address, str) or address.split("://", 1)[0] not in (address, "tcp"):
+        return
+    parts = urlsplit(address if "://" in address else f"tcp://{address}")
+    if timeout is None:
+        import dask
+        import distributed  # noqa: F401 - loads its configuration
+        from dask.utils import parse_timedelta
+
+        timeout = parse_timedelta(dask.config.get("distributed.comm.timeouts.connect"), "s")
+    not_dask = f"scheduler: {address!r} did not answer as a dask scheduler"
+    try:
+        sock = socket.create_connection((parts.hostname, parts.port), timeout=timeout)
+    except OSError as exc:
+        raise ValueError(f"scheduler: cannot reach the dask scheduler {address!r} "
+                         f"({exc.strerror or exc})") from None  # fmt: skip
+    with sock:
+        try:
+            head = _read_exactly(sock, 8)
+            (size,) = struct.unpack("Q", head)  # dask's own framing (native order)
+            if not 0 < size <= MAX_HANDSHAKE_BYTES:
+                raise ValueError(f"{not_dask} (its first message claims {size} bytes; "
+                                 f"a handshake is at most {MAX_HANDSHAKE_BYTES})")  # fmt: skip
+            _read_exactly(sock, size)
+        except TimeoutError:
+            raise ValueError(f"{not_dask} (no handshake within {timeout:g} s)") from None
+        except OSError as exc:
+            raise ValueError(f"{not_dask} ({exc.strerror or exc})") from None
+
+
+def _read_exactly(sock, n: int) -> bytes:
+    """``n`` bytes from ``sock``; a connection closed before them is an OSError."""
+    data = bytearray()
+    while len(data) < n:
+        chunk = sock.recv(min(n - len(data), 1 << 16))
+        if not chunk:
+            raise OSError(f"the connection closed after {len(data)} of {n} bytes")
+        data += chunk
+    return bytes(data)
+
+
 def _execute_dask(call, todo, scheduler, prepare=None):
     from distributed import Client, as_completed
 
+    if not isinstance(scheduler, Client):
+        probe_scheduler(scheduler)
     try:
         client = scheduler if isinstance(scheduler, Client) else Client(scheduler)
     except (OSError, TimeoutError) as exc:  # dask's own text names no flag
         raise ValueError(
             f"scheduler: cannot reach the dask scheduler {scheduler!r} ({exc})"
         ) from None
+    except Exception as exc:  # noqa: BLE001 - a peer's reply dask could not read
+        raise ValueError(f"scheduler: {scheduler!r} did not answer as a dask scheduler "
+                         f"({type(exc).__name__}: {exc})") from None  # fmt: skip
     try:
         n_workers = max(1, len(client.scheduler_info().get("workers", {})))
         chunks = _chunks(todo, chunk_size(len(todo), n_workers))
