@@ -1,7 +1,9 @@
 """Inputs of the assertions: parameter sets, networks, operating points and models.
 
 * :func:`as_params`: a :class:`~qcnmodel.params.QCNParams`, a preset name or a TOML file;
-  :func:`params_file`: a parameter file's path checked to be a regular file.
+  :func:`file_capacity`: the congestion point's rate a parameter file's ``[ranges]`` table
+  names, read as ``qcnmodel check`` reads it; :func:`params_file`: a parameter file's path
+  checked to be a regular file.
 * :func:`as_spec`: a scenario name (:data:`qcnmodel.sim.scenarios.SCENARIOS`), a topology file
   (:mod:`qcnmodel.sim.topology`) or a :class:`~qcnmodel.sim.network.NetworkSpec`.
 * :func:`operating_point`: the loop a fluid model sees in a network: the flows through the
@@ -30,8 +32,9 @@ import numpy as np
 from qcnmodel.params import QCNParams, load_params
 from qcnmodel.units import parse_rate, parse_time
 
-__all__ = ["OperatingPoint", "as_model", "as_params", "as_spec", "operating_point", "params_file",
-           "run_overrides", "with_rtt"]  # fmt: skip
+__all__ = ["OperatingPoint", "as_model", "as_params", "as_spec", "file_capacity", "forget_files",
+           "operating_point", "params_file", "remember_file", "run_overrides",
+           "with_rtt"]  # fmt: skip
 
 
 def _is_file_name(params) -> bool:
@@ -68,6 +71,60 @@ def params_file(path, field: str = "params") -> Path:
                 "named pipe (FIFO)" if stat.S_ISFIFO(mode) else "special file")  # fmt: skip
         raise ValueError(f"{field}: {str(p)!r} is a {kind}, not a regular file")
     return p
+
+
+#: id -> (QCNParams, file): parameter sets loaded from a file for the ``qcn_params`` fixture
+_FROM_FILE: dict[int, tuple[QCNParams, Path]] = {}
+
+
+def remember_file(params: QCNParams, path) -> QCNParams:
+    """Record that the object ``params`` was loaded from ``path`` (the ``qcn_params``
+    fixture does), so that :func:`file_capacity` of that very object reads the file's
+    ``[ranges]`` table; a copy (``replace``) or an equal object is not the file's."""
+    _FROM_FILE[id(params)] = (params, Path(path))
+    return params
+
+
+def forget_files() -> None:
+    """Forget every :func:`remember_file` record (the plugin does at the end of a session)."""
+    _FROM_FILE.clear()
+
+
+def file_capacity(params) -> float | None:
+    """The ``capacity`` of a parameter file's ``[ranges]`` table (bit/s), None without one.
+
+    The table is read and validated by the parser of ``qcnmodel check``, so a file is judged
+    at the rate ``check`` judges it at, and a table ``check`` refuses is refused here with
+    the same message. Its ``rtt``, ``flows`` and ``pm_threshold`` are validated, not used:
+    the assertions judge the operating points they are given.
+
+    Parameters
+    ----------
+    params : QCNParams, str or Path
+        Anything :func:`as_params` takes; only a file, or the object loaded from one by the
+        ``qcn_params`` fixture (:func:`remember_file`), has a table.
+
+    Raises
+    ------
+    ValueError
+        A bad ``[ranges]`` table (the message names the file, the line and the field).
+    """
+    known = _FROM_FILE.get(id(params))
+    if known is not None and known[0] is params:
+        params = known[1]
+    if not _is_file_name(params):
+        return None
+    import tomllib
+
+    from qcnmodel.cli.check import parse_ranges
+    from qcnmodel.params.qcn import _read_bounded
+
+    path = params_file(params)
+    text = _read_bounded(path).decode("utf-8-sig")
+    table = tomllib.loads(text).get("ranges", {})
+    if not isinstance(table, dict) or not table:
+        return None
+    return parse_ranges(None, None, None, table=table, path=path, text=text).capacity
 
 
 def as_params(params) -> QCNParams:
@@ -278,10 +335,11 @@ def as_model(model, params=None, **point):
     )
 
 
-def capacity_of(value, line_rate: float) -> float:
-    """``value`` (bit/s, unit strings accepted) or, when None, half the line rate."""
+def capacity_of(value, line_rate: float, from_file: float | None = None) -> float:
+    """``value`` (bit/s, unit strings accepted); when None, the parameter file's own capacity
+    ``from_file`` (:func:`file_capacity`), else half the line rate."""
     if value is None:
-        return 0.5 * line_rate
+        return 0.5 * line_rate if from_file is None else float(from_file)
     cap = parse_rate(value, "capacity")
     if not (cap > 0 and math.isfinite(cap)):
         raise ValueError(f"capacity: must be in (0, inf) bit/s, got {value!r}")

@@ -11,7 +11,9 @@ both registers it once; ``-p no:qcnmodel.testing.plugin`` switches it off). It p
 * fixture ``qcn_params``: the :class:`~qcnmodel.params.QCNParams` of the TOML file named by
   ``--qcn-params FILE`` or the ini option ``qcn_params`` (relative to the rootdir); the test
   is skipped when neither is set. The file is read once, before any test runs: an empty
-  value, a missing, unreadable or invalid file is a usage error (pytest's exit status 4);
+  value, a missing, unreadable or invalid file is a usage error (pytest's exit status 4).
+  :func:`~qcnmodel.testing.assert_stable` judges this object at the file's ``[ranges]``
+  capacity, as ``qcnmodel check FILE`` does;
 * marker ``qcn_slow``: such tests are skipped unless ``--qcn-slow`` is given;
 * ``--qcn-report DIR``: after the session, ``DIR/report.md`` and ``DIR/report.html`` list every
   assertion of :mod:`qcnmodel.testing` made (pass or fail) with its numbers and figures
@@ -99,8 +101,8 @@ def _ini_has(config, key: str) -> bool:
 def _load_params_option(config):
     """The QCNParams of the parameter file option, read once at start-up; None if not given.
 
-    A missing file, a directory, a device or pipe, or an invalid file is a usage error
-    naming the option.
+    A missing file, a directory, a device or pipe, an invalid file or a ``[ranges]`` table
+    that ``qcnmodel check`` refuses is a usage error naming the option.
     """
     given = _params_option(config)
     if given is None:
@@ -114,10 +116,11 @@ def _load_params_option(config):
     try:
         _resolve.params_file(p, name)
         params = load_params(p, extra_tables=("ranges",))
+        _resolve.file_capacity(p)  # the [ranges] table, as check reads it
     except ValueError as exc:  # names the file, the line and the field
         text = str(exc)
         raise pytest.UsageError(text if text.startswith(name) else f"{name}: {text}") from None
-    return params
+    return _resolve.remember_file(params, p)
 
 
 def pytest_unconfigure(config) -> None:
@@ -125,6 +128,7 @@ def pytest_unconfigure(config) -> None:
     if getattr(config, "_qcn_report_dir", None) is not None:
         report.keep_figures(False)
         report.set_figure_dir(None)
+    _resolve.forget_files()
 
 
 def pytest_collection_modifyitems(config, items) -> None:
@@ -178,7 +182,8 @@ def qcn_params(pytestconfig):
     """The QCNParams of ``--qcn-params FILE`` or the ini option ``qcn_params``.
 
     Skips the test when neither is given. The file was read when the session started (a bad
-    one is a usage error then).
+    one is a usage error then); :func:`~qcnmodel.testing.assert_stable` judges this object
+    at the file's ``[ranges]`` capacity.
     """
     params = getattr(pytestconfig, "_qcn_params", None)
     if params is None:

@@ -98,9 +98,13 @@ def assert_stable(params, rtt, n_flows, confirm=None, *, model="qcn", capacity=N
         The loop model (default the registry's ``"qcn"``, its validated variant); a model
         object keeps its own parameters.
     capacity : float or str, optional
-        Service rate of the congestion point (bit/s), for the model and the packet runs;
-        default half the line rate, where one flow congests the port (``margins`` and
-        ``check`` default to the line rate: ``capacity=p.line_rate`` gives their verdict).
+        Service rate of the congestion point (bit/s), for the model and the packet runs.
+        Default: the ``capacity`` of a parameter file's ``[ranges]`` table when it has one
+        (the rate ``qcnmodel check FILE`` judges at), else half the line rate, where one flow
+        congests the port (``margins`` and ``check`` default to the line rate:
+        ``capacity=p.line_rate`` gives their verdict). The table's ``rtt``, ``flows`` and
+        ``pm_threshold`` are checked as ``check`` checks them but not used: the points
+        judged are ``rtt`` x ``n_flows``.
     duration, settle : float or str
         Length of each packet run and the settling time left out of the verdict (s).
     seed : int
@@ -115,7 +119,8 @@ def assert_stable(params, rtt, n_flows, confirm=None, *, model="qcn", capacity=N
         its phase margin, critical RTT and, for packets, the queue's standard deviation and
         autocorrelation peak, and the path of a figure of the margins and queue traces.
     ValueError
-        A bad argument (naming it).
+        A bad argument (naming it), or a parameter file or ``[ranges]`` table that
+        ``qcnmodel check`` refuses (naming the file, line and field).
     """
     from qcnmodel.analysis.boundary import judged_stable
 
@@ -124,7 +129,8 @@ def assert_stable(params, rtt, n_flows, confirm=None, *, model="qcn", capacity=N
     p = _resolve.as_params(params)
     rtts = _listed(rtt, lambda v: _positive_time(v, "rtt"), "rtt")
     ns = _listed(n_flows, _count, "n_flows")
-    cap = _resolve.capacity_of(capacity, p.line_rate)
+    file_cap = _resolve.file_capacity(params) if capacity is None else None
+    cap = _resolve.capacity_of(capacity, p.line_rate, file_cap)
     dur, st = _positive_time(duration, "duration"), parse_time(settle, "settle")
     bw = _positive_time(bin_width, "bin_width")
     points, fails, traces = [], [], []
@@ -160,10 +166,11 @@ def assert_stable(params, rtt, n_flows, confirm=None, *, model="qcn", capacity=N
             if not ok_model or pt["packets"] is False:
                 fails.append(text)
     fig = _stable_figure(points, traces, p.qeq, st) if report.figures_wanted(not fails) else None
+    rate = f"C = {fmt(cap / 1e9)} Gb/s" + (" (the file's [ranges] capacity)" if file_cap else "")
     subject = (
-        f"{model if isinstance(model, str) else type(model).__name__} at C = "
-        f"{fmt(cap / 1e9)} Gb/s, RTT {', '.join(_us(r) for r in rtts)}, N "
-        f"{', '.join(map(str, ns))}" + (", confirmed with packets" if confirm else "")
+        f"{model if isinstance(model, str) else type(model).__name__} at {rate}, RTT "
+        f"{', '.join(_us(r) for r in rtts)}, N {', '.join(map(str, ns))}"
+        + (", confirmed with packets" if confirm else "")
     )
     numbers = {}
     for pt in points:
@@ -173,9 +180,9 @@ def assert_stable(params, rtt, n_flows, confirm=None, *, model="qcn", capacity=N
         if pt["packets"] is not None:
             numbers[key + ": packets stable"] = pt["packets"]
     msg = (
-        f"{len(fails)} of {len(points)} point(s) unstable:\n  " + "\n  ".join(fails)
+        f"{len(fails)} of {len(points)} point(s) unstable at {rate}:\n  " + "\n  ".join(fails)
         if fails
-        else f"all {len(points)} point(s) stable"
+        else f"all {len(points)} point(s) stable at {rate}"
     ) + (f"\nfigure: {fig}" if fig else "")
     report.add("assert_stable", subject, not fails, numbers, msg, [fig] if fig else [])
     if fails:

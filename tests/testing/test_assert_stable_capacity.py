@@ -1,7 +1,8 @@
 """``assert_stable`` judges at ``capacity`` (default half the line rate, docs/ci.md) with the
 verdict ``margins`` gives at that ``--rate``; ``capacity=line_rate`` gives the verdict of
 ``margins`` without ``--rate``. N = 10 at 300 us lies between the two critical RTTs (about
-500 us at 5 Gb/s, 252 us at 10 Gb/s), so the two rates disagree there."""
+500 us at 5 Gb/s, 252 us at 10 Gb/s), so the two rates disagree there. A parameter file's
+``[ranges] capacity`` is the default rate, as in ``qcnmodel check FILE``."""
 
 from __future__ import annotations
 
@@ -27,3 +28,32 @@ def test_the_default_capacity_is_margins_at_half_the_line_rate(capsys):
     assert _margins_stable(capsys) is False  # margins' own default, the line rate
     with pytest.raises(AssertionError, match="model UNSTABLE"):
         qt.assert_stable(P, rtt="300us", n_flows=10, capacity=P.line_rate)
+
+
+def _cap_file(tmp_path, capacity: str | None):
+    text = 'preset = "802.1qau"\n[ranges]\nrtt = "300us"\nflows = "10"\n'
+    path = tmp_path / "cap.toml"
+    path.write_text(text + (f'capacity = "{capacity}"\n' if capacity else ""))
+    return path
+
+
+def test_a_file_is_judged_at_its_own_ranges_capacity_as_check_does(tmp_path, capsys):
+    path = _cap_file(tmp_path, "10Gbps")  # the port at the line rate, written in the file
+    assert main(["check", str(path), "--no-recommend", "--json"]) == 1
+    out = json.loads(capsys.readouterr().out)
+    assert out["verdict"] == "unstable" and out["capacity_bps"] == 1e10
+    unstable = r"(?s)C = 10 Gb/s \(the file's \[ranges\] capacity\).*model UNSTABLE"
+    with pytest.raises(AssertionError, match=unstable):
+        qt.assert_stable(path, rtt="300us", n_flows=10)
+    qt.assert_stable(str(path), rtt="300us", n_flows=10, capacity="5Gbps")  # given: it wins
+    # without a capacity in the file: the documented default, half the line rate
+    qt.assert_stable(_cap_file(tmp_path, None), rtt="300us", n_flows=10)
+
+
+def test_a_ranges_table_check_refuses_is_refused(tmp_path):
+    path = _cap_file(tmp_path, "0bps")
+    with pytest.raises(ValueError, match=r"cap\.toml, line 5: .*bit/s, got '0bps'"):
+        qt.assert_stable(path, rtt="300us", n_flows=10)
+    path.write_text('preset = "802.1qau"\n[ranges]\ncapcity = "5Gbps"\n')
+    with pytest.raises(ValueError, match=r"line 3: .*capcity"):
+        qt.assert_stable(path, rtt="300us", n_flows=10)

@@ -90,19 +90,21 @@ def test_qcn_params_from_the_command_line_and_the_ini_file(pytester):
 
 def test_bad_plugin_options_are_usage_errors(pytester):
     # a report path that is a file, and parameter files that are missing, a directory, a
-    # device or invalid: each a usage error at start-up
+    # device, invalid or with a [ranges] table check refuses: each a usage error at start-up
     # (exit 4) naming the option, without a traceback, whether or not a selected test asks
     # for the parameters
     pytester.makepyfile("def test_params(qcn_params):\n    pass\n\ndef test_other():\n    pass\n")
     (pytester.path / "taken").write_text("a file\n")
     (pytester.path / "adir.toml").mkdir()
     (pytester.path / "bad.toml").write_text("[qcn]\nw = nan\n")
+    (pytester.path / "badrange.toml").write_text('[ranges]\ncapacity = "0bps"\n')
     for args, needle in (
         (("--qcn-report", "taken"), "--qcn-report: cannot write the report to"),
         (("--qcn-params", "nope.toml"), "--qcn-params: no such parameter file"),
         (("--qcn-params", "adir.toml"), "is a directory, not a parameter file"),
         (("--qcn-params", "/dev/zero"), "'/dev/zero' is a device, not a regular file"),
         (("--qcn-params", "bad.toml"), "--qcn-params: "),
+        (("--qcn-params", "badrange.toml"), "badrange.toml, line 2: "),
     ):
         for select in ((), ("-k", "test_other")):
             result = run(pytester, *args, *select)
@@ -131,6 +133,29 @@ def test_an_empty_parameter_file_option_is_a_usage_error(pytester):
         assert "passed" not in text
         (pytester.path / "tox.ini").unlink(missing_ok=True)
     run(pytester).assert_outcomes(passed=1, skipped=1)  # not given at all: skipped
+
+
+def test_assert_stable_judges_the_fixture_params_at_the_files_capacity(pytester):
+    # the file's [ranges] capacity, as `qcnmodel check FILE` (test_assert_stable_capacity.py:
+    # unstable there, N = 10 at 300 us on a 10 Gb/s port)
+    (pytester.path / "cap10.toml").write_text(
+        'preset = "802.1qau"\n[ranges]\nrtt = "300us"\nflows = "10"\ncapacity = "10Gbps"\n'
+    )
+    pytester.makepyfile(
+        """
+        from qcnmodel.testing import assert_stable
+
+        def test_file(qcn_params):
+            assert_stable(qcn_params, rtt="300us", n_flows=10)
+
+        def test_copy(qcn_params):  # a changed copy is not the file: half the line rate
+            assert_stable(qcn_params.replace(w=qcn_params.w), rtt="300us", n_flows=10)
+        """
+    )
+    result = run(pytester, "--qcn-params", "cap10.toml")
+    result.assert_outcomes(passed=1, failed=1)
+    result.stdout.fnmatch_lines(["*C = 10 Gb/s (the file's ?ranges? capacity)*",
+                                 "*model UNSTABLE*"])  # fmt: skip
 
 
 def test_qcn_slow_marker(pytester):
