@@ -17,7 +17,9 @@ both registers it once; ``-p no:qcnmodel.testing.plugin`` switches it off). It p
 * marker ``qcn_slow``: such tests are skipped unless ``--qcn-slow`` is given;
 * ``--qcn-report DIR``: after the session, ``DIR/report.md`` and ``DIR/report.html`` list every
   assertion of :mod:`qcnmodel.testing` made (pass or fail) with its numbers and figures
-  (written to ``DIR/figures``).
+  (written to ``DIR/figures``). A session that did not run all its tests (interrupted,
+  stopped by ``-x`` or ``--maxfail``) gets a report that says so in its title and first
+  line; figures of an earlier session that the new report does not show are removed.
 """
 
 from __future__ import annotations
@@ -29,6 +31,9 @@ import pytest
 from qcnmodel.testing import _resolve, _sim, report
 
 __all__ = ["pytest_addoption", "pytest_configure", "qcn_params", "qcn_sim"]
+
+#: tests of the session that finished (their teardown reported), for the report's status
+_RAN = {"tests": 0}
 
 
 def pytest_addoption(parser) -> None:
@@ -66,6 +71,7 @@ def pytest_configure(config) -> None:
         config._qcn_report_dir = d
         report.keep_figures(True)
         report.clear()
+    _RAN["tests"] = 0
     config._qcn_params = _load_params_option(config)
 
 
@@ -147,11 +153,30 @@ def pytest_runtest_setup(item) -> None:
     report.set_test(item.nodeid)
 
 
-def pytest_sessionfinish(session) -> None:
-    """Write the report of ``--qcn-report``."""
+def pytest_runtest_logreport(report) -> None:
+    """Count the tests that finished (for the report's status)."""
+    if report.when == "teardown":
+        _RAN["tests"] += 1
+
+
+def _incomplete(session, exitstatus) -> str:
+    """Why the session's report is incomplete, or "" when every collected test ran."""
+    ran, n = _RAN["tests"], session.testscollected
+    of = f"{ran} of {n} test(s)" if n >= ran else f"{ran} test(s)"
+    if exitstatus == pytest.ExitCode.INTERRUPTED:
+        return f"session interrupted after {of}"
+    if ran < n:
+        why = session.shouldfail or session.shouldstop
+        return f"session stopped after {of}" + (f" ({why})" if why else "")
+    return ""
+
+
+def pytest_sessionfinish(session, exitstatus) -> None:
+    """Write the report of ``--qcn-report``, saying so when not every test ran."""
     d = getattr(session.config, "_qcn_report_dir", None)
     if d is not None:
-        report.write_report(d)
+        session.config._qcn_incomplete = _incomplete(session, exitstatus)
+        report.write_report(d, incomplete=session.config._qcn_incomplete)
 
 
 def pytest_terminal_summary(terminalreporter, config) -> None:
@@ -159,7 +184,9 @@ def pytest_terminal_summary(terminalreporter, config) -> None:
     d = getattr(config, "_qcn_report_dir", None)
     if d is not None:
         n = len(report.records())
-        terminalreporter.write_line(f"qcnmodel report: {d / 'report.html'} ({n} assertion(s))")
+        why = getattr(config, "_qcn_incomplete", "")
+        terminalreporter.write_line(f"qcnmodel report: {d / 'report.html'} ({n} assertion(s)"
+                                    + (f"; INCOMPLETE: {why})" if why else ")"))  # fmt: skip
 
 
 @pytest.fixture(scope="session")

@@ -144,16 +144,40 @@ def _rel(path: str, base: Path) -> str:
         return str(path)
 
 
-def write_report(directory, recs=None) -> tuple[Path, Path]:
+def write_report(directory, recs=None, *, incomplete: str = "") -> tuple[Path, Path]:
     """Write ``report.md`` and ``report.html`` in ``directory``: every record with its test,
-    verdict, numbers and figures; returns both paths. Written atomically."""
+    verdict, numbers and figures.
+
+    Each file is replaced whole (written atomically); then the figures of ``DIR/figures``
+    that an earlier report drew and this one does not show are removed, so the folder holds
+    one report's figures.
+
+    Parameters
+    ----------
+    directory : str or Path
+        The report's folder (created if missing).
+    recs : list of Record, optional
+        The records to list (default: every record of this process).
+    incomplete : str
+        When not empty, why the records do not cover the whole test session (interrupted,
+        stopped early); the title and the first line say the report is incomplete.
+
+    Returns
+    -------
+    tuple of Path
+        The paths of ``report.md`` and ``report.html``.
+    """
     d = Path(directory)
     d.mkdir(parents=True, exist_ok=True)
     recs = _RECORDS if recs is None else recs
     n_fail = sum(not r.passed for r in recs)
     head = f"{len(recs)} assertion(s), {len(recs) - n_fail} passed, {n_fail} failed"
-    md = ["# qcnmodel validation report", "", head, ""]
-    body = [f"<h1>qcnmodel validation report</h1><p>{html.escape(head)}</p>"]
+    title = "qcnmodel validation report" + (" (INCOMPLETE)" if incomplete else "")
+    if incomplete:
+        head = (f"INCOMPLETE: {incomplete}; the tests that did not run made no assertion. "
+                f"{head} in the tests that ran")  # fmt: skip
+    md = [f"# {title}", "", head, ""]
+    body = [f"<h1>{html.escape(title)}</h1><p>{html.escape(head)}</p>"]
     for i, r in enumerate(recs, 1):
         verdict = "PASS" if r.passed else "FAIL"
         md += [f"## {i}. {verdict} `{r.check}`: {r.subject}", ""]
@@ -178,10 +202,22 @@ def write_report(directory, recs=None) -> tuple[Path, Path]:
     _write(md_path, "\n".join(md))
     _write(
         html_path,
-        "<!doctype html><html><head><meta charset='utf-8'><title>qcnmodel validation report"
+        f"<!doctype html><html><head><meta charset='utf-8'><title>{html.escape(title)}"
         "</title></head><body style='font-family:sans-serif'>" + "".join(body) + "</body></html>",
     )
+    _prune_figures(d / "figures", recs)
     return md_path, html_path
+
+
+def _prune_figures(folder: Path, recs) -> None:
+    """Remove the figures of ``folder`` (named as :func:`save_figure` names them) that no
+    record of ``recs`` shows: an earlier session's, which no report now refers to."""
+    if not folder.is_dir():
+        return
+    shown = {Path(f).resolve() for r in recs for f in r.figures}
+    for path in folder.glob("*.png"):
+        if re.fullmatch(r"\d{4,}-.*\.png", path.name) and path.resolve() not in shown:
+            path.unlink(missing_ok=True)
 
 
 def _write(path: Path, text: str) -> None:

@@ -202,6 +202,63 @@ def test_report_lists_passing_and_failing_assertions(pytester):
     assert len(figures) == 2 and 'src="figures/' in html
 
 
+REPORT_TESTS = """
+import numpy as np
+from qcnmodel.testing import assert_trace_close
+
+T = np.arange(1, 101) * 1e-3
+
+def test_one():
+    assert_trace_close((T, T * 0 + 100.0), (T, T * 0 + 101.0), tolerance=0.05)
+
+def test_two():
+    {second}
+
+def test_three():
+    assert_trace_close((T, T * 0 + 100.0), (T, T * 0 + 101.0), tolerance=0.05)
+"""
+
+
+def test_a_session_that_did_not_run_every_test_says_so_in_its_report(pytester):
+    # Ctrl-C in the second of three tests: one test finished, its assertion is listed, and
+    # the report and the terminal line say the session was interrupted
+    pytester.makepyfile(REPORT_TESTS.format(second="raise KeyboardInterrupt"))
+    result = pytester.runpytest_inprocess(*PLUGIN, "--qcn-report", "out", no_reraise_ctrlc=True)
+    assert result.ret == 2  # pytest's "interrupted"
+    result.stdout.fnmatch_lines(["*qcnmodel report: *report.html (1 assertion(s); INCOMPLETE: "
+                                 "session interrupted after 1 of 3 test(s))*"])  # fmt: skip
+    md = (pytester.path / "out" / "report.md").read_text()
+    html = (pytester.path / "out" / "report.html").read_text()
+    assert md.startswith("# qcnmodel validation report (INCOMPLETE)\n")
+    assert "INCOMPLETE: session interrupted after 1 of 3 test(s)" in md
+    assert "(INCOMPLETE)</title>" in html and "session interrupted after 1 of 3" in html
+    # -x after a failing second test: stopped, not interrupted
+    pytester.makepyfile(REPORT_TESTS.format(second="assert False"))
+    result = run(pytester, "--qcn-report", "out", "-x")
+    result.assert_outcomes(passed=1, failed=1)
+    md = (pytester.path / "out" / "report.md").read_text()
+    assert "INCOMPLETE: session stopped after 2 of 3 test(s)" in md
+    # every test ran: no such line
+    run(pytester, "--qcn-report", "out").assert_outcomes(passed=2, failed=1)
+    md = (pytester.path / "out" / "report.md").read_text()
+    assert md.startswith("# qcnmodel validation report\n") and "INCOMPLETE" not in md
+
+
+def test_a_new_report_keeps_no_figure_of_an_earlier_one(pytester):
+    pytester.makepyfile(REPORT_TESTS.format(second="pass"))
+    run(pytester, "--qcn-report", "out").assert_outcomes(passed=3)
+    figures = pytester.path / "out" / "figures"
+    assert len(list(figures.glob("*.png"))) == 2
+    (figures / "mine.png").write_bytes(b"not the plugin's")  # not named as its figures
+    run(pytester, "--qcn-report", "out", "-k", "test_one").assert_outcomes(passed=1, deselected=2)
+    md = (pytester.path / "out" / "report.md").read_text()
+    assert "INCOMPLETE" not in md  # deselected tests are not tests that did not run
+    left = sorted(p.name for p in figures.glob("*.png"))
+    assert len(left) == 2 and "mine.png" in left, left
+    (shown,) = [name for name in left if name != "mine.png"]
+    assert f"figures/{shown}" in md
+
+
 def test_readme_three_line_test(pytester):
     shutil.copy(ROOT / "examples" / "802.1qau.toml", pytester.path / "my-params.toml")
     pytester.makepyfile(
