@@ -44,7 +44,9 @@ def register(subparsers) -> None:
     add_params_options(p, "QCN parameter preset (default: the scenario's)")
     add_set_option(p, "scenario, protocol or QCN parameter; applies to every protocol accepting it")
     p.add_argument("--bin", default=None, help="trace bin width with a unit (default 1ms, "
-                   "or a tenth of a --duration shorter than that)")  # fmt: skip
+                   "or a tenth of a --duration shorter than that, merged to fit the trace "
+                   "memory limit; a --bin given is kept, or refused when it does not "
+                   "fit)")  # fmt: skip
     add_out_option(p, "compare-out", "output directory (default compare-out)")
     p.add_argument("--json", action="store_true", help="print one JSON object on stdout")
     add_progress_options(p)
@@ -54,7 +56,7 @@ def register(subparsers) -> None:
 
 def run(args) -> int:
     """Run the comparison, write figures and table, print the table."""
-    from qcnmodel.cli.simulate import _bin
+    from qcnmodel.cli.simulate import _bin, explicit_bin_width
     from qcnmodel.studies.compare import compare, summary_markdown, write
 
     check_out(args.out, directory=True)
@@ -66,11 +68,12 @@ def run(args) -> int:
             raise ValueError(f"protocols: {name!r} given twice in {args.protocols!r}")
     duration = cli_time(args.duration, "duration") if args.duration is not None else None
     note_unread_params(args, names)
-    cmp = compare(
-        args.scenario, names, duration=duration, seed=seed_value(args.seed),
-        overrides=parse_set(args.set), params=qcn_params(args),
-        bin_width=_bin(args.bin, duration), progress=not args.json and progress_on(args),
-    )  # fmt: skip
+    with explicit_bin_width(args.bin is not None):
+        cmp = compare(
+            args.scenario, names, duration=duration, seed=seed_value(args.seed),
+            overrides=parse_set(args.set), params=qcn_params(args),
+            bin_width=_bin(args.bin, duration), progress=not args.json and progress_on(args),
+        )  # fmt: skip
     files = write(cmp, args.out)
     if args.json:
         print_json({"scenario": cmp.scenario, "seed": cmp.seed, "duration_s": cmp.duration,

@@ -18,12 +18,17 @@ reads) instead of a preset. ``--engine`` picks the compiled kernel or the pure-P
 (default ``auto``: :func:`qcnmodel.sim.engines.choose_engine`).
 
 A long run needs bounded memory: the kernel runs in segments, and without ``--out`` keeps
-no traces but the hot port's (for the summary metrics); with ``--out`` the traces are merged
-over a coarser bin when they exceed ``config.defaults["sim.max_trace_bytes"]`` (one line
-on stderr says so; see :mod:`qcnmodel.sim.engines`).
+no traces but the hot port's (for the summary metrics); with ``--out`` the traces of the
+default bin are merged over a coarser bin when they exceed
+``config.defaults["sim.max_trace_bytes"]`` (one line on stderr says so; see
+:mod:`qcnmodel.sim.engines`). A bin width given with ``--bin`` is kept as given: when its
+traces do not fit, the run is refused before it starts, naming the smallest ``--bin`` that
+fits (exit status 2).
 """
 
 from __future__ import annotations
+
+import contextlib
 
 from qcnmodel.cli.common import (
     add_jobs_option,
@@ -69,7 +74,9 @@ def register(subparsers) -> None:
     p.add_argument("--seed", default="0", help="random seed, 0 .. 2^63-1 (default 0)")
     add_set_option(p, "override a scenario, protocol or QCN parameter (repeatable)")
     p.add_argument("--bin", default=None, help="trace bin width with a unit (default 1ms, "
-                   "or a tenth of a --duration shorter than that)")  # fmt: skip
+                   "or a tenth of a --duration shorter than that, merged to fit the trace "
+                   "memory limit; a --bin given is kept, or refused when it does not "
+                   "fit)")  # fmt: skip
     p.add_argument("--decimate", default="1", help="merge every N >= 1 bins in the output "
                    "(the last group holds the bins left over; the .nc attributes bin_width_s, "
                    "decimation and last_bin_width_s say so)")  # fmt: skip
@@ -142,6 +149,60 @@ def _bin(text, duration):
     return None if text is None else cli_time(text, "bin")
 
 
+@contextlib.contextmanager
+def explicit_bin_width(given: bool):
+    """Within the block, a kernel run whose traces, kept at the bin width asked for with
+    ``--bin`` (``given``), exceed ``config.defaults["sim.max_trace_bytes"]`` is refused
+    before it starts, naming ``bin`` and the smallest bin width whose traces fit; without
+    ``--bin`` the default bin is merged to fit, as the simulator does (one line on stderr).
+
+    The simulator merges bins to fit whatever the bin width; a width the user chose is
+    honoured or refused, never changed.
+    """
+    if not given:
+        yield
+        return
+    from qcnmodel.sim import engines
+
+    original = engines.plan_traces
+
+    def plan(net, n_traced, end_ns, bin_ns, **kw):
+        chosen = original(net, n_traced, end_ns, bin_ns, **kw)
+        if chosen.factor > 1:
+            raise ValueError(_bin_refusal(original, chosen, net, n_traced, end_ns, bin_ns, kw))
+        return chosen
+
+    engines.plan_traces = plan
+    try:
+        yield
+    finally:
+        engines.plan_traces = original
+
+
+def _bin_refusal(original, chosen, net, n_traced, end_ns, bin_ns, kw) -> str:
+    """The refusal of ``--bin`` whose traces do not fit at full resolution: the smallest bin
+    width (whole nanoseconds) that fits, found by bisection between the one asked for and
+    that width times the merge factor the simulator would have applied (which fits)."""
+    from qcnmodel import config
+
+    def fits(width: int) -> bool:
+        try:
+            return original(net, n_traced, end_ns, width, **kw).factor == 1
+        except ValueError:
+            return False
+
+    lo, hi = bin_ns, bin_ns * chosen.factor
+    while hi - lo > 1:
+        mid = (lo + hi) // 2
+        lo, hi = (lo, mid) if fits(mid) else (mid, hi)
+    limit = int(config.defaults["sim.max_trace_bytes"]) / 2.0**30
+    return (f"bin: {bin_ns / 1e9:g} s over {end_ns / 1e9:g} s is {chosen.n_bins} trace bins, "
+            f"whose traces exceed the trace memory limit of {limit:.2f} GiB "
+            f'(qcnmodel.config.defaults["sim.max_trace_bytes"]); a bin width given with --bin '
+            f"is kept as given: use --bin >= {hi / 1e9:.12g} s or a shorter --duration, or leave "
+            "--bin out to have the default bin merged to fit")  # fmt: skip
+
+
 def _check_unused_settings(args, overrides: dict) -> None:
     """Refuse a ``--set`` QCN parameter for a protocol without QCN parameters
     (:func:`qcnmodel.sim.protocols.registry.check_settings_read`)."""
@@ -181,20 +242,21 @@ def run(args) -> int:
         topo = read_topology(args.topology)
         target, preset = topo.spec, preset or topo.preset
         duration = duration if duration is not None else topo.duration
-    res = simulate(
-        target,
-        protocol=args.protocol,
-        params=preset,
-        duration=duration,
-        seed=seed,
-        overrides=overrides,
-        bin_width=bin_width,
-        progress=progress,
-        window_s=window,
-        decimation=decimation,
-        trace=bool(args.out),
-        engine=getattr(args, "engine", "auto"),
-    )
+    with explicit_bin_width(args.bin is not None):
+        res = simulate(
+            target,
+            protocol=args.protocol,
+            params=preset,
+            duration=duration,
+            seed=seed,
+            overrides=overrides,
+            bin_width=bin_width,
+            progress=progress,
+            window_s=window,
+            decimation=decimation,
+            trace=bool(args.out),
+            engine=getattr(args, "engine", "auto"),
+        )
     if args.out:
         with atomic_path(args.out) as tmp:
             if args.out.endswith(".csv"):
