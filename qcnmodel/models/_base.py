@@ -38,6 +38,7 @@ __all__ = [
     "hotspot_spec",
     "initial_state",
     "port_congested",
+    "zero_gain",
     "time_grid",
     "integrate",
     "replace_model",
@@ -118,6 +119,12 @@ def port_congested(n_flows: int, line_rate: float, capacity: float) -> bool:
     (bit/s). Otherwise the port never congests: its queue stays empty, no feedback is sent,
     the loop is open (zero gain, infinite margins) and every flow runs at the line rate."""
     return n_flows * line_rate > capacity * (1.0 + 1e-12)
+
+
+def zero_gain(s):
+    """``G(s) = 0``: the loop of a port that never congests (:func:`port_congested`), for a
+    :class:`~qcnmodel.analysis.freqloop.FrequencyLoop` (module-level: picklable)."""
+    return np.zeros(np.shape(s), complex)
 
 
 def check_rtt_floor(model, rtt: float) -> None:

@@ -75,6 +75,12 @@ and every flow runs at the line rate. The loop is then open (zero gain: infinite
 critical RTT, stable), as in the QCN fluid model, and :meth:`FOPDTModel.fixed_point` is that
 idle port's.
 
+Below MinRate (``C / N < min_rate``): a reaction point never sends slower than MinRate
+(IEEE 802.1Qau), so N flows offer at least ``N min_rate > C`` whatever the feedback and the
+port stays overloaded. There is no fair-share operating point: ``loop``, ``gains`` and
+``fixed_point`` raise :class:`~qcnmodel.models._base.Overloaded`, which ``margins``, ``check``
+and the summary read as "unstable at any RTT", as they read the QCN model's.
+
 For the no-lag (and ZOH) form ``|L(jw)| = 1`` is a quadratic in ``w^2``, giving
 the closed-form crossover of :meth:`FOPDTModel.closed_form`; the first-order
 lag makes it a cubic (:meth:`FOPDTModel.crossover_equation`).
@@ -93,7 +99,13 @@ import sympy as sp
 from qcnmodel import config
 from qcnmodel._errors import unknown_name
 from qcnmodel.analysis.loop import DelayedLoop
-from qcnmodel.models._base import LoopModel, check_rtt_floor, port_congested
+from qcnmodel.models._base import (
+    LoopModel,
+    Overloaded,
+    check_rtt_floor,
+    port_congested,
+    zero_gain,
+)
 from qcnmodel.params import QCNParams
 from qcnmodel.units import parse_number, parse_rate, parse_time
 
@@ -139,11 +151,6 @@ def _derive(lag: str) -> dict[str, Any]:
         "den_f": sp.lambdify(_PARAM_SYMBOLS, den_c, "numpy"),
         "delay_f": sp.lambdify((*_PARAM_SYMBOLS, TAU), TAU + extra_delay, "numpy"),
     }
-
-
-def _open_loop(s):
-    """``G(s) = 0``: the loop of a port that never congests (module-level: picklable)."""
-    return np.zeros(np.shape(s), complex)
 
 
 # reduced symbols: L(s) = K (1 + s*T_d) / (s (s + a)) * lag(s) * exp(-s*tau_L)
@@ -268,6 +275,20 @@ class FOPDTModel(LoopModel):
         point is the line rate and the loop gain is zero (infinite margins)."""
         return port_congested(self.n_flows, self.params.line_rate, self.capacity)
 
+    def _check_held(self) -> None:
+        """Raise :class:`Overloaded` where the fair share C/N is below MinRate (module
+        docstring): the flows cannot slow down enough to hold the port."""
+        floor = float(self.params.min_rate)
+        share = self.capacity / self.n_flows
+        if self.congested and share < floor * (1.0 - 1e-12):
+            raise Overloaded(
+                f"no equilibrium: the fair share C/N = {share:.4g} bit/s is below MinRate "
+                f"({floor:.4g} bit/s), the slowest a reaction point sends, so {self.n_flows} "
+                f"flows offer at least {self.n_flows * floor:.4g} bit/s to a {self.capacity:.4g}"
+                " bit/s port and it stays overloaded: fewer flows or a lower min_rate hold it",
+                floor / share,
+            )
+
     @property
     def _arrival_rate(self) -> float:
         """Offered load at the port, bit/s: ``C`` when congested, else ``N`` line rates."""
@@ -308,7 +329,8 @@ class FOPDTModel(LoopModel):
             from qcnmodel.analysis.freqloop import FrequencyLoop
 
             name = f"{self.name} N={self.n_flows} (no congestion: open loop)"
-            return FrequencyLoop(_open_loop, self.rtt + self.extra_delay, name)
+            return FrequencyLoop(zero_gain, self.rtt + self.extra_delay, name)
+        self._check_held()
         d = _derive(self.lag)
         v = self.values()
         args = [v[sym] for sym in _PARAM_SYMBOLS]
@@ -336,6 +358,7 @@ class FOPDTModel(LoopModel):
         if not self.congested:
             ts = self.params.frame_size / (self.ps * self._arrival_rate / 8.0)
             return {"K": 0.0, "a": 0.0, "b": 0.0, "Ts": ts, "lead_time": self.params.w * ts}
+        self._check_held()
         d = _derive(self.lag)
         v = self.values()
         out = {k: float(d[k].subs(v)) for k in ("K", "a", "b", "Ts")}
@@ -355,6 +378,7 @@ class FOPDTModel(LoopModel):
         if not self.congested:
             return {"q": 0.0, "rate": p.line_rate, "target_rate": p.line_rate,
                     "fb": float(p.qeq), "qfb": 0.0, "sampling_interval": interval}  # fmt: skip
+        self._check_held()
         rate = self.capacity / self.n_flows
         return {
             "q": float(p.qeq),

@@ -1,4 +1,5 @@
-"""The FOPDT view at a port that never congests: N flows at the line rate no faster than C.
+"""The FOPDT view at a port that never congests (N flows at the line rate no faster than C)
+and at one its flows cannot leave (C/N below MinRate, the slowest a reaction point sends).
 
 One source sends at most the line rate (10 Gb/s at the 802.1Qau defaults), so N = 1 or 2
 flows cannot fill a 20 Gb/s port and one flow only just fills a 10 Gb/s one: the queue stays
@@ -12,6 +13,7 @@ import math
 
 import pytest
 
+import qcnmodel as qm
 from qcnmodel.analysis.margins import critical_rtt
 from qcnmodel.cli import main
 from qcnmodel.models.fopdt import FOPDTModel
@@ -69,3 +71,22 @@ def test_check_does_not_rest_on_ports_that_cannot_congest():
     r = check_params(QCNParams(), ranges, model="fopdt", recommend=False)
     assert math.isinf(r.critical_rtt_s[1]) and math.isinf(r.critical_rtt_s[2])
     assert r.worst_point["n_flows"] == 4
+
+
+@pytest.mark.parametrize("n, capacity", [(100, 100e6), (1, 1e3), (21, 100e6)])
+def test_a_fair_share_below_min_rate_is_an_overloaded_port(n, capacity):
+    # a reaction point never sends below MinRate (5 Mb/s in the 802.1Qau set): N flows
+    # offer at least N x 5 Mb/s, above C here, whatever the feedback
+    from qcnmodel.models._base import Overloaded
+
+    m = FOPDTModel(QCNParams.preset("802.1qau"), rtt=1e-4, n_flows=n, capacity=capacity)
+    for call in (m.loop, m.fixed_point, m.gains):
+        with pytest.raises(Overloaded, match="MinRate"):
+            call()
+    s = qm.summary(m)
+    assert s["stable"] is False and s["boundary_method"] == "overload"
+
+
+def test_a_fair_share_at_min_rate_is_held():
+    m = FOPDTModel(QCNParams.preset("802.1qau"), rtt=1e-4, n_flows=20, capacity=100e6)
+    assert m.fixed_point()["rate"] == pytest.approx(5e6)
