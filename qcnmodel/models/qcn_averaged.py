@@ -41,7 +41,10 @@ Switches (all off by default = the equations above):
 * ``hai`` (needs ``timer``): while both counters are past F -- probability
   :math:`(1-p)^{F \\max(B, T R_C)}` -- each cycle end adds R_HAI instead of R_AI (the HAI
   index i is taken as 1: a rough reconstruction).
-* ``min_rate``: R_C is held at or above params.min_rate. R_C never exceeds the line rate.
+* ``min_rate``: R_C is held at or above params.min_rate. R_C never exceeds the line rate:
+  a port that N flows at the line rate cannot congest has no equilibrium on the congested
+  branch; ``fixed_point`` gives its empty queue and ``loop()`` the open loop, as the other
+  models do.
 * ``reset="cnm"`` (validation finding; default ``"sample"`` = the equations above):
   in the real RP only a CNM resets the byte counter and the timer, and a CNM is sent only when
   Fb < 0 (a sampled frame with Fb >= 0 sends nothing). The per-packet reset probability in
@@ -86,7 +89,9 @@ Equilibrium caveat. With B = 100 frames and p = 1% the additive-increase drive
 (1-p)^(F B) = 0.0066 is weak, so at the 802.1Qau defaults the equilibrium sits only ~1.4 B
 (N = 10; ~15 B at N = 100) above Qeq, i.e. that close to the Fb = 0 switching surface. The
 linearisation describes perturbations smaller than |Fb*| only; larger ones are governed by the
-switching (e.g. a ~10 B residual oscillation at rtt = 200 us although PM = +8 deg).
+switching (e.g. a ~10 B residual oscillation at rtt = 200 us although PM = +8 deg). At Ps >= 3 %
+(B = 100, F = 5) the drive falls below 1e-6 and |Fb*| below 1e-9 Qeq, where q* is Qeq to
+rounding: the model then has no equilibrium off the surface (ValueError).
 
 QCNParams fields not used by the fluid model: ``quantiser`` (only floor-like quantisation, via
 ``quantise``), ``sampling`` (the model's own ``sampling`` switch, default "fixed"),
@@ -118,8 +123,11 @@ from qcnmodel.models._base import (
     hotspot_spec,
     initial_state,
     integrate,
+    port_congested,
     trajectory,
+    zero_gain,
 )
+from qcnmodel.models._qcn_averaged_eq import analytic_fixed_point
 from qcnmodel.params import QCNParams
 from qcnmodel.params._validate import check_choice
 from qcnmodel.units import parse_number
@@ -227,6 +235,13 @@ class QCNAveragedModel(LoopModel):
         return self.params.line_rate if self.capacity is None else self.capacity
 
     @property
+    def congested(self) -> bool:
+        """Whether the flows at the line rate exceed the port's capacity
+        (:func:`~qcnmodel.models._base.port_congested`). Otherwise the queue stays empty, no
+        CNM is sent, every flow runs at the line rate and the loop is open."""
+        return port_congested(self.n_flows, self.params.line_rate, self.capacity_bps)
+
+    @property
     def p_sample(self) -> float:
         """Base sampling probability (``ps`` or ``params.ps``)."""
         return self.params.ps if self.ps is None else self.ps
@@ -326,91 +341,16 @@ class QCNAveragedModel(LoopModel):
         return vals
 
     # ------------------------------------------------------------------ equilibrium
-    def _analytic_fixed_point(self, p: np.ndarray):
-        """Closed-form equilibrium (packets): N R_C = C, then R_T from dR_T = 0, u from dR_C = 0."""
-        rc = p[eq.P_C] / p[eq.P_N]
-        if self.reset == "cnm":
-            return self._numeric_fixed_point(p, rc)
-        cands = range(8) if self.sampling == "table" else [None]
-        quant = _QUANT[self.quantise]
-        for k in cands:
-            ps = p[eq.P_PS] if k is None else p[eq.P_TAB0 + k]
-            out = np.empty(3)
-            # with u unknown, dR_T and dR_C do not depend on u except through the cut
-            l1p = math.log1p(-ps) if ps < 1.0 else -math.inf  # every frame sampled
-            b = p[eq.P_B]
-            b_ai = b / 2 if self.halving else b
-            avg = eq.cycle_rate(ps, b)
-            bc_ai = eq.cycle_rate(ps, b_ai)
-            inc = p[eq.P_RAI] * bc_ai * math.exp(p[eq.P_F] * b * l1p)
-            if self.timer:
-                lt = p[eq.P_T] * rc
-                lt_ai = lt / 2 if self.halving else lt
-                tm_ai = eq.cycle_rate(ps, lt_ai)
-                avg += eq.cycle_rate(ps, lt)
-                inc += p[eq.P_RAI] * tm_ai * math.exp(p[eq.P_F] * lt * l1p)
-                if self.hai:
-                    inc += (
-                        (p[eq.P_RHAI] - p[eq.P_RAI])
-                        * (bc_ai + tm_ai)
-                        * math.exp(p[eq.P_F] * max(b, lt) * l1p)
-                    )
-            gap = inc / ps
-            u = gap * avg / (2.0 * rc * ps * p[eq.P_GD])
-            if p[eq.P_GD] * u >= p[eq.P_MINDEC]:
-                raise ValueError(
-                    "no equilibrium with an unsaturated cut: Gd*u reaches min_dec "
-                    f"(u = {u:.3g}); the fluid model has no interior fixed point"
-                )
-            x = u + 0.5 if quant != eq.QUANT_NONE else u
-            if x >= p[eq.P_FS]:
-                raise ValueError(
-                    f"no equilibrium below feedback full scale: u* = {x:.3g} >= "
-                    f"{p[eq.P_FS]:g} (|Fb*| would exceed Fb_max = Qeq(2w+1))"
-                )
-            if k is not None and int(math.floor(x) * 8 / (p[eq.P_FS] + 1)) != k:
-                continue
-            out[0] = p[eq.P_QEQ] + x * p[eq.P_FBMAX] / p[eq.P_FS]
-            out[1] = rc
-            out[2] = rc + gap
-            return out, ps
-        raise ValueError(
-            "no equilibrium: the sampling table has no consistent entry (the equilibrium sits on "
-            "a table discontinuity)"
-        )
-
-    def _numeric_fixed_point(self, p: np.ndarray, rc: float):
-        """Equilibrium with ``reset="cnm"``: N R_C = C; dR_T = 0 gives R_T - R_C, and
-        dR_C = 0 is then one equation in Fb* < 0, solved by bracketing (Brent)."""
-        from scipy.optimize import brentq
-
-        qeq, fbmax = p[eq.P_QEQ], p[eq.P_FBMAX]
-
-        def parts(fb):
-            ind, u, ps, k = eq.cp_signals(qeq - fb, rc, p[eq.P_C], p)
-            # rate_derivatives at R_T = R_C gives the increase drive rcd*inc in d_rt
-            _, inc = eq.rate_derivatives(rc, rc, rc, ind, u, ps, k, p)
-            gap = inc / (rc * ps * ind)
-            d_rc, _ = eq.rate_derivatives(rc, rc + gap, rc, ind, u, ps, k, p)
-            return d_rc, gap, ps
-
-        hi = -1e-9 * fbmax
-        lo = -fbmax * (1 - 1e-9)
-        if parts(lo)[0] >= 0:
-            raise ValueError(
-                "no equilibrium below feedback full scale with reset='cnm' "
-                "(|Fb*| would exceed Fb_max = Qeq(2w+1))"
-            )
-        if parts(hi)[0] <= 0:
-            raise ValueError("no equilibrium with Fb* < 0 with reset='cnm'")
-        fb = brentq(lambda v: parts(v)[0], lo, hi, xtol=1e-14 * fbmax, rtol=1e-14)
-        _, gap, ps = parts(fb)
-        return np.array([qeq - fb, rc, rc + gap]), ps
-
     @functools.cached_property
     def _x_star(self) -> np.ndarray:
+        if not self.congested:
+            raise ValueError(
+                f"no equilibrium on the congested branch: {self.n_flows} flow(s) at the line "
+                f"rate ({self.params.line_rate:g} bit/s) do not exceed the port's capacity "
+                f"({self.capacity_bps:g} bit/s); the queue stays empty and the loop is open"
+            )
         p = self.param_vector()
-        guess, p_rp = self._analytic_fixed_point(p)
+        guess, p_rp = analytic_fixed_point(self, p)
         self.__dict__["_p_rp"] = p_rp
         if self.stage_memory:  # mean age = 1 / CNM rate
             ind, _, ps, _ = eq.cp_signals(guess[0], guess[1], p[eq.P_C], p)
@@ -451,8 +391,17 @@ class QCNAveragedModel(LoopModel):
             ``q`` (bytes), ``rate_current``, ``rate_target`` (bit/s), ``fb`` (bytes, Fb < 0),
             ``u`` (feedback on the 0..FS scale), ``ps`` (sampling probability at the RP),
             ``residual`` (max |f(x*, x*)| relative to C and R_C*C); with ``stage_memory``
-            also ``age`` (s, mean time since the last CNM = 1 / CNM rate).
+            also ``age`` (s, mean time since the last CNM = 1 / CNM rate). Without congestion
+            (:attr:`congested`) the queue is empty, both rates are the line rate, ``fb`` is
+            Qeq less the enqueue offset (no CNM: ``u`` 0), ``age`` is infinite and the
+            residual 0.
         """
+        if not self.congested:
+            line = float(self.params.line_rate)
+            extra = {"age": math.inf} if self.stage_memory else {}
+            return extra | {"q": 0.0, "rate_current": line, "rate_target": line,
+                            "fb": float(self.params.qeq - self.enqueue_offset), "u": 0.0,
+                            "ps": float(self.p_sample), "residual": 0.0}  # fmt: skip
         x = self._x_star
         p = self.param_vector()
         fr = float(self.params.frame_size)
@@ -474,11 +423,17 @@ class QCNAveragedModel(LoopModel):
         return self.system().linearise(self._x_star, self.symbolic_param_values(), self.loop_delay)
 
     def loop(self):
-        """Open loop L(s) = num/den e^{-s rtt} broken at the CP feedback (DelayedLoop)."""
+        """Open loop L(s) = num/den e^{-s rtt} broken at the CP feedback (DelayedLoop);
+        without congestion (:attr:`congested`) ``L = 0``, a
+        :class:`~qcnmodel.analysis.freqloop.FrequencyLoop` with ``G = 0``."""
         from qcnmodel.analysis.loop import DelayedLoop
 
-        num, den, _ = self.linearise().open_loop()
         name = f"QCN fluid N={self.n_flows} rtt={self.rtt * 1e6:g}us"
+        if not self.congested:
+            from qcnmodel.analysis.freqloop import FrequencyLoop
+
+            return FrequencyLoop(zero_gain, self.loop_delay, f"{name} (no congestion: open loop)")
+        num, den, _ = self.linearise().open_loop()
         return DelayedLoop(num, den, self.loop_delay, name)
 
     def symbolic_loop(self):
@@ -546,7 +501,7 @@ class QCNAveragedModel(LoopModel):
         p = self.param_vector(hotspot)
         fr = float(self.params.frame_size)
         bits = self._pkt_bits
-        try:
+        try:  # without congestion (or an interior equilibrium): from the line rate
             xs = self._x_star
         except (ValueError, RuntimeError):
             xs = np.array([0.0, p[eq.P_RLINE], p[eq.P_RLINE], 1.0][: 4 if self.stage_memory else 3])

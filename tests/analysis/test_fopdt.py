@@ -191,7 +191,7 @@ def test_no_lag_fopdt_close_to_fluid_linearisation(n):
     the fluid model's extra TR state).  Measured agreement of the critical
     delay: 2 % (N = 1), 2.5 % (N = 10), 0.7 % (N = 100); 5 % allowed."""
     fluid_qcn = pytest.importorskip("qcnmodel.models.qcn_averaged")
-    fluid = fluid_qcn.QCNAveragedModel(n_flows=n, rtt=1e-4).loop().margins()
+    fluid = fluid_qcn.QCNAveragedModel(n_flows=n, rtt=1e-4, **_port(n)).loop().margins()
     fopdt = FOPDTModel(n_flows=n, rtt=1e-4, lag="none", **_port(n)).loop().margins()
     assert fopdt.critical_delay_s == pytest.approx(fluid.critical_delay_s, rel=0.05)
     assert fopdt.crossover_rad_s == pytest.approx(fluid.crossover_rad_s, rel=0.1)
