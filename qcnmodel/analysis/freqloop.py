@@ -40,6 +40,11 @@ __all__ = ["FrequencyLoop"]
 _TWO_PI = 2.0 * np.pi
 
 
+def _at_delay(g, tau, s):
+    """``g(s, tau)`` at one delay (module-level: picklable)."""
+    return g(s, tau)
+
+
 @dataclass(frozen=True, eq=False)
 class FrequencyLoop:
     """Loop with an exact, non-rational delay-free part ``G`` and an exact delay.
@@ -58,6 +63,15 @@ class FrequencyLoop:
         Tabulation density.
     origin_poles : int
         Poles of ``G`` at s = 0.
+    g_delay : bool
+        ``g(s, delay)`` depends on the delay too: the loop has other delayed paths than the
+        one it is broken at (:meth:`qcnmodel.analysis.linearize.LinearDDE.direct_transfer`).
+        Each delay then has its own ``G``: margins over delays are computed delay by delay,
+        and the phase margin no longer falls linearly with the delay.
+    delay_boundary : float, optional
+        With ``g_delay``: the delay at which the closed loop first loses stability, from its
+        characteristic equation (:meth:`~qcnmodel.analysis.linearize.LinearDDE.delay_boundary`);
+        it is the ``critical_delay_s`` of the margins (``delay_margin_s`` = it less the delay).
     """
 
     g: Callable
@@ -66,6 +80,8 @@ class FrequencyLoop:
     w_range: tuple = (1e-1, 1e6)
     points_per_decade: int = 60
     origin_poles: int = 1
+    g_delay: bool = False
+    delay_boundary: float | None = None
 
     def __post_init__(self) -> None:
         delay = float(self.delay)
@@ -75,8 +91,10 @@ class FrequencyLoop:
 
     # ------------------------------------------------------------------ values
     def G(self, s) -> np.ndarray:
-        """The delay-free part at complex frequencies ``s``."""
-        return np.asarray(self.g(np.atleast_1d(np.asarray(s, dtype=complex))), dtype=complex)
+        """The delay-free part at complex frequencies ``s`` (at the loop's delay if it
+        depends on it, ``g_delay``)."""
+        s = np.atleast_1d(np.asarray(s, dtype=complex))
+        return np.asarray(self.g(s, self.delay) if self.g_delay else self.g(s), dtype=complex)
 
     def __call__(self, s):
         """Exact value ``G(s) exp(-s delay)``."""
@@ -87,7 +105,7 @@ class FrequencyLoop:
     def with_delay(self, tau: float) -> FrequencyLoop:
         """Same ``G`` with delay ``tau`` (the tabulation is shared)."""
         new = dataclasses.replace(self, delay=tau)
-        if "_table" in self.__dict__:
+        if "_table" in self.__dict__ and not self.g_delay:
             new.__dict__["_table"] = self.__dict__["_table"]
         return new
 
@@ -149,7 +167,8 @@ class FrequencyLoop:
         from scipy.optimize import minimize_scalar
 
         out = []
-        slope = np.diff(lm)
+        with np.errstate(invalid="ignore"):  # G = 0 somewhere: log|G| = -inf there
+            slope = np.diff(lm)
         for i in np.nonzero(slope[:-1] * slope[1:] < 0)[0] + 1:
             peak = slope[i - 1] > 0  # a local maximum of log|G| on the table
             if not np.all(np.isfinite(lm[i - 1 : i + 2])) or (lm[i] >= 0) == peak:
@@ -184,6 +203,8 @@ class FrequencyLoop:
         from qcnmodel.analysis._args import delays
 
         taus = delays(taus)
+        if self.g_delay:
+            return self._margins_delay_by_delay(taus)
         shape = taus.shape
         taus = taus.reshape(-1)
         wc_all, pm0_all, direction = self._crossovers
@@ -215,6 +236,21 @@ class FrequencyLoop:
                        phase_margin_deg=out(pm), crossover_rad_s=out(wc),
                        phase_crossover_rad_s=out(wpc), delay_margin_s=out(dm),
                        stable=out(z == 0), critical_delay_s=out(crit))  # fmt: skip
+
+    def _margins_delay_by_delay(self, taus: np.ndarray) -> Margins:
+        """Margins of a loop whose ``G`` depends on the delay: each delay's own loop, with
+        the critical delay from the characteristic equation (``delay_boundary``)."""
+        rows = []
+        for tau in taus.reshape(-1).tolist():
+            fixed = dataclasses.replace(self, g=functools.partial(_at_delay, self.g, tau),
+                                        delay=tau, g_delay=False)  # fmt: skip
+            m = fixed.margins_over_delay(np.array([tau])).at(0)
+            if self.delay_boundary is not None and np.isfinite(m.crossover_rad_s):
+                m = dataclasses.replace(m, critical_delay_s=self.delay_boundary,
+                                        delay_margin_s=self.delay_boundary - tau)  # fmt: skip
+            rows.append(m)
+        return Margins(**{f.name: np.array([getattr(m, f.name) for m in rows]).reshape(taus.shape)
+                          for f in dataclasses.fields(Margins)})  # fmt: skip
 
     def _gain_margins(self, taus):
         """Phase crossovers arg G - w tau = -pi (mod 2 pi): the one with the largest |G|.

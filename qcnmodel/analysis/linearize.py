@@ -181,6 +181,78 @@ class LinearDDE:
         sv = np.linalg.svd(self.a1, compute_uv=False)
         return int(np.sum(sv > rtol * sv[0])) if sv[0] > 0 else 0
 
+    def direct_transfer(self, s, delay: float | None = None) -> np.ndarray:
+        """The loop's delay-free part with the direct delayed paths kept delayed:
+        ``G(s) = -c^T (sI - A0 - A1_direct e^{-s tau})^{-1} b`` (module docstring), at the
+        delay ``delay`` (default :attr:`delay`). With it ``1 + G(s) e^{-s tau}`` is the exact
+        characteristic function over ``det(sI - A0 - A1_direct e^{-s tau})``; ``G`` depends
+        on the delay unless ``A1_direct`` is 0. Needs the loop channel (``b``, ``c``)."""
+        if self.b is None or self.c is None:
+            raise ValueError("direct_transfer: needs a loop channel (b, c)")
+        tau = self.delay if delay is None else float(delay)
+        s = np.atleast_1d(np.asarray(s, dtype=complex))
+        n = self.a0.shape[-1]
+        a1d = np.zeros((n, n)) if self.a1_direct is None else self.a1_direct
+        mats = s[:, None, None] * np.eye(n) - self.a0 - a1d * np.exp(-s * tau)[:, None, None]
+        x = np.linalg.solve(mats, np.broadcast_to(self.b, (s.size, n))[..., None])[..., 0]
+        return -(x @ self.c)
+
+    def delay_boundary(self, w_range=(1e-1, 1e6), points_per_decade: int = 200,
+                       rank_rtol: float = 1e-9) -> float:  # fmt: skip
+        """Smallest delay (s) at which a root of the exact quasi-polynomial
+        ``det(sI - A0 - A1 e^{-s tau})`` reaches the imaginary axis, for a system stable at
+        delay 0 (every eigenvalue of ``A0 + A1`` in the open left half plane): the delay at
+        which it first loses stability.
+
+        With ``A1 = U V`` of rank r, ``det(jwI - A0 - z A1) = 0`` for ``z = 1/mu``, mu an
+        eigenvalue of the r x r matrix ``V (jwI - A0)^{-1} U``. A root sits at ``s = jw`` for
+        the delays with ``e^{-jw tau} = z``, so where ``|z| = 1``: ``tau = (-arg z mod 2 pi)
+        / w``. The magnitudes ``|z|``, sorted, are continuous in w; their crossings of 1 are
+        bracketed on a log grid of ``w_range`` (rad/s, ``points_per_decade``) and refined
+        by brentq. Exact for any rank (for rank one it is the critical delay of the
+        single-delay loop).
+
+        Returns
+        -------
+        float
+            The delay; ``inf`` when no root reaches the axis in ``w_range``; ``nan`` when the
+            system is unstable at delay 0.
+        """
+        from scipy.optimize import brentq
+
+        n = self.a0.shape[-1]
+        if np.max(np.linalg.eigvals(self.a0 + self.a1).real) >= 0:
+            return float("nan")
+        u, sv, vt = np.linalg.svd(self.a1)
+        r = int(np.sum(sv > rank_rtol * sv[0])) if sv[0] > 0 else 0
+        if r == 0:
+            return float("inf")
+        left, right = u[:, :r] * sv[:r], vt[:r]
+
+        def zs(w):  # the roots z at each frequency, by magnitude
+            w = np.atleast_1d(np.asarray(w, dtype=float))
+            mats = 1j * w[:, None, None] * np.eye(n) - self.a0
+            k = right @ np.linalg.solve(mats, np.broadcast_to(left, (w.size, n, r)))
+            mu = np.linalg.eigvals(k)
+            with np.errstate(divide="ignore", invalid="ignore"):
+                z = np.where(mu != 0, 1.0 / np.where(mu != 0, mu, 1.0), np.inf)
+            return np.take_along_axis(z, np.argsort(np.abs(z), axis=1), axis=1)
+
+        lo, hi = w_range
+        w = np.geomspace(lo, hi, int(np.ceil(np.log10(hi / lo) * points_per_decade)) + 1)
+        with np.errstate(divide="ignore"):
+            lz = np.log(np.abs(zs(w)))
+        best = np.inf
+        for k in range(r):
+            for i in np.nonzero(np.sign(lz[1:, k]) != np.sign(lz[:-1, k]))[0]:
+                if not (np.isfinite(lz[i, k]) and np.isfinite(lz[i + 1, k])):
+                    continue
+                wc = brentq(lambda x, k=k: float(np.log(np.abs(zs(x)[0, k]))), w[i], w[i + 1],
+                            rtol=1e-13)  # fmt: skip
+                z = zs(wc)[0, k]
+                best = min(best, float(np.remainder(-np.angle(z), 2 * np.pi) / wc))
+        return best
+
     def characteristic(self, s) -> np.ndarray:
         """Exact characteristic function det(sI - A0 - A1 e^{-s tau}) at complex ``s``."""
         s = np.asarray(s, dtype=complex)

@@ -231,3 +231,55 @@ def test_exact_loop_agrees_with_exact_quasi_polynomial(n, rtt):
     root = info["crossover_root"]
     assert root is not None
     assert (pm > 0) == (root.real < 0)
+
+
+# First imaginary-axis crossing of the exact quasi-polynomial det(sI - A0 - A1 e^{-s tau}),
+# computed independently (the paper's equations typed anew, a fixed point by brentq, central-
+# difference Jacobians, the crossing condition det(jwI - A0 - z A1) = 0 with |z| = 1), at
+# ramp="extend", in us; quoted to the digits given. The single-delay loop that treated the
+# direct delayed-rate path as undelayed gave 466.2 and 993.3 us at N = 100 and 200.
+INDEPENDENT_BOUNDARY_US = {1: 89.194, 10: 62.473, 40: 157.7, 100: 393.3, 200: 632.8}
+
+
+@pytest.mark.parametrize("n, expected", sorted(INDEPENDENT_BOUNDARY_US.items()))
+def test_critical_delay_is_the_exact_quasi_polynomials(n, expected):
+    m = DCQCNFluidModel(n_flows=n, rtt=100e-6, ramp="extend")
+    digits = 0.0005 if n in (1, 10) else 0.05
+    assert m.loop().margins().critical_delay_s * 1e6 == pytest.approx(expected, abs=digits)
+    from qcnmodel.analysis.margins import critical_rtt
+
+    assert critical_rtt(m) * 1e6 == pytest.approx(expected, abs=digits)  # no CNP lag here
+
+
+@pytest.mark.parametrize("n", [40, 200])
+def test_the_verdict_changes_where_the_exact_quasi_polynomial_says(n):
+    m = DCQCNFluidModel(n_flows=n, rtt=100e-6, ramp="extend")
+    crit = m.loop().margins().critical_delay_s
+    taus = crit * np.array([0.5, 0.9, 0.99, 1.01, 1.1, 1.5])
+    mg = m.loop().margins_over_delay(taus)
+    assert list(mg.stable) == [True, True, True, False, False, False]
+    assert np.all(np.sign(mg.phase_margin_deg) == np.where(mg.stable, 1, -1))
+
+
+def _linear_dde_amplitude(a0, a1, tau, t_end, steps_per_delay=400):
+    """Peak |x_q| over the last fifth of t_end of x' = A0 x + A1 x(t - tau) from a constant
+    unit history on q, by explicit Euler with the delay an exact number of steps (written
+    here, apart from the package's integrators)."""
+    dt = tau / steps_per_delay
+    n = int(round(t_end / dt))
+    hist = np.zeros((n + steps_per_delay + 1, a0.shape[0]))
+    hist[: steps_per_delay + 1, 0] = 1.0
+    for k in range(steps_per_delay, steps_per_delay + n):
+        x = hist[k]
+        hist[k + 1] = x + dt * (a0 @ x + a1 @ hist[k - steps_per_delay])
+    tail = hist[-(n // 5) :, 0]
+    return float(np.max(np.abs(tail)))
+
+
+def test_the_linear_dde_itself_decays_below_and_grows_above_the_critical_delay():
+    m = DCQCNFluidModel(n_flows=200, rtt=100e-6, ramp="extend")
+    lin = m.linearise()
+    crit = m.loop().margins().critical_delay_s  # 632.8 us; the undelayed-path loop said 993
+    below = _linear_dde_amplitude(lin.a0, lin.a1, 0.8 * crit, 0.15)
+    above = _linear_dde_amplitude(lin.a0, lin.a1, 1.2 * crit, 0.15)
+    assert below < 0.1 and above > 10.0

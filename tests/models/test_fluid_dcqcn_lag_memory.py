@@ -10,7 +10,7 @@ import math
 import numpy as np
 import pytest
 
-from qcnmodel.analysis.margins import rtt_offset
+from qcnmodel.analysis.margins import critical_rtt
 from qcnmodel.models import _dcqcn_eqs as eq
 from qcnmodel.models import build_model
 from qcnmodel.models.dcqcn import DCQCNFluidModel, DCQCNParams
@@ -31,9 +31,13 @@ def test_cnp_lag_is_added_to_the_loop_delay():
 
 
 def test_cnp_lag_keeps_the_rational_part_free_of_the_rtt():
-    # the contract that lets critical_rtt subtract extra_delay: measured offset = the lag
+    # the contract that lets critical_rtt subtract extra_delay: the loop delay is the RTT
+    # plus the lag, and the critical RTT so found is a search's over the RTT itself
     m = DCQCNFluidModel(P, n_flows=10, cnp_lag="25us")
-    assert rtt_offset(m) == pytest.approx(25e-6, rel=1e-9)
+    assert m.loop().delay == pytest.approx(m.rtt + 25e-6, rel=1e-12)
+    search = critical_rtt(lambda r: m.replace(rtt=r).loop(), 1e-6, 1e-2)
+    assert critical_rtt(m) == pytest.approx(search, rel=1e-8)
+    assert critical_rtt(m) == pytest.approx(m.loop().critical_delay() - 25e-6, rel=1e-12)
 
 
 def test_options_through_the_registry():
