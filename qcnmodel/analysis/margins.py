@@ -413,9 +413,9 @@ def critical_rtt(
 
     Parameters
     ----------
-    model : LoopModel, DelayedLoop or callable
-        A loop model (``rtt``, ``.loop()``, ``.replace(rtt=...)``); a ``DelayedLoop`` (the
-        answer is its critical delay); or a factory ``f(rtt) -> DelayedLoop``.
+    model : LoopModel, DelayedLoop, FrequencyLoop or callable
+        A loop model (``rtt``, ``.loop()``, ``.replace(rtt=...)``); a loop (the answer is its
+        critical delay); or a factory ``f(rtt) -> loop``.
     rtt_min, rtt_max : float, optional
         Search interval (s) when the RTT enters the rational part (default
         ``config.defaults["analysis.rtt_search"]``, 1 ns .. 1 s).
@@ -446,7 +446,7 @@ def critical_rtt(
     """
     rtt_min, rtt_max = time_or_none(rtt_min, "rtt_min"), time_or_none(rtt_max, "rtt_max")
     check_search(rtt_min, rtt_max, xtol=xtol, rtol=rtol)
-    if hasattr(model, "num") and hasattr(model, "den"):
+    if _is_loop(model):  # a DelayedLoop or a FrequencyLoop: its own critical delay
         return critical_delay(model)
     from qcnmodel.analysis.boundary import judged_by_trajectories, trajectory_critical_rtt
 
@@ -468,6 +468,14 @@ def critical_rtt(
     lo, hi = lo if rtt_min is None else rtt_min, hi if rtt_max is None else rtt_max
     check_search(lo, hi)  # one end given, the other the configured one
     return _first_loss(make, lo, hi, xtol, rtol)
+
+
+def _is_loop(obj) -> bool:
+    """Whether ``obj`` is a loop (rational, or known by its frequency response), not a model
+    or an ``rtt -> loop`` factory (a FrequencyLoop is callable too)."""
+    return (hasattr(obj, "num") and hasattr(obj, "den")) or (
+        hasattr(obj, "g") and hasattr(obj, "with_delay") and hasattr(obj, "margins_over_delay")
+    )
 
 
 def _first_loss(make, rtt_min: float, rtt_max: float, xtol: float, rtol: float) -> float:

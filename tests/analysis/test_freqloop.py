@@ -88,3 +88,13 @@ def test_gain_crossovers_closer_than_the_grid_spacing_are_found():
     assert mf.phase_margin_deg == pytest.approx(md.phase_margin_deg, abs=1e-6)
     assert mf.critical_delay_s == pytest.approx(md.critical_delay_s, rel=1e-9)
     assert mf.stable == md.stable
+
+
+def test_critical_rtt_of_a_frequency_loop_is_its_critical_delay():
+    # a FrequencyLoop is callable (L(s)): it must not be taken for an rtt -> loop factory
+    from qcnmodel.analysis.margins import critical_rtt
+
+    num, den = LOOPS[0]
+    d, f = _pair(num, den, 2e-4)
+    assert critical_rtt(f) == pytest.approx(critical_rtt(d), rel=1e-9)
+    assert critical_rtt(f) == pytest.approx(f.margins().critical_delay_s, rel=1e-12)
