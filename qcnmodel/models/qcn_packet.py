@@ -123,9 +123,13 @@ class QCNPacketModel(LoopModel):
                          ("bc_reload_on_cnm", "always")):  # fmt: skip
             if getattr(p, name) != ok:
                 raise NotModelled(f"{name}: only {ok!r} is modelled at packet fidelity, got "
-                                  f"{getattr(p, name)!r}")  # fmt: skip
+                                  f"{getattr(p, name)!r}; set {name}={ok!r} "
+                                  "(params.replace) to analyse the set without it")  # fmt: skip
         if p.drift_period > 0:
-            raise NotModelled("drift_period: drift is not modelled at packet fidelity (0 only)")
+            raise NotModelled(f"drift_period: drift is not modelled at packet fidelity (0 only, "
+                              f"got {p.drift_period:g} s); set drift_period=0 "
+                              "(params.replace(drift_period=0)) to analyse the set without its "
+                              "clock drift")  # fmt: skip
 
     # ------------------------------------------------------------------ units, tables
     @property
