@@ -183,8 +183,11 @@ def equilibrium(k, tt, tb, roff, fb_guess=None):
             ratio,
         )
     raise ValueError(
-        "no equilibrium: no feedback level makes the reaction points' stationary rate equal "
-        f"to the fair share C/N (best residual {best:.2g})"
+        "no equilibrium: the search found no feedback level at which the reaction points' "
+        f"stationary rate equals the fair share C/N (best relative residual {best:.2g}, "
+        "against 1e-7); a search's result, not a proof: with little timer jitter (e.g. "
+        "jitter <= 0.001) the stationary rate changes abruptly with the feedback and the "
+        "search can miss a balance"
         + (
             "; the search balanced only where the feedback never signals congestion (CNM "
             "probability ~0, no reaction point cut within its age grid), which is no "

@@ -276,3 +276,12 @@ def test_a_pair_of_crossovers_inside_one_grid_interval_is_not_lost():
     assert mg.crossover_rad_s == pytest.approx(1364.2, abs=0.05)
     assert mg.phase_margin_deg == pytest.approx(25.15, abs=0.005)
     assert mg.critical_delay_s == pytest.approx(421.8e-6, abs=0.05e-6)
+
+
+def test_a_failed_equilibrium_search_does_not_claim_there_is_none():
+    # without timer jitter the search stops at a residual of ~1e-4 (against 1e-7): the
+    # message gives the residual and says it is the search's result
+    m = QCNFluidModel(QCNParams.preset("802.1qau").replace(jitter=0.0), rtt="100us", n_flows=10)
+    with pytest.raises(ValueError, match="not a proof") as err:
+        m.loop().margins()
+    assert "residual" in str(err.value)
