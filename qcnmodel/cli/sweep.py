@@ -25,11 +25,17 @@ and the fixed arguments.
 Finished points are recorded in ``--checkpoint`` (default ``OUT.partial/``): rerunning the
 same command after an interruption continues where it stopped. Once ``OUT`` is written the
 checkpoint is deleted.
+Before a ``--model`` sweep starts, its run time is estimated from points timed in this process
+(the first, then the middle and the last when the grid is long) over the ``--jobs`` workers:
+above ``--max-time`` (default a day, 1440min) the sweep is refused naming the flag, above a
+minute the estimate is said on stderr. The points' times differ over a grid (the QCN model's
+trajectory searches most), so the estimate is right to within a few times.
 """
 
 from __future__ import annotations
 
 import argparse
+import math
 import sys
 from collections import Counter
 
@@ -77,10 +83,20 @@ def register(subparsers) -> None:
     add_out_option(p, "sweep.nc", "output file: .nc (netCDF) or .zarr (default sweep.nc)")
     add_jobs_option(p, "worker processes (forked, warm)")
     p.add_argument("--scheduler", default=None, help="dask.distributed scheduler address")
+    p.add_argument("--max-time", default=None, metavar="DURATION",
+                   help="refuse a --model sweep whose estimated run time (timed on sample "
+                   "points before the sweep) is longer, e.g. 600s or 2880min (default "
+                   f"{DEFAULT_MAX_TIME}); an estimate above a minute is said on "
+                   "stderr")  # fmt: skip
     p.add_argument("--checkpoint", default=None, help="checkpoint directory (OUT.partial)")
     add_progress_options(p)
     p.set_defaults(func=run)
 
+
+#: the default ``--max-time``: a sweep estimated to run longer is refused
+DEFAULT_MAX_TIME = "1440min"
+#: an estimated run time above this (seconds) is said on stderr
+ANNOUNCE_ABOVE_S = 60.0
 
 #: grid names accepted as aliases, as the other commands spell them
 GRID_ALIASES = {"flows": "n_flows"}
@@ -238,7 +254,7 @@ def run(args) -> int:
             from qcnmodel.studies.compiling import announce_model
 
             announce_model(point_model(**fixed, **first))
-        analysis_point(**fixed, **first)
+        _check_run_time(args, analysis_point, fixed, grid, n_jobs)
     else:
         from qcnmodel.sim.scenarios import get_scenario
 
@@ -255,6 +271,9 @@ def run(args) -> int:
             raise ValueError("variant: applies to --model sweeps only")
         if params is not None:
             fixed["params"] = params
+        if args.max_time is not None:
+            raise ValueError("max-time: bounds the estimated run time of a --model sweep; a "
+                             "simulator sweep's runs are set by --duration")  # fmt: skip
         check_grid(check_simulation_point, fixed, grid)  # every value, before any run
         attrs = {"seeds": grid.get("seed", [0])}
     checkpoint = args.checkpoint or str(out) + ".partial"
@@ -274,3 +293,70 @@ def run(args) -> int:
     print(f"wrote {out} ({' x '.join(f'{k}={len(v)}' for k, v in grid.items())} points)")
     sys.stdout.flush()
     return 0
+
+
+def _duration_text(seconds: float) -> str:
+    """``seconds`` in the largest of s, min, h and days that reads well."""
+    for unit, size in (("days", 86400.0), ("h", 3600.0), ("min", 60.0)):
+        if seconds >= 2 * size:
+            return f"{seconds / size:.3g} {unit}"
+    return f"{seconds:.3g} s"
+
+
+def estimate_run_time(func, fixed: dict, grid: dict, n_workers: int) -> tuple[float, float]:
+    """``(seconds, per_point)``: the run time of a sweep of ``func`` over ``grid`` on
+    ``n_workers`` processes, from points timed here.
+
+    The first point is computed (which also checks it); when the grid at that point's time
+    would take more than :data:`ANNOUNCE_ABOVE_S`, the middle and the last points are timed
+    too, and their mean is the time per point (the first one includes loading and compiling
+    the model's code, which the workers start with). The times per point differ across a
+    grid (the QCN model's trajectory searches take longer at some operating points): this is
+    an estimate, right to within a few times, not a bound.
+    """
+    import time
+
+    import numpy as np
+
+    names = list(grid)
+    shape = [len(grid[n]) for n in names]
+    total = math.prod(shape)
+
+    def timed(flat: int) -> float:
+        at = {n: grid[n][i] for n, i in zip(names, np.unravel_index(flat, shape))}
+        t0 = time.perf_counter()
+        func(**fixed, **at)
+        return time.perf_counter() - t0
+
+    per = timed(0)
+    if total > 2 and total * per / n_workers > ANNOUNCE_ABOVE_S:
+        per = (timed(total // 2) + timed(total - 1)) / 2
+    return total * per / n_workers, per
+
+
+def _check_run_time(args, func, fixed: dict, grid: dict, n_jobs: int) -> None:
+    """Estimate the sweep's run time (:func:`estimate_run_time`) before it starts: refuse it
+    above ``--max-time`` (default :data:`DEFAULT_MAX_TIME`), naming the flag, and say it on
+    stderr above :data:`ANNOUNCE_ABOVE_S`. On a ``--scheduler`` cluster the estimate is for
+    one worker and is only said (the cluster's workers divide it)."""
+    from qcnmodel.cli.common import _unit_time, seconds_example
+
+    bound = _unit_time(args.max_time or DEFAULT_MAX_TIME, "max-time", seconds_example)
+    if not bound > 0:
+        raise ValueError(f"max-time: must be > 0 s, got {args.max_time!r}")
+    workers = 1 if args.scheduler is not None else n_jobs
+    seconds, per = estimate_run_time(func, fixed, grid, workers)
+    total = math.prod(len(v) for v in grid.values())
+    how = (f"{total:,} points x {per:.3g} s per point timed here / {workers} "
+           f"{'worker' if workers == 1 else 'workers'}")  # fmt: skip
+    if seconds > bound and args.scheduler is None:
+        given = args.max_time or DEFAULT_MAX_TIME
+        raise ValueError(f"max-time: the sweep's estimated run time, {_duration_text(seconds)} "
+                         f"({how}), is above --max-time {given}; give fewer points, more "
+                         "--jobs, a --scheduler cluster, or a longer --max-time (in s or "
+                         "min) to run it anyway")  # fmt: skip
+    if seconds > ANNOUNCE_ABOVE_S:
+        where = " on one worker of the cluster" if args.scheduler is not None else ""
+        print(f"qcnmodel sweep: estimated run time {_duration_text(seconds)}{where} ({how}); "
+              "--max-time bounds it; Ctrl-C stops it and a rerun resumes", file=sys.stderr,
+              flush=True)  # fmt: skip
