@@ -29,6 +29,9 @@ def control_name(name: str | None) -> str | None:
 
 
 def _as_poly(x, field: str) -> np.ndarray:
+    if isinstance(x, control.LTI):
+        raise ValueError(f"{field}: expected polynomial coefficients, got a python-control "
+                         f"{type(x).__name__}; use DelayedLoop.from_tf(sys, delay)")  # fmt: skip
     a = np.atleast_1d(np.asarray(x, dtype=float))
     if a.ndim != 1 or a.size == 0:
         raise ValueError(f"{field} must be a non-empty 1-D coefficient array")
@@ -113,6 +116,9 @@ class DelayedLoop:
         den = _as_poly(self.den, "den")
         if not np.any(den):
             raise ValueError("den must not be identically zero")
+        if not np.any(num):
+            raise ValueError("num: the loop gain is zero (an open loop, whose margins are "
+                             "infinite): a DelayedLoop needs a non-zero numerator")  # fmt: skip
         try:
             delay = float(time_or_none(self.delay, "delay"))
         except (TypeError, ValueError) as exc:
@@ -126,6 +132,32 @@ class DelayedLoop:
         object.__setattr__(self, "den", den)
         object.__setattr__(self, "delay", delay)
         object.__setattr__(self, "name", str(self.name))
+
+    @classmethod
+    def from_tf(cls, sys, delay=0.0, name: str | None = None) -> DelayedLoop:
+        """The loop ``sys * exp(-s*delay)`` of a SISO python-control transfer function.
+
+        Parameters
+        ----------
+        sys : control.TransferFunction or control.StateSpace
+            Continuous-time, one input and one output.
+        delay : float or str
+            Transport delay (s, or a string such as ``"1ms"``).
+        name : str, optional
+            Label (default the system's name).
+
+        Raises
+        ------
+        ValueError
+            A discrete-time or MIMO system.
+        """
+        if not isinstance(sys, control.LTI):
+            raise ValueError(f"sys: expected a python-control system, got {type(sys).__name__}")
+        if sys.ninputs != 1 or sys.noutputs != 1 or not sys.isctime(strict=False) or sys.dt:
+            raise ValueError("sys: must be a continuous-time system with one input and one output")
+        tf = control.tf(sys)
+        return cls(np.asarray(tf.num[0][0], float), np.asarray(tf.den[0][0], float), delay,
+                   sys.name if name is None else name)  # fmt: skip
 
     # ------------------------------------------------------------------ values
     def __call__(self, s):

@@ -156,3 +156,29 @@ def test_times_at_the_analysis_edges_take_unit_strings():
         qm.critical_rtt(m, "soon", "1ms")
     with pytest.raises(ValueError, match="delay: expected a time"):
         qm.DelayedLoop([1.0], [1.0, 1.0], delay="later")
+
+
+def test_a_python_control_system_becomes_a_delayed_loop_through_from_tf():
+    import control
+
+    from qcnmodel.analysis.loop import DelayedLoop
+
+    g = control.tf([1e6], [1.0, 300.0, 0.0], name="g")
+    direct = DelayedLoop([1e6], [1.0, 300.0, 0.0], 1e-4)
+    for sys in (g, control.ss(g)):
+        loop = DelayedLoop.from_tf(sys, "100us")
+        assert loop.delay == 1e-4
+        assert loop.margins().phase_margin_deg == pytest.approx(
+            direct.margins().phase_margin_deg, rel=1e-9
+        )
+    with pytest.raises(ValueError, match="from_tf"):
+        DelayedLoop(g, [1.0, 1.0], 1e-3)
+    with pytest.raises(ValueError, match="continuous-time"):
+        DelayedLoop.from_tf(control.tf([1.0], [1.0, 1.0], 0.1))
+
+
+def test_a_zero_loop_gain_is_refused_with_its_reason():
+    from qcnmodel.analysis.loop import DelayedLoop
+
+    with pytest.raises(ValueError, match="num: the loop gain is zero"):
+        DelayedLoop([0.0], [1.0, 1.0], 1e-3)
