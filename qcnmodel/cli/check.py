@@ -186,7 +186,9 @@ def degrees_value(value, field: str = "pm-threshold") -> float:
                              f"got {value!r} (give e.g. 30 or 30deg, in [0, 90))")  # fmt: skip
     try:
         return parse_number(text, field)
-    except ValueError:
+    except ValueError as exc:
+        if "cannot parse" not in str(exc):  # a number, but not finite or out of float range
+            raise ValueError(f"{exc} (a phase margin in degrees, in [0, 90))") from None
         raise ValueError(f"{field}: expected a phase margin in degrees, e.g. 30 or 30deg, in "
                          f"[0, 90); got {value!r}") from None  # fmt: skip
 
