@@ -40,6 +40,10 @@ __all__ = ["FrequencyLoop"]
 _TWO_PI = 2.0 * np.pi
 
 
+#: log|G| within which a table extremum is refined whatever its curvature (|G| within 2 %)
+_NEAR_UNITY = 0.02
+
+
 def _at_delay(g, tau, s):
     """``g(s, tau)`` at one delay (module-level: picklable)."""
     return g(s, tau)
@@ -160,9 +164,11 @@ class FrequencyLoop:
 
         A dip of ``|G|`` below 1 (or a peak above it) narrower than the grid spacing leaves
         no sign change on the table, only a local extremum of ``log|G|`` at a grid point.
-        Each such extremum on the wrong side of 0 is refined on the exact ``G`` over its two
-        neighbouring intervals; where the true extremum crosses 0, the pair of crossovers on
-        either side of it is bracketed (direction +1 where ``|G|`` falls).
+        Each such extremum on the wrong side of 0, and within twice its second difference
+        of 0 (a feature that can reach 0 between the nodes; smooth ripple far from
+        ``|G| = 1`` is left), is refined on the exact ``G`` over its two neighbouring
+        intervals; where the true extremum crosses 0, the pair of crossovers on either side
+        of it is bracketed (direction +1 where ``|G|`` falls).
         """
         from scipy.optimize import minimize_scalar
 
@@ -173,6 +179,8 @@ class FrequencyLoop:
             peak = slope[i - 1] > 0  # a local maximum of log|G| on the table
             if not np.all(np.isfinite(lm[i - 1 : i + 2])) or (lm[i] >= 0) == peak:
                 continue  # a crossing shows on the table already, or none can hide here
+            if abs(lm[i]) > 2.0 * abs(slope[i] - slope[i - 1]) + _NEAR_UNITY:
+                continue  # far from |G| = 1 for its curvature: a smooth ripple away from 1
             sign = -1.0 if peak else 1.0
             res = minimize_scalar(lambda u, sign=sign: sign * self._log_gain(np.exp(u)),
                                   bounds=(np.log(w[i - 1]), np.log(w[i + 1])), method="bounded",
