@@ -60,7 +60,8 @@ def run_compiled(*a, **k):
     return _run(*a, **k)
 loop.run_compiled = run_compiled
 from qcnmodel.cli import main
-sys.exit(main(sys.argv[1:]))
+sys.argv = ["qcnmodel", *sys.argv[1:]]
+sys.exit(main())  # as the console script calls it: with its start-up probes installed
 """
 
 

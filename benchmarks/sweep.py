@@ -63,9 +63,11 @@ CASES = {"1s": ("1 s og-hotspot points", 1.8), "50ms": ("short points (50 ms)", 
 _WRAPPER = (
     "import resource, sys\n"
     "from qcnmodel.cli import exit_now, main\n"
-    "rc = main(sys.argv[2:])\n"
+    "cpu_file = sys.argv[1]\n"
+    "sys.argv = ['qcnmodel', *sys.argv[2:]]\n"
+    "rc = main()  # as the console script calls it: with its start-up probes installed\n"
     "r = resource.getrusage(resource.RUSAGE_CHILDREN)\n"
-    "open(sys.argv[1], 'w').write(str(r.ru_utime + r.ru_stime))\n"
+    "open(cpu_file, 'w').write(str(r.ru_utime + r.ru_stime))\n"
     "exit_now(rc)  # as the console script ends\n"
 )
 
