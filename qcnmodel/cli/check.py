@@ -133,8 +133,8 @@ def parse_ranges(rtt_text, flows_text, pm_text=None, table=None, path=None, text
         if value is None:
             continue
         try:
-            if key == "capacity":
-                given[key] = cli_rate(value, "rate")
+            if key == "capacity":  # named as the user gave it: --rate, or the file's field
+                given[key] = cli_rate(value, "rate" if cli_value is not None else "capacity")
             elif parse is None:
                 given[key] = degrees_value(value, "pm-threshold")
             else:
