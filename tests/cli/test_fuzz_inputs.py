@@ -328,8 +328,8 @@ def test_a_fix_search_from_zero_weight_answers(capsys):
 def test_bad_values_in_the_ranges_table_name_the_file_and_line(tmp_path, capsys):
     for body, needles in (
         ("pm_threshold = 500", ["[0, 90)"]),
-        ('capacity = "0Gbps"', ["rate", "cli.max_rate"]),
-        ('capacity = "5"', ["rate", "no unit"]),  # was 5 bit/s
+        ('capacity = "0Gbps"', ["capacity:", "cli.max_rate"]),
+        ('capacity = "5"', ["capacity:", "no unit"]),  # was 5 bit/s
     ):
         f = tmp_path / "r.toml"
         f.write_text(f"[qcn]\n\n[ranges]\n{body}\n")
