@@ -12,7 +12,8 @@ principle. ``G`` is tabulated once on a log grid (``w_range``, ``points_per_deca
 every crossing found there is refined on the exact function. A pair of gain crossovers closer
 than the grid spacing (a dip of ``|G|`` below 1 and back between two grid points, or a peak
 above it) shows on the table as a local extremum of ``|G|``: each one on the wrong side of 1
-is refined on the exact function too.
+that can reach it between the nodes (:meth:`FrequencyLoop._hidden_pairs`) is refined on the
+exact function too.
 
 Assumptions, stated: ``G`` has ``origin_poles`` poles at s = 0 (the queue's integrator) and no
 other pole with a non-negative real part, and ``|G| < 1`` above the grid. The delay-free
