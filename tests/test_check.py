@@ -226,7 +226,7 @@ def test_confirm_bad_duration_exit_2(capsys):
     [
         ('[qcn]\nqeq = "33KB"\ngd = 5\n', "line 3: gd"),
         ("[qcn]\nqeqq = 1\n", "line 2"),
-        ('[ranges]\nrtt = "1ms..2us"\n', "line 2: rtt-range"),
+        ('[ranges]\nrtt = "1ms..2us"\n', "line 2: rtt: need"),
         ('[ranges]\ncapacity = "0bps"\n', "line 2: capacity: must be in (0,"),
         ('[ranges]\nrrt = "2us..1ms"\n', "unknown [ranges] field 'rrt'"),
         ("[qcn\nqeq = 1\n", "invalid TOML"),

@@ -63,8 +63,10 @@ def register(subparsers) -> None:
         help="parameter file (see examples/); or --params FILE / --preset NAME",
     )
     add_params_options(p, "parameter preset instead of a file (e.g. 802.1qau)")
-    add_range_options(p, "RTT range lo..hi or one value, with units (default 2us..1ms)",
-                      "flow-count range lo..hi or one value (default 1..100)")  # fmt: skip
+    add_range_options(p, "RTT range lo..hi or one value, with units; lo..hi:n for n "
+                      "log-spaced points (default 2us..1ms:60)",
+                      "flow-count range lo..hi or one value; lo..hi:n for n log-spaced "
+                      "counts (default 1..100:12)")  # fmt: skip
     p.add_argument("--pm-threshold", default=None, metavar="DEG",
                    help="phase margin in degrees for 'stable', in [0, 90): 30 or 30deg "
                    "(default 30)")  # fmt: skip
@@ -119,10 +121,13 @@ def parse_ranges(rtt_text, flows_text, pm_text=None, table=None, path=None, text
         return None, None
 
     def both(value, parse, field):
-        ends = split_range(value) or (str(value), str(value))
+        text, count = grid_count(value, field)
+        if count is not None:
+            given[f"n_{field}"] = count
+        ends = split_range(text) or (text, text)
         lo, hi = parse(ends[0], field), parse(ends[1], field)
         if not 0 < lo <= hi:  # named as CheckRanges names it
-            raise ValueError(f"{field}-range: need 0 < lo <= hi, got {value!r}")
+            raise ValueError(f"{field}: need 0 < lo <= hi, got {value!r}")
         return lo, hi
 
     given = {}
@@ -144,6 +149,45 @@ def parse_ranges(rtt_text, flows_text, pm_text=None, table=None, path=None, text
             where = f"{path}, line {line}: " if line else ""
             raise ValueError(where + str(exc)) from None
     return CheckRanges(**given)
+
+
+#: the most points ``lo..hi:n`` may ask of check's or the report's RTT or flow grid
+MAX_GRID_POINTS = 1000
+
+
+def grid_count(value, field: str) -> tuple[str, int | None]:
+    """Split a range with a point count, ``lo..hi:n`` or ``lo..hi:n:log``, into ``lo..hi``
+    and ``n``; ``n`` is None for a plain range or one value.
+
+    ``check`` and ``report`` space their grids logarithmically, so ``:log`` may be written
+    (as ``sweep --grid`` takes it) and ``:lin`` is refused. ``n`` is a whole number in
+    [1, :data:`MAX_GRID_POINTS`] (for flows, the rounded log grid keeps its distinct counts).
+
+    Raises
+    ------
+    ValueError
+        Naming ``field``, the form and the allowed count.
+    """
+    text = str(value).strip()
+    if ":" not in text:
+        return text, None
+    body, *opts = (s.strip() for s in text.split(":"))
+    form = "lo..hi or lo..hi:n[:log]"
+    if ".." not in body:
+        raise ValueError(f"{field}: a point count ':n' follows a range ({form}), got {text!r}")
+    if len(opts) > 2 or (len(opts) == 2 and opts[1].lower() != "log"):
+        raise ValueError(f"{field}: check and report space their grids logarithmically; give "
+                         f"{form}, got {text!r}")  # fmt: skip
+    try:
+        n = int(opts[0])
+    except ValueError:
+        raise ValueError(f"{field}: the number of points must be a whole number in "
+                         f"[1, {MAX_GRID_POINTS}], got {opts[0]!r} in {text!r}"
+                         ) from None  # fmt: skip
+    if not 1 <= n <= MAX_GRID_POINTS:
+        raise ValueError(f"{field}: the number of points must be in [1, {MAX_GRID_POINTS}], "
+                         f"got {n} in {text!r}")  # fmt: skip
+    return body, n
 
 
 #: the units an angle may be written with (case-insensitive); a bare number is degrees too
@@ -288,6 +332,8 @@ def run(args) -> int:
     if args.json:
         out = {"file": label, "valid": True, "model": args.model,
                "rtt_range_s": list(ranges.rtt), "flows_range": list(ranges.flows),
+               "rtt_points": int(ranges.rtt_grid().size),
+               "flow_counts": ranges.flow_grid().tolist(),
                "capacity_bps": ranges.capacity}  # fmt: skip
         out.update(result.to_dict())
         _write_json(args.out, out)

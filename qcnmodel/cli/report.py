@@ -60,8 +60,10 @@ def register(subparsers) -> None:
                       more="; the report analyses the QCN loop (other models: `qcnmodel "
                       "margins` or `sweep`)")  # fmt: skip
     p.add_argument("--variant", default=None, help=argparse.SUPPRESS)  # refused with a pointer
-    add_range_options(p, "RTT range lo..hi with units (default 2us..1ms)",
-                      "flow-count range lo..hi (default 1..100)")  # fmt: skip
+    add_range_options(p, "RTT range lo..hi with units, or lo..hi:n for n log-spaced points "
+                      "(default 2us..1ms:80)",
+                      "flow-count range lo..hi, or lo..hi:n for n log-spaced counts (default "
+                      "1..100: 12 counts)")  # fmt: skip
     add_set_option(p, "override a parameter-set field (repeatable)")
     add_rate_option(p)
     p.add_argument("--confirm", nargs="?", const="yes", default=None, choices=CONFIRM_CHOICES,
@@ -82,8 +84,10 @@ def register(subparsers) -> None:
 def report_config(args):
     """The :class:`~qcnmodel.studies.report.ReportConfig` the arguments describe: the
     parameter set, and the RTT and flow ranges (flags, else the file's ``[ranges]``)."""
+    import numpy as np
+
     from qcnmodel import config
-    from qcnmodel.cli.check import file_ranges, parse_ranges
+    from qcnmodel.cli.check import file_ranges, grid_count, parse_ranges
     from qcnmodel.cli.common import load_params_file, parse_set
     from qcnmodel.params import QCNParams
     from qcnmodel.studies.report import ReportConfig
@@ -116,9 +120,18 @@ def report_config(args):
                 "rtt: the report draws its maps over a range lo..hi with lo < hi;"
                 " for one RTT: `qcnmodel check --rtt` or `qcnmodel margins`"
             )
+    n_rtt = grid_count(args.rtt if args.rtt is not None else table.get("rtt", ""), "rtt")[1]
+    if n_rtt is not None:
+        if n_rtt < 2:
+            raise ValueError(f"rtt: the report's maps need at least 2 RTT points, got {n_rtt}")
+        kw["n_rtt"] = n_rtt
     if args.flows is not None or "flows" in table:
         lo, hi = ranges.flows
         inside = {n for n in config.defaults["studies.report_flows"] if lo <= n <= hi}
+        n_flows = grid_count(args.flows if args.flows is not None else table["flows"],
+                             "flows")[1]  # fmt: skip
+        if n_flows is not None:  # the rounded log grid's distinct counts, ends included
+            inside = set(np.unique(np.round(np.geomspace(lo, hi, n_flows))).astype(int).tolist())
         kw["flows"] = tuple(sorted(inside | {lo, hi}))
         kw["point_flows"] = tuple(
             sorted({min(max(n, lo), hi) for n in config.defaults["studies.report_point_flows"]})

@@ -74,8 +74,8 @@ def register(subparsers) -> None:
         "lo..hi:n[:log], or a list; switches (hai=true,false) and choices "
         "(quantiser=floor63,round63) as lists",
     )
-    add_range_options(p, "shorthand for --grid rtt=VALUES (one value, a list, or lo..hi:n:log)",
-                      "shorthand for --grid n_flows=VALUES")  # fmt: skip
+    add_range_options(p, "shorthand for --grid rtt=VALUES (one value, a list, or lo..hi:n[:log])",
+                      "shorthand for --grid n_flows=VALUES (the same forms)")  # fmt: skip
     add_set_option(p, "fixed override (repeatable)")
     add_params_options(p, "parameter preset (QCN; ECM models: seed004 or seed000)")
     p.add_argument("--protocol", default=None, help="simulator protocol (default qcn)")

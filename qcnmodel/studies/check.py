@@ -94,7 +94,7 @@ class CheckRanges:
             raise ValueError(f"rate: the port's capacity must be in (0, inf) bit/s, got "
                              f"{self.capacity!r}")  # fmt: skip
         if not (0 < self.rtt[0] <= self.rtt[1]):
-            raise ValueError(f"rtt-range: need 0 < lo <= hi, got {self.rtt}")
+            raise ValueError(f"rtt: need 0 < lo <= hi, got {self.rtt}")
         if not (1 <= self.flows[0] <= self.flows[1]):
             raise ValueError(f"flows: need 1 <= lo <= hi, got {self.flows}")
         if not (0 <= self.pm_threshold < 90):
@@ -211,7 +211,7 @@ def rtt_floor(ranges: CheckRanges, params: QCNParams) -> tuple[CheckRanges, str 
     if lo >= lat:
         return ranges, None
     if hi < lat:
-        raise ValueError(f"rtt-range: {lo * 1e6:g} us .. {hi * 1e6:g} us lies below the CP "
+        raise ValueError(f"rtt: {lo * 1e6:g} us .. {hi * 1e6:g} us lies below the CP "
                          f"latency (cp_latency = {lat * 1e6:g} us), which the loop delay "
                          f"contains: the RTTs must be at least {lat * 1e6:g} us")  # fmt: skip
     note = (f"the RTT range starts at cp_latency = {lat * 1e6:.4g} us, not {lo * 1e6:.4g} us: "

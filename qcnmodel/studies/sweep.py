@@ -512,8 +512,12 @@ def parse_grid_spec(
         body, *opts = rhs.split(":")
         lo_s, hi_s = body.split("..", 1)
         lo, hi = conv(lo_s, name), conv(hi_s, name)
+        if not opts or not opts[0].strip():  # check's lo..hi means its own log grid: no guess
+            raise ValueError(f"--grid {name}: a range needs its number of points, "
+                             f"lo..hi:n[:log] (e.g. {name}={lo_s}..{hi_s}:10:log), "
+                             f"got {rhs!r}")  # fmt: skip
         try:
-            n = int(opts[0]) if opts else 10
+            n = int(opts[0])
         except ValueError:
             raise ValueError(f"--grid {name}: the number of points must be a whole number, "
                              f"got {opts[0]!r}") from None  # fmt: skip

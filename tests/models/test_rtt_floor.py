@@ -53,7 +53,7 @@ def test_check_starts_the_rtt_range_at_the_cp_latency():
     r = check_params(LATE, ranges, model="fopdt", recommend=False)
     assert "starts at cp_latency = 5 us, not 2 us" in r.notes[0]
     assert r.worst_point["rtt_s"] >= 5e-6
-    with pytest.raises(ValueError, match="rtt-range: .* below the CP latency"):
+    with pytest.raises(ValueError, match="rtt: .* below the CP latency"):
         check_params(QCNParams(cp_latency=500e-6),
                      CheckRanges(rtt=(2e-6, 100e-6), flows=(10, 10), n_rtt=3, n_flows=1),
                      model="fopdt", recommend=False)  # fmt: skip
