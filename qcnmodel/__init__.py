@@ -88,4 +88,6 @@ def __getattr__(name: str):
 
 
 def __dir__() -> list[str]:
-    return sorted(set(globals()) | set(_LAZY))
+    """The public names (lazy ones included) and the module's dunders, not its internals."""
+    names = set(globals()) | set(_LAZY)
+    return sorted(n for n in names if not n.startswith("_") or n.startswith("__"))

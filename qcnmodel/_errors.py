@@ -14,8 +14,11 @@ __all__ = ["did_you_mean", "unknown_name"]
 
 
 def did_you_mean(name, allowed: Iterable) -> str:
-    """``"; did you mean 'y'?"`` for the closest name in ``allowed``, or ``""``."""
-    close = difflib.get_close_matches(str(name), [str(a) for a in allowed], n=1)
+    """``"; did you mean 'y'?"`` for the closest name in ``allowed`` (a name differing only
+    in case first: ``'.NC'`` -> ``'.nc'``), or ``""``."""
+    names = [str(a) for a in allowed]
+    same = [a for a in names if a.lower() == str(name).lower() and a != str(name)]
+    close = same or difflib.get_close_matches(str(name), names, n=1)
     return f"; did you mean {close[0]!r}?" if close else ""
 
 

@@ -84,7 +84,8 @@ def register(subparsers) -> None:
     add_out_option(p, None, "also write the JSON result to this file (.json)")
     p.add_argument("--json", action="store_true", help="print one JSON object")
     p.add_argument("--confirm", nargs="?", const="auto", default=None, metavar="DURATION",
-                   help="confirm the verdict with the packet simulator, in parallel, at 0.8x "
+                   help="yes (as a bare --confirm), no, or a run length: confirm the verdict "
+                   "with the packet simulator, in parallel, at 0.8x "
                    "and 1.25x the critical RTT of the worst N and at the worst point (run "
                    "length, default auto: the model's own 9 runs of 0.6 s where its "
                    "trajectories judge, else three time constants of the slowest mode settle "
@@ -310,6 +311,8 @@ def run(args) -> int:
     ranges = _ranges(args)
     label = _file(args) or f"preset {args.preset or '802.1qau'}"
     confirm = getattr(args, "confirm", None)
+    if confirm is not None and confirm.strip().lower() in ("yes", "no"):  # report's words
+        confirm = None if confirm.strip().lower() == "no" else "auto"
     duration = (None if confirm in (None, "auto")  # its own range, (0, 10] s, decides
                 else check_duration(_unit_time(confirm, "confirm", seconds_example)))  # fmt: skip
     jobs = None if args.jobs is None else jobs_value(args.jobs)

@@ -252,7 +252,7 @@ def _unit_time(value, field: str, example=_time_example) -> float:
     text = _with_unit(value, field, example)
     x = _parse_unit(parse_time, text, field)
     if x < 0:
-        raise ValueError(f"{field}: must be >= 0 s, got {text!r}")
+        raise ValueError(f"{field}: a time cannot be negative, got {text!r}")
     return x
 
 

@@ -232,7 +232,15 @@ def build_model(name: str, params=None, variant: str | None = None, **settings):
         else:
             raise unknown_name(key, "field", key, pfields | mfields)
     if pchanges:
-        pobj = pobj.replace(**pchanges)
+        try:
+            pobj = pobj.replace(**pchanges)
+        except ValueError as exc:  # a rule between fields: say which given values it met
+            named = str(exc).split(":", 1)[0]
+            if named in pchanges:
+                raise
+            given = ", ".join(f"{k} = {v:g}" if isinstance(v, float) else f"{k} = {v!r}"
+                              for k, v in pchanges.items())  # fmt: skip
+            raise ValueError(f"{exc} (with the given {given})") from None
     try:
         return spec.cls(pobj, **options)
     except TypeError as exc:  # pragma: no cover - the names are checked above

@@ -45,13 +45,16 @@ def value_parser(name: str, scenario: str | None = None):
 
     kinds = {"time": parse_time, "rate": parse_rate, "size": parse_size, "number": parse_number}
 
-    def integer(value, field):
+    def integer(value, field, low=0):
         x = parse_number(value, field)
-        if x != int(x) or x < 0:
-            raise ValueError(f"{field}: expected a whole number >= 0, got {value!r}")
+        if x != int(x) or x < low:
+            hint = ("" if not isinstance(value, float) or x < low else
+                    " (a point of the range lo..hi:n, spaced linearly: choose n so that the "
+                    "points are whole, or give a list)")  # fmt: skip
+            raise ValueError(f"{field}: expected a whole number >= {low}, got {value!r}{hint}")
         return int(x)
 
-    kinds["int"] = integer
+    kinds["int"] = lambda value, field: integer(value, field, low=1)  # n_flows
     if name == "seed":
         return integer
     if scenario is not None:
