@@ -249,10 +249,11 @@ def run(args) -> int:
     return 0
 
 
-def _rtt_text(value: float, model, judged: bool) -> str:
-    """A critical RTT in words: ``inf`` and ``nan`` said against the search interval (the
-    trajectories' when ``judged`` by them, else the linearised loop's); a negative one (the
-    loop unstable even at RTT 0, :func:`qcnmodel.critical_rtt`) as unstable at any RTT."""
+def critical_rtt_words(value: float, model, judged: bool) -> str:
+    """A critical RTT in words (the margins table's, and the pytest plugin's): ``inf`` and
+    ``nan`` said against the search interval (the trajectories' when ``judged`` by them, else
+    the linearised loop's); a negative one (the loop unstable even at RTT 0,
+    :func:`qcnmodel.critical_rtt`) as unstable at any RTT."""
     from qcnmodel import config
 
     if math.isfinite(value) and value < 0:  # the phase margin is negative even at RTT 0
@@ -267,6 +268,9 @@ def _rtt_text(value: float, model, judged: bool) -> str:
     if math.isinf(value):
         return f"none up to {hi * 1e6:.4g} us (stable across the search)"
     return f"none: unstable already at {lo * 1e6:.4g} us (the search's start)"
+
+
+_rtt_text = critical_rtt_words
 
 
 def _text_rows(out: dict, model) -> list[tuple[str, str]]:

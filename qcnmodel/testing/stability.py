@@ -122,7 +122,8 @@ def assert_stable(params, rtt, n_flows, confirm=None, *, model="qcn", capacity=N
         A bad argument (naming it), or a parameter file or ``[ranges]`` table that
         ``qcnmodel check`` refuses (naming the file, line and field).
     """
-    from qcnmodel.analysis.boundary import judged_stable
+    from qcnmodel.analysis.boundary import judged_by_trajectories, judged_stable
+    from qcnmodel.cli.margins import critical_rtt_words
 
     if confirm not in (None, "packets"):
         raise ValueError(f"confirm: must be None or 'packets', got {confirm!r}")
@@ -147,7 +148,7 @@ def assert_stable(params, rtt, n_flows, confirm=None, *, model="qcn", capacity=N
             text += (
                 (
                     f"model {'stable' if ok_model else 'UNSTABLE'} (phase margin {fmt(pm)} deg, "
-                    f"critical RTT {_us(crit)})"
+                    f"critical RTT {critical_rtt_words(crit, m, judged_by_trajectories(m))})"
                 )
                 if mg is not None
                 else f"model failed ({err})"

@@ -57,3 +57,16 @@ def test_a_ranges_table_check_refuses_is_refused(tmp_path):
     path.write_text('preset = "802.1qau"\n[ranges]\ncapcity = "5Gbps"\n')
     with pytest.raises(ValueError, match=r"line 3: .*capcity"):
         qt.assert_stable(path, rtt="300us", n_flows=10)
+
+
+def test_a_failure_says_what_a_missing_critical_rtt_means():
+    # netfpga-1g at 0.5 Gb/s, N = 10, RTT 2 ms: unstable from the search's first RTT; the
+    # message said "critical RTT nan" beside a positive phase margin
+    import qcnmodel as qm
+    from qcnmodel.testing import assert_stable
+
+    with pytest.raises(AssertionError) as info:
+        assert_stable(qm.QCNParams.preset("netfpga-1g"), rtt="2ms", n_flows=10,
+                      capacity="0.5Gbps")  # fmt: skip
+    text = str(info.value)
+    assert "critical RTT nan" not in text and "critical RTT none: unstable already at" in text
