@@ -359,8 +359,10 @@ def ineffective_fields(p: QCNParams) -> frozenset[str]:
 
 def _line_of(text: str, key: str) -> int | None:
     """The first line setting ``key`` (``key = ...``) or opening a table named ``key``
-    (``[key]``, ``[table.key]``); None if there is none."""
+    (``[key]``, ``[table.key]``), the key bare or quoted (``"key" = ...``); None if there is
+    none."""
     k = re.escape(key.strip("[]"))
+    k = rf"(?:{k}|\"{k}\"|'{k}')"
     pattern = re.compile(rf"\s*(?:{k}\s*=|\[+\s*(?:[\w.-]+\.)?{k}\s*\]+)")
     for i, line in enumerate(text.splitlines(), start=1):
         if pattern.match(line):

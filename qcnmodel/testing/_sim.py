@@ -45,9 +45,24 @@ def _freeze(value):
     return value
 
 
+#: arguments given as a time, in seconds or with a unit: the key holds their seconds
+_TIMES = ("duration", "bin_width")
+
+
 def cache_key(scenario, kwargs: dict):
-    """The cache key of a run: the scenario (name, file path or spec) and every argument."""
-    return (_freeze(scenario), _freeze(kwargs))
+    """The cache key of a run: the scenario (name, file path or spec) and every argument,
+    a time in seconds however it was written (``"1ms"``, ``"1000us"`` and ``0.001`` are one
+    run)."""
+    from qcnmodel.units import parse_time
+
+    kw = dict(kwargs)
+    for name in _TIMES:
+        if isinstance(kw.get(name), str):
+            try:
+                kw[name] = float(parse_time(kw[name], name))
+            except ValueError:  # simulate says what is wrong with it
+                pass
+    return (_freeze(scenario), _freeze(kw))
 
 
 def run(scenario, **kwargs):

@@ -54,3 +54,12 @@ def test_dir_of_the_package_shows_no_internals():
     names = dir(qm)
     assert not [n for n in names if n.startswith("_") and not n.startswith("__")]
     assert "QCNFluidModel" in names and "simulate" in names
+
+
+@pytest.mark.parametrize("text", ['[qcn]\n"w" = -3\n', "[qcn]\n'w' = -3\n", '"\u0175" = 3\n'])
+def test_a_quoted_key_s_error_gives_its_line(text, tmp_path, capsys):
+    f = tmp_path / "p.toml"
+    f.write_text(text, encoding="utf-8")
+    code, err = run(["check", str(f)], capsys)
+    line = text.count("\n")  # the key sits on the file's last line
+    assert code == 2 and f"line {line}:" in err
