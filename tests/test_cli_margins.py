@@ -9,6 +9,24 @@ import pytest
 
 from qcnmodel.cli import main
 
+#: DCQCN searches found under the short search, by this module's tests alone
+_SHORT_MEMO: dict = {}
+
+
+@pytest.fixture
+def short_runs_search(monkeypatch):
+    """The DCQCN every-flow runs' RTT search over 20-200 us (the validated 25-100 us and one
+    ladder rung beyond, as in tests/models/test_dcqcn_boundary.py), not the data-centre
+    5 us .. 1 ms: a search then costs a few runs per rung, not tens of long runs at 0.3-1 ms.
+    The searches found under it are memoised apart (the memo's key for a stable band does not
+    hold the search interval), shared by this module's tests only."""
+    from qcnmodel import config
+    from qcnmodel.analysis import boundary
+
+    monkeypatch.setitem(config.defaults, "analysis.runs_rtt_search", (20e-6, 200e-6))
+    monkeypatch.setattr(boundary, "_MEMO", _SHORT_MEMO)
+
+
 KEYS = {
     "model",
     "phase_margin_deg",
@@ -22,7 +40,9 @@ KEYS = {
 
 
 @pytest.mark.parametrize("model", ["fopdt", "qcn", "dcqcn", "ecm"])
-def test_json_has_the_promised_keys(model, capsys):
+def test_json_has_the_promised_keys(model, capsys, request):
+    if model == "dcqcn":  # its runs' search over 20-200 us: the keys are the same
+        request.getfixturevalue("short_runs_search")
     assert main(["margins", "--model", model, "--rtt", "100us", "--flows", "10", "--json"]) == 0
     out = json.loads(capsys.readouterr().out)  # exactly one JSON object
     assert KEYS <= set(out) and out["model"] == model
@@ -104,14 +124,26 @@ def test_bad_input_exits_2_naming_the_field(argv, needle, capsys):
     assert needle in capsys.readouterr().err
 
 
-def test_dcqcn_options(capsys):
+def test_dcqcn_options(capsys, monkeypatch, short_runs_search):
     # Paper defaults (models.md §3); the paper's own open loop and the Taylor fixed point are
     # selectable and give a different answer from the exact linearisation (models.md §3.1).
-    base = ["margins", "--model", "dcqcn", "--flows", "10", "--rtt", "50us", "--json"]
-    assert main(base) == 0
-    exact = json.loads(capsys.readouterr().out)
-    assert main([*base, "--linearisation", "paper", "--fixed-point", "taylor"]) == 0
-    paper = json.loads(capsys.readouterr().out)
+    # The options act on the linearisation alone, which is the same whether or not the
+    # every-flow runs judge the point: they are left out here (past a flow limit of 5), as
+    # test_dcqcn_runs_are_skipped_past_the_flow_limit does; test_json_has_the_promised_keys
+    # and test_dcqcn_default_is_judged_by_its_every_flow_runs run them at N = 10.
+    from qcnmodel import config
+
+    with monkeypatch.context() as m:
+        m.setitem(config.defaults, "analysis.trajectory_max_flows", 5)
+        base = ["margins", "--model", "dcqcn", "--flows", "10", "--rtt", "50us", "--json"]
+        assert main(base) == 0
+        exact = json.loads(capsys.readouterr().out)
+        assert main([*base, "--linearisation", "paper", "--fixed-point", "taylor"]) == 0
+        paper = json.loads(capsys.readouterr().out)
+    # the default model with the options, its runs left out as said
+    assert exact["model_variant"] == "packet"
+    assert paper["model_variant"] == "packet+fixed_point_method=taylor+linearisation=paper"
+    assert all("trajectory_max_flows" in out["runs"]["skipped"] for out in (exact, paper))
     assert exact["fixed_point"]["rate_current"] == pytest.approx(40e9 / 10)  # C/N, exact
     assert paper["phase_margin_deg"] != pytest.approx(exact["phase_margin_deg"], abs=0.1)
     # N = 20 has no equilibrium on the marking ramp: no margins, and the mean field alone
@@ -127,13 +159,14 @@ def test_dcqcn_options(capsys):
     assert "marking ramp" in out["no_fixed_point"] and out["phase_margin_deg"] is None
     assert out["runs"]["cycles"] is True and out["stable"] is False
     assert out["boundary_method"] == "trajectories"
-    assert out["critical_rtt_s"] is None  # nan: the runs cycle from the search's start (5 us)
+    assert out["critical_rtt_s"] is None  # nan: the runs cycle from the search's start (20 us)
 
 
-def test_dcqcn_default_is_judged_by_its_every_flow_runs(capsys):
+def test_dcqcn_default_is_judged_by_its_every_flow_runs(capsys, short_runs_search):
     """N = 10 at 25 us: the linearisation is stable (phase margin 1.8 deg), the packets cycle
     through Kmax (the validation's full grid); the default answers with its runs and keeps
-    the linearised verdict beside them. N = 2 at 85 us the other way round."""
+    the linearised verdict beside them. N = 2 at 85 us the other way round. (The runs' search
+    covers 20-200 us here, short_runs_search.)"""
     assert main(["margins", "--model", "dcqcn", "--flows", "10", "--rtt", "25us", "--json"]) == 0
     out = json.loads(capsys.readouterr().out)
     assert out["model_variant"] == "packet" and out["stable_linearised"] is True
@@ -143,10 +176,11 @@ def test_dcqcn_default_is_judged_by_its_every_flow_runs(capsys):
     assert re.search(r"phase margin\s+-", text) and re.search(r"closed loop\s+stable", text)
     assert "no cycle through Kmax" in text and "every-flow runs" in text
     # the verdict is the runs' critical RTT's: past 100 us at N = 2 (the packets show no
-    # cycle at 25-100 us), where the linearised one is 60.5 us
-    crit = float(re.search(r"\ncritical RTT\s+([\d.]+) us", text).group(1))
+    # cycle at 25-100 us; the runs' own is 895 us, searched to 1 ms), here none up to the
+    # search's end at 200 us, where the linearised one is 60.5 us
+    crit = re.search(r"\ncritical RTT\s+(none up to )?([\d.]+) us", text)
     lin = float(re.search(r"linearised critical RTT\s+([\d.]+) us", text).group(1))
-    assert crit > 100 and lin < 85
+    assert float(crit.group(2)) > 100 and lin < 85
 
 
 def test_dcqcn_runs_are_skipped_past_the_flow_limit(capsys, monkeypatch):
@@ -282,18 +316,19 @@ def test_past_the_trajectories_flow_limit_says_who_judges(capsys, monkeypatch):
     assert "linearised critical RTT" not in text  # the critical RTT printed is that one
 
 
-def test_an_overloaded_port_is_an_answer_not_an_error(capsys):
+def test_an_overloaded_port_is_an_answer_not_an_error(capsys, tmp_path):
     # 100000 flows into 10 Gb/s: below MinRate each (5 Mb/s), no feedback can hold them; the
-    # point is judged unstable at every RTT, with the flows' rate at full feedback
-    assert main(["margins", "--flows", "100000", "--json"]) == 0
-    out = json.loads(capsys.readouterr().out)
+    # point is judged unstable at every RTT, with the flows' rate at full feedback. One run:
+    # the table on stdout and, with --out, the JSON that --json prints (the same object)
+    path = tmp_path / "m.json"
+    assert main(["margins", "--flows", "100000", "--out", str(path)]) == 0
+    out = json.loads(path.read_text())
     assert out["stable"] is False and out["boundary_method"] == "overload"
     assert out["overloaded"] > 1 and out["critical_rtt_s"] is None
     assert "stays overloaded" in out["no_fixed_point"]
     # the packets hold 1100 flows and their queue climbs from 1150 (the validation's
     # largest-N-held rows): the number of flows held lies between
     assert 1100 <= out["held_flows"] < 1150
-    assert main(["margins", "--flows", "100000"]) == 0
     text = capsys.readouterr().out
     assert "none: overloaded at every RTT" in text and "UNSTABLE" in text
     assert f"flows held        at most N = {out['held_flows']}" in text
