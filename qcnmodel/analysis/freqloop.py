@@ -34,7 +34,7 @@ import numpy as np
 from scipy.optimize import brentq
 
 from qcnmodel.analysis.loop import control_name
-from qcnmodel.analysis.margins import Margins, NyquistCount
+from qcnmodel.analysis.margins import Margins, NyquistCount, _critical_delay
 
 __all__ = ["FrequencyLoop"]
 
@@ -224,15 +224,16 @@ class FrequencyLoop:
             i = int(np.argmin(dm_sel))
             wc = np.full(n, wc_all[i])
             pm = np.degrees(pm0_all[i] - wc_all[i] * taus)
-            dm = dm0[i] - taus
-            crit = np.full(n, dm0[i])
+            crit = np.full(n, _critical_delay(dm0[i], self._z0))
+            dm = crit - taus
             a = np.remainder(pm0_all, _TWO_PI)
             wt = wc_all[None, :] * taus[:, None]
             n_cross = np.where(wt >= a * (1 - 1e-12), np.floor((wt - a) / _TWO_PI + 1e-9) + 1, 0)
             z = self._z0 + 2 * (n_cross * direction[None, :]).sum(axis=1)
-        else:
+        else:  # no crossover: stable at every delay, or at none
             wc = np.full(n, np.nan)
-            pm, dm, crit = (np.full(n, np.inf) for _ in range(3))
+            pm = np.full(n, np.inf)
+            dm, crit = (np.full(n, np.inf if self._z0 == 0 else np.nan) for _ in "dc")
             z = np.full(n, self._z0)
         wpc, gm = self._gain_margins(taus)
         with np.errstate(divide="ignore"):
@@ -365,9 +366,9 @@ class FrequencyLoop:
         return self.margins_over_delay(np.array([self.delay])).at(0)
 
     def critical_delay(self) -> float:
-        """Loop delay at which the phase margin reaches zero (inf without crossover)."""
-        m = self.margins()
-        return float(m.critical_delay_s) if np.isfinite(m.crossover_rad_s) else np.inf
+        """Loop delay at which the phase margin reaches zero (``Margins.critical_delay_s``:
+        inf without crossover, NaN when unstable without delay and no margin runs out)."""
+        return float(self.margins().critical_delay_s)
 
     # ------------------------------------------------------------- time domain
     def step_response(self, T=None, pade_order=None):

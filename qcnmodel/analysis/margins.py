@@ -87,11 +87,17 @@ class Margins:
         Phase crossover frequency of the reported gain margin (``nan`` if none).
     delay_margin_s : float
         Extra delay the loop tolerates, ``PM[rad]/crossover`` (negative when the
-        delay is already beyond the critical delay, ``inf`` without crossover).
+        delay is already beyond the critical delay, ``inf`` without crossover, NaN where
+        ``critical_delay_s`` is).
     stable : bool
         Closed-loop stability with the exact delay (argument principle).
     critical_delay_s : float
-        Loop delay at which stability is lost: ``delay + delay_margin_s``.
+        Loop delay at which stability is lost: ``delay + delay_margin_s`` (``inf`` without
+        a gain crossover, NaN if the loop is then unstable). For a loop
+        unstable already without delay it is negative when the crossover's phase margin is
+        (the margin ran out before delay 0), and NaN when that margin is positive (another
+        crossover, or a gain above 1 at a phase crossover, makes it unstable: no delay
+        restores stability by the crossover's margin).
     """
 
     gain_margin: Any
@@ -221,6 +227,18 @@ def _phase_crossings(rat: Rational, taus: np.ndarray, n_best: int = 2):
     return best_w, best_lm
 
 
+def _critical_delay(dm0: float, z0: int) -> float:
+    """The critical delay from the selected crossover's delay margin at zero delay ``dm0``
+    and the delay-free closed loop's unstable roots ``z0``.
+
+    A loop stable without delay (``z0 = 0``) loses stability where the crossover's phase
+    margin runs out, ``dm0``. One unstable already without delay has no delay at which it
+    loses stability: ``dm0`` when that is negative (the margin ran out "before delay 0"),
+    else NaN, as when another crossover or a gain below 1 at a phase crossover makes it
+    unstable while this crossover's margin is still positive."""
+    return float(dm0) if z0 == 0 or dm0 < 0 else np.nan
+
+
 def margins_over_delay(loop, taus) -> Margins:
     """Margins of ``loop.with_delay(tau)`` for every ``tau`` in ``taus``, vectorised.
 
@@ -265,15 +283,16 @@ def margins_over_delay(loop, taus) -> Margins:
         i = int(np.argmin(dm_sel))
         wc = np.full(n, wc_all[i])
         pm = np.degrees(pm0_all[i] - wc_all[i] * taus)
-        dm = dm0[i] - taus
-        crit = np.full(n, dm0[i])
+        crit = np.full(n, _critical_delay(dm0[i], rat.closed_loop_rhp()))
+        dm = crit - taus
         a = np.remainder(pm0_all, _TWO_PI)  # first crossing delay per crossover
         wt = wc_all[None, :] * taus[:, None]
         n_cross = np.where(wt > a, np.floor((wt - a) / _TWO_PI) + 1, 0)
         z = rat.closed_loop_rhp() + 2 * (n_cross * direction[None, :]).sum(axis=1)
-    else:
+    else:  # no crossover: the delay changes nothing; stable at every delay, or at none
         wc = np.full(n, np.nan)
-        pm, dm, crit = (np.full(n, np.inf) for _ in range(3))
+        pm = np.full(n, np.inf)
+        dm, crit = (np.full(n, np.inf if rat.closed_loop_rhp() == 0 else np.nan) for _ in "dc")
         z = np.full(n, rat.closed_loop_rhp())
     wpc, lm = _phase_crossings(rat, taus)
     gm = np.exp(-lm)
@@ -339,11 +358,12 @@ def critical_delay(loop) -> float:
     """Loop delay (s) at which the phase margin of ``loop`` reaches zero.
 
     The rational part is kept and only the delay grows: ``delay + delay_margin_s``, i.e.
-    ``Margins.critical_delay_s``; ``inf`` when the loop has no gain crossover. The critical
-    *RTT* of a model is this minus the model's extra loop delay: :func:`critical_rtt`.
+    ``Margins.critical_delay_s``: ``inf`` when the loop has no gain crossover and is stable,
+    NaN when it is unstable already without delay with no margin to run out (see
+    :class:`Margins`). The critical *RTT* of a model is this minus the model's extra loop
+    delay: :func:`critical_rtt`.
     """
-    m = margins_over_delay(loop, np.array([loop.delay])).at(0)
-    return float(m.critical_delay_s) if np.isfinite(m.crossover_rad_s) else np.inf
+    return float(margins_over_delay(loop, np.array([loop.delay])).at(0).critical_delay_s)
 
 
 def margins_over_delay_at(loop) -> float:
@@ -431,7 +451,9 @@ def critical_rtt(
     float
         The critical RTT; ``inf`` if the phase margin stays positive up to ``rtt_max`` (or
         the loop has no crossover); on the search path ``nan`` if it is already non-positive
-        at ``rtt_min``. It is negative when the loop is unstable even at RTT 0.
+        at ``rtt_min``. It is negative when the loop is unstable even at RTT 0, and NaN
+        when it is unstable there with a positive margin at its crossover (another
+        crossover, or a gain above 1 at a phase crossover: :class:`Margins`).
 
     Notes
     -----
