@@ -429,7 +429,7 @@ def critical_rtt(
     loop=None,
     method: str = "model",
 ) -> float:
-    """Largest RTT (s) with a positive phase margin.
+    """Largest RTT (s) up to which the loop stays stable: its phase margin stays positive.
 
     Parameters
     ----------
@@ -462,9 +462,10 @@ def critical_rtt(
     When the model's rational part does not depend on the RTT (:func:`extra_delay` is not
     None), the phase margin falls linearly with the delay and the answer is exact:
     :func:`~qcnmodel.analysis.margins.critical_delay` minus the extra loop delay. Otherwise
-    ``PM(rtt)`` is bracketed on a geometric ladder (factor 2) from ``rtt_min`` and the first
-    sign change is refined by brentq; if PM is not monotone in the RTT the first loss of
-    phase margin is returned.
+    ``PM(rtt)``, signed by the loop's stability (a loop unstable through another crossover
+    counts as lost), is bracketed on a geometric ladder (factor 2) from ``rtt_min`` and the
+    first sign change is refined by brentq; if it is not monotone in the RTT the first loss
+    is returned.
     """
     rtt_min, rtt_max = time_or_none(rtt_min, "rtt_min"), time_or_none(rtt_max, "rtt_max")
     check_search(rtt_min, rtt_max, xtol=xtol, rtol=rtol)
@@ -500,18 +501,29 @@ def _is_loop(obj) -> bool:
     )
 
 
+def _signed_margin(loop) -> float:
+    """The phase margin (deg) of ``loop`` at its delay, signed by its stability (the
+    delay-sweep count): at least +1e-9 when stable, at most -1e-9 when not, so that a loop
+    unstable through another crossover, or a gain above 1 at a phase crossover, counts as lost
+    while its crossover's margin is still positive (infinite without gain crossover)."""
+    m = margins_over_delay(loop, np.array([loop.delay])).at(0)
+    pm = float(m.phase_margin_deg)
+    return max(pm, 1e-9) if m.stable else min(-abs(pm), -1e-9)
+
+
 def _first_loss(make, rtt_min: float, rtt_max: float, xtol: float, rtol: float) -> float:
-    """First RTT in [rtt_min, rtt_max] where the phase margin of ``make(rtt)`` reaches 0."""
+    """First RTT in [rtt_min, rtt_max] where the loop ``make(rtt)`` loses stability: its
+    phase margin reaches 0, or the closed loop turns unstable otherwise."""
 
     def pm(rtt: float) -> float:
-        return margins_over_delay_at(make(rtt))
+        return _signed_margin(make(rtt))
 
     lo = rtt_min
     f_lo = pm(lo)
-    if not np.isfinite(f_lo):
-        return np.inf
     if f_lo <= 0:
         return np.nan
+    if not np.isfinite(f_lo):
+        return np.inf
     while lo < rtt_max:
         hi = min(lo * 2, rtt_max)
         if pm(hi) <= 0:

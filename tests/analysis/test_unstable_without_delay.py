@@ -67,3 +67,15 @@ def test_the_packet_model_at_a_large_sampling_probability():
     assert not np.any(sweep.stable)
     assert np.isnan(loop.margins().critical_delay_s)
     assert np.isnan(critical_rtt(m, method="linearisation"))
+
+
+def test_the_search_path_counts_a_loop_unstable_through_another_crossover_as_lost():
+    # critical_rtt of an rtt -> loop factory searches the RTT; it followed the phase margin
+    # alone, which stays positive at small delays for this loop unstable at every delay
+    num, den = TWO_CROSSOVERS
+    assert np.isnan(critical_rtt(lambda r: DelayedLoop(num, den, r), 1e-6, 1.0))
+    # a stable loop's search still finds its critical delay (exact value as above)
+    num, den = np.array([2.0]), np.poly([0.0, -1.0])
+    w = np.sqrt((-1 + np.sqrt(17)) / 2)
+    found = critical_rtt(lambda r: DelayedLoop(num, den, r), 1e-6, 100.0)
+    assert found == pytest.approx((np.pi / 2 - np.arctan(w)) / w, rel=1e-8)
