@@ -13,9 +13,9 @@ from qcnmodel.studies.report import ReportConfig, compute_margins_grid, write_re
 
 def small_config(**kw):
     kw.setdefault("recommend", False)  # the fix search is tested in test_check.py
-    return ReportConfig(
-        n_rtt=12, flows=(1, 10, 100), weights=(2.0, 8.0), ps_values=(0.01, 0.05), packet=False, **kw
-    )
+    kw = {"n_rtt": 12, "flows": (1, 10, 100), "weights": (2.0, 8.0), "ps_values": (0.01, 0.05),
+          **kw}  # fmt: skip
+    return ReportConfig(packet=False, **kw)
 
 
 def test_grid_matches_single_point_margins():
@@ -86,13 +86,17 @@ def test_an_interrupted_report_leaves_its_folder_as_it_was(tmp_path, monkeypatch
         raise KeyboardInterrupt
 
     monkeypatch.setattr(report, "_claim_section", interrupt)
+    # a smaller report (one W and Ps, two N, one point): the folder's fate does not depend on
+    # its size, and the interrupt still comes after the grid is written into it
+    cfg = small_config(n_rtt=6, flows=(1, 10), weights=(2.0,), ps_values=(0.01,),
+                       point_flows=(10,), point_rtts=(100e-6,))  # fmt: skip
     with pytest.raises(KeyboardInterrupt):
-        write_report(tmp_path / "rep", small_config(), progress=False)
+        write_report(tmp_path / "rep", cfg, progress=False)
     assert list(tmp_path.iterdir()) == []
     (tmp_path / "old").mkdir()
     (tmp_path / "old" / "report.md").write_text("earlier report")
     with pytest.raises(KeyboardInterrupt):
-        write_report(tmp_path / "old", small_config(), progress=False)
+        write_report(tmp_path / "old", cfg, progress=False)
     assert sorted(q.name for q in tmp_path.iterdir()) == ["old"]
     assert [q.name for q in (tmp_path / "old").iterdir()] == ["report.md"]
     assert (tmp_path / "old" / "report.md").read_text() == "earlier report"
