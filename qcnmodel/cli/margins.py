@@ -293,7 +293,12 @@ def _text_rows(out: dict, model) -> list[tuple[str, str]]:
         rows += [
             ("phase margin", f"{out['phase_margin_deg']:.3f} deg"),
             ("gain margin", f"{out['gain_margin_db']:.3f} dB"),
-            ("delay margin", f"{out['delay_margin_s'] * 1e6:.4g} us"),
+            (
+                "delay margin",
+                f"{out['delay_margin_s'] * 1e6:.4g} us"
+                if not math.isnan(out["delay_margin_s"])
+                else "none: the linearised loop is unstable already without delay",
+            ),
             ("gain crossover", f"{out['crossover_rad_s']:.6g} rad/s"),
         ]
     else:

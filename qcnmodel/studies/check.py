@@ -382,7 +382,8 @@ def _check(params, ranges, model, variant, base, fallback, recommend, confirm,
         if not judged_by_trajectories(model_n, boundary):
             crit[n] = float(critical_rtt(model_n, loop=loop, method="linearisation"))
         worst_gm = min(worst_gm, float(np.min(m.gain_margin_db)))
-        worst_dm = min(worst_dm, float(np.min(m.delay_margin_s)))
+        dm = np.asarray(m.delay_margin_s, float)  # NaN: unstable without delay, the worst
+        worst_dm = np.nan if np.isnan(worst_dm) or np.isnan(dm).any() else min(worst_dm, dm.min())
         if progress is not None:
             progress.update(1)
     judged = [n for n in models if n not in crit]  # flow counts judged by the trajectories

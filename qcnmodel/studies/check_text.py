@@ -40,7 +40,12 @@ def render(result, ranges, file: str, figure=None) -> str:
         ),
         *_lowest_line(r),
         f"lowest gain margin   {r.worst_gain_margin_db:9.2f} dB",
-        f"lowest delay margin  {r.worst_delay_margin_s * 1e6:9.4g} us",
+        "lowest delay margin  "
+        + (
+            f"{r.worst_delay_margin_s * 1e6:9.4g} us"
+            if r.worst_delay_margin_s == r.worst_delay_margin_s
+            else "none: a linearised loop is unstable already without delay"
+        ),
         "critical RTT per N (largest RTT with a positive phase margin, or [t] where the odds "
         "of an unstable run of the model's trajectories pass one half; negative, or nan "
         "without a band: unstable at any RTT; nan with a band: stable in the band only):",

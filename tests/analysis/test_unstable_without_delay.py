@@ -79,3 +79,18 @@ def test_the_search_path_counts_a_loop_unstable_through_another_crossover_as_los
     w = np.sqrt((-1 + np.sqrt(17)) / 2)
     found = critical_rtt(lambda r: DelayedLoop(num, den, r), 1e-6, 100.0)
     assert found == pytest.approx((np.pi / 2 - np.arctan(w)) / w, rel=1e-8)
+
+
+def test_check_says_there_is_no_delay_margin_where_a_loop_is_unstable_without_delay():
+    # the packet-fidelity QCN loop at a fixed Ps = 0.9 (above); the lowest delay margin over
+    # the grid ignored NaN and could read inf or a positive figure
+    from qcnmodel.params import QCNParams
+    from qcnmodel.studies.check import CheckRanges, check_params
+    from qcnmodel.studies.check_text import render
+
+    params = QCNParams.preset("802.1qau").replace(sampling="fixed", ps_fixed=0.9)
+    ranges = CheckRanges(rtt=(1e-4, 1e-4), flows=(10, 10))
+    r = check_params(params, ranges, recommend=False, boundary="linearisation")
+    assert np.isnan(r.worst_delay_margin_s)
+    text = render(r, ranges, "test")
+    assert "lowest delay margin  none: a linearised loop is unstable already without delay" in text
