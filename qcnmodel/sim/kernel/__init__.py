@@ -3,7 +3,8 @@
 Modules: :mod:`.state` (row constants and allocation of every table), :mod:`.heap` (the
 event queue), :mod:`.traffic` (lazy traffic generators), :mod:`.dispatch` (the one place that
 maps a protocol family to its handlers), :mod:`.loop` (the event loop, :func:`run_compiled`,
-:func:`warm_up`) and :mod:`._cache` (numba's on-disk cache keyed on all of them).
+:func:`warm_up`), :mod:`._cache` (numba's on-disk cache keyed on all of them) and
+:mod:`._numba_speed` (a faster first compilation).
 
 The loop's names are imported lazily, so that importing :mod:`.state` (for its constants)
 does not define the compiled loop.
@@ -11,9 +12,10 @@ does not define the compiled loop.
 
 import importlib
 
-from qcnmodel.sim.kernel import _cache
+from qcnmodel.sim.kernel import _cache, _numba_speed
 
 _cache.install()  # before any kernel module defines a compiled function
+_numba_speed.install()  # three repeated costs of numba's front end, removed
 
 __all__ = ["KernelState", "build_state", "run_compiled", "warm_up"]
 
