@@ -10,9 +10,11 @@ Compilations in processes forked by the command (``qcnmodel report`` compiles th
 in a forked process while it analyses the model) are recorded too, marked with their
 process; their times overlap the parent's, so the total can exceed the wall time.
 
-Usage: ``python benchmarks/compile_profile.py simulate --scenario og-hotspot --duration 1ms``
-(``--keep-cache DIR`` reuses DIR instead of a fresh one, e.g. to time a warm start). With a
-fresh cache the wall time is also given against the first-run target, 20 s.
+Usage: ``python benchmarks/compile_profile.py simulate --scenario og-hotspot --duration 1ms
+--engine kernel`` (``--keep-cache DIR`` reuses DIR instead of a fresh one, e.g. to time a warm
+start). Without ``--engine kernel`` a run this short on a fresh cache runs on the pure-Python
+twin and compiles nothing. With a fresh cache the wall time is also given against the
+first-run target, 20 s.
 """
 
 from __future__ import annotations
