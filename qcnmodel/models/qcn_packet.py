@@ -237,7 +237,7 @@ class QCNPacketModel(LoopModel):
 
         tt, tb = self.tables
         k = self.param_vector()
-        fb, st = equilibrium(k, tt, tb, math.inf)
+        fb, st = equilibrium(k, tt, tb, math.inf, jitter=self.params.jitter)
         standing_queue(k, fb, self.params, self.n_flows)
         return fb, st
 
