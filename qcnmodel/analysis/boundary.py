@@ -262,10 +262,10 @@ def stable_band(model, rtts=None) -> tuple[float, float] | None:
     searched from there (:func:`critical_rtt_above`). The default band is memoised as the
     searches are.
     """
-    key = _memo_key(model, "band", _BAND_GRID, _BAND_LADDER) if rtts is None else None
+    lo, hi = search_interval(model)  # in the key: a band is that of its search interval
+    key = _memo_key(model, "band", _BAND_GRID, _BAND_LADDER, lo, hi) if rtts is None else None
     if key is not None and key in _MEMO:
         return _MEMO[key]
-    lo, hi = search_interval(model)
     grid = band_grid(model) if rtts is None else np.asarray(rtts, float)
     cand = sorted(float(r) for r in grid if 1.5 * lo < r <= hi)
     band = _band_on(model, cand)
