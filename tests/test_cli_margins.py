@@ -18,8 +18,9 @@ def short_runs_search(monkeypatch):
     """The DCQCN every-flow runs' RTT search over 20-200 us (the validated 25-100 us and one
     ladder rung beyond, as in tests/models/test_dcqcn_boundary.py), not the data-centre
     5 us .. 1 ms: a search then costs a few runs per rung, not tens of long runs at 0.3-1 ms.
-    The searches found under it are memoised apart (the memo's key for a stable band does not
-    hold the search interval), shared by this module's tests only."""
+    The searches found under it are memoised apart, shared by this module's tests only (the
+    memo's keys hold the search interval too, so this only keeps the module's entries
+    together)."""
     from qcnmodel import config
     from qcnmodel.analysis import boundary
 
