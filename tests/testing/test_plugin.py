@@ -59,10 +59,11 @@ def test_a_plugin_test_on_a_10ms_run_runs_again_after_the_cache_is_cleared(pytes
         from qcnmodel.testing import assert_invariants
 
         def test_run(qcn_sim):
+            misses = qcn_sim.cache_info()["misses"]  # counted per process (pytester: ours)
             r = qcn_sim("og-hotspot", duration="10ms", seed=3)
             assert_invariants(r)
             assert r.dataset.attrs["engine"] in ("kernel", "oracle")
-            assert qcn_sim.cache_info()["misses"] == 1
+            assert qcn_sim.cache_info()["misses"] == misses + 1  # simulated, not a hit
         """
     )
     run(pytester).assert_outcomes(passed=1)
