@@ -34,7 +34,7 @@ import numpy as np
 from scipy.optimize import brentq
 
 from qcnmodel.analysis.loop import control_name
-from qcnmodel.analysis.margins import Margins, NyquistCount, _critical_delay
+from qcnmodel.analysis.margins import Margins, NyquistCount, delay_sweep
 
 __all__ = ["FrequencyLoop"]
 
@@ -216,25 +216,7 @@ class FrequencyLoop:
             return self._margins_delay_by_delay(taus)
         shape = taus.shape
         taus = taus.reshape(-1)
-        wc_all, pm0_all, direction = self._crossovers
-        n = taus.size
-        if wc_all.size:
-            dm0 = pm0_all / wc_all
-            dm_sel = np.where(direction > 0, dm0, np.inf) if np.any(direction > 0) else dm0
-            i = int(np.argmin(dm_sel))
-            wc = np.full(n, wc_all[i])
-            pm = np.degrees(pm0_all[i] - wc_all[i] * taus)
-            crit = np.full(n, _critical_delay(dm0[i], self._z0))
-            dm = crit - taus
-            a = np.remainder(pm0_all, _TWO_PI)
-            wt = wc_all[None, :] * taus[:, None]
-            n_cross = np.where(wt >= a * (1 - 1e-12), np.floor((wt - a) / _TWO_PI + 1e-9) + 1, 0)
-            z = self._z0 + 2 * (n_cross * direction[None, :]).sum(axis=1)
-        else:  # no crossover: stable at every delay, or at none
-            wc = np.full(n, np.nan)
-            pm = np.full(n, np.inf)
-            dm, crit = (np.full(n, np.inf if self._z0 == 0 else np.nan) for _ in "dc")
-            z = np.full(n, self._z0)
+        wc, pm, dm, crit, z = delay_sweep(*self._crossovers, self._z0, taus, slack=True)
         wpc, gm = self._gain_margins(taus)
         with np.errstate(divide="ignore"):
             gm_db = 20 * np.log10(gm)

@@ -227,16 +227,58 @@ def _phase_crossings(rat: Rational, taus: np.ndarray, n_best: int = 2):
     return best_w, best_lm
 
 
-def _critical_delay(dm0: float, z0: int) -> float:
-    """The critical delay from the selected crossover's delay margin at zero delay ``dm0``
-    and the delay-free closed loop's unstable roots ``z0``.
+def delay_sweep(wc_all, pm0_all, direction, z0: int, taus, slack: bool = False):
+    """The margins a delay changes, over the delays ``taus``, from a loop's crossover table.
 
-    A loop stable without delay (``z0 = 0``) loses stability where the crossover's phase
-    margin runs out, ``dm0``. One unstable already without delay has no delay at which it
-    loses stability: ``dm0`` when that is negative (the margin ran out "before delay 0"),
-    else NaN, as when another crossover or a gain below 1 at a phase crossover makes it
-    unstable while this crossover's margin is still positive."""
-    return float(dm0) if z0 == 0 or dm0 < 0 else np.nan
+    Parameters
+    ----------
+    wc_all, pm0_all, direction : ndarray
+        Gain crossovers (rad/s), their delay-free phase margins (rad) and crossing
+        directions (+1 where ``|G|`` falls through 1).
+    z0 : int
+        Unstable roots of the delay-free closed loop.
+    taus : ndarray
+        Loop delays (s), one dimension.
+    slack : bool
+        Count a crossing reached to rounding (a tabulated response's crossovers).
+
+    Returns
+    -------
+    tuple of ndarray
+        Per delay: the selected crossover (rad/s), its phase margin (deg), the delay
+        margin and the critical delay (s), and the closed loop's unstable roots.
+
+    Notes
+    -----
+    Only crossovers where ``|G|`` falls through 1 can lose stability as the delay grows
+    (roots cross into the RHP there); the one whose margin runs out first is selected,
+    any one if none falls. A loop stable without delay (``z0 = 0``) loses stability where
+    that margin runs out. One unstable already without delay has no delay at which it
+    loses stability: its critical delay is the margin's when that is negative (it ran out
+    "before delay 0"), else NaN, as when another crossover or a gain above 1 at a phase
+    crossover makes it unstable while this crossover's margin is still positive. Without
+    a crossover the delay changes nothing: stable at every delay (``inf``) or at none (NaN).
+    The unstable roots follow from the argument principle as the delay sweeps each
+    crossover's phase through -180 deg.
+    """
+    n = taus.size
+    if not wc_all.size:
+        fill = np.inf if z0 == 0 else np.nan
+        return (np.full(n, np.nan), np.full(n, np.inf), np.full(n, fill), np.full(n, fill),
+                np.full(n, z0))  # fmt: skip
+    dm0 = pm0_all / wc_all  # delay margin at tau = 0 per crossover
+    dm_sel = np.where(direction > 0, dm0, np.inf) if np.any(direction > 0) else dm0
+    i = int(np.argmin(dm_sel))
+    crit = float(dm0[i]) if z0 == 0 or dm0[i] < 0 else np.nan
+    a = np.remainder(pm0_all, _TWO_PI)  # first crossing delay per crossover
+    wt = wc_all[None, :] * taus[:, None]
+    if slack:
+        n_cross = np.where(wt >= a * (1 - 1e-12), np.floor((wt - a) / _TWO_PI + 1e-9) + 1, 0)
+    else:
+        n_cross = np.where(wt > a, np.floor((wt - a) / _TWO_PI) + 1, 0)
+    z = z0 + 2 * (n_cross * direction[None, :]).sum(axis=1)
+    pm = np.degrees(pm0_all[i] - wc_all[i] * taus)
+    return np.full(n, wc_all[i]), pm, crit - taus, np.full(n, crit), z
 
 
 def margins_over_delay(loop, taus) -> Margins:
@@ -274,26 +316,7 @@ def margins_over_delay(loop, taus) -> Margins:
     rat = Rational(loop.num, loop.den)
     _check_loop(rat, bool(np.any(taus > 0)))
     wc_all, pm0_all, direction = _crossover_table(rat)
-    n = taus.size
-    if wc_all.size:
-        dm0 = pm0_all / wc_all  # delay margin at tau = 0 per crossover
-        # only crossovers where |G| falls through 1 can lose stability as the
-        # delay grows (roots cross into the RHP there); others only if none is
-        dm_sel = np.where(direction > 0, dm0, np.inf) if np.any(direction > 0) else dm0
-        i = int(np.argmin(dm_sel))
-        wc = np.full(n, wc_all[i])
-        pm = np.degrees(pm0_all[i] - wc_all[i] * taus)
-        crit = np.full(n, _critical_delay(dm0[i], rat.closed_loop_rhp()))
-        dm = crit - taus
-        a = np.remainder(pm0_all, _TWO_PI)  # first crossing delay per crossover
-        wt = wc_all[None, :] * taus[:, None]
-        n_cross = np.where(wt > a, np.floor((wt - a) / _TWO_PI) + 1, 0)
-        z = rat.closed_loop_rhp() + 2 * (n_cross * direction[None, :]).sum(axis=1)
-    else:  # no crossover: the delay changes nothing; stable at every delay, or at none
-        wc = np.full(n, np.nan)
-        pm = np.full(n, np.inf)
-        dm, crit = (np.full(n, np.inf if rat.closed_loop_rhp() == 0 else np.nan) for _ in "dc")
-        z = np.full(n, rat.closed_loop_rhp())
+    wc, pm, dm, crit, z = delay_sweep(wc_all, pm0_all, direction, rat.closed_loop_rhp(), taus)
     wpc, lm = _phase_crossings(rat, taus)
     gm = np.exp(-lm)
     with np.errstate(divide="ignore"):
@@ -364,11 +387,6 @@ def critical_delay(loop) -> float:
     delay: :func:`critical_rtt`.
     """
     return float(margins_over_delay(loop, np.array([loop.delay])).at(0).critical_delay_s)
-
-
-def margins_over_delay_at(loop) -> float:
-    """Phase margin (deg) of ``loop`` at its own delay (no Nyquist count)."""
-    return float(margins_over_delay(loop, np.array([loop.delay])).phase_margin_deg[0])
 
 
 # --------------------------------------------------------------------------
