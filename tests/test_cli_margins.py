@@ -365,9 +365,9 @@ def test_a_field_beyond_the_default_model_falls_back_and_names_it(capsys):
 def test_a_negative_critical_rtt_reads_as_unstable_at_any_rtt():
     # qcnmodel.critical_rtt is negative when the loop is unstable even at RTT 0 (w = 0.5 at a
     # fixed Ps = 1: -37 us); the table printed "-37.4 us"
-    from qcnmodel.cli.margins import _rtt_text
+    from qcnmodel.cli.margins import critical_rtt_words
     from qcnmodel.models.qcn import QCNFluidModel
 
-    text = _rtt_text(-37.4e-6, QCNFluidModel(n_flows=10), False)
+    text = critical_rtt_words(-37.4e-6, QCNFluidModel(n_flows=10), False)
     assert text.startswith("none: unstable at any RTT") and "37.4 us before RTT 0" in text
-    assert _rtt_text(37.4e-6, QCNFluidModel(n_flows=10), False) == "37.4 us"
+    assert critical_rtt_words(37.4e-6, QCNFluidModel(n_flows=10), False) == "37.4 us"

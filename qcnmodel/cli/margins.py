@@ -270,9 +270,6 @@ def critical_rtt_words(value: float, model, judged: bool) -> str:
     return f"none: unstable already at {lo * 1e6:.4g} us (the search's start)"
 
 
-_rtt_text = critical_rtt_words
-
-
 def _text_rows(out: dict, model) -> list[tuple[str, str]]:
     """The rows ``qcnmodel margins`` prints for the summary ``out`` of ``model``."""
     from qcnmodel.analysis.boundary import past_trajectory_limit
@@ -323,16 +320,16 @@ def _text_rows(out: dict, model) -> list[tuple[str, str]]:
                                        "the largest N with an equilibrium)"))  # fmt: skip
         rows.append(("critical RTT", "none: overloaded at every RTT"))
     else:
-        rows.append(("critical RTT", _rtt_text(out["critical_rtt_s"], model, judged)))
+        rows.append(("critical RTT", critical_rtt_words(out["critical_rtt_s"], model, judged)))
     if "stable_band_s" in out:  # a stable band above a cycle at small RTTs
         lo, hi = out["stable_band_s"]
-        rows.append(("stable band", f"{_rtt_text(lo, model, judged)} to "
-                     f"{_rtt_text(hi, model, judged)} (the runs cycle from the smallest RTT "
-                     "they are run at, timers in step, and are stable in this band: the "
-                     "model's own, as check and stability maps give it)"))  # fmt: skip
+        rows.append(("stable band", f"{critical_rtt_words(lo, model, judged)} to "
+                     f"{critical_rtt_words(hi, model, judged)} (the runs cycle from the "
+                     "smallest RTT they are run at, timers in step, and are stable in this "
+                     "band: the model's own, as check and stability maps give it)"))  # fmt: skip
     if judged and loop:
-        rows.append(("linearised critical RTT",
-                      _rtt_text(out["critical_rtt_linearised_s"], model, False)))  # fmt: skip
+        lin = out["critical_rtt_linearised_s"]
+        rows.append(("linearised critical RTT", critical_rtt_words(lin, model, False)))
     if "skipped" in runs:
         rows.append(("judged by", f"the linearised loop (every-flow runs skipped: "
                                   f"{runs['skipped']})"))  # fmt: skip

@@ -84,8 +84,6 @@ def register(subparsers) -> None:
 def report_config(args):
     """The :class:`~qcnmodel.studies.report.ReportConfig` the arguments describe: the
     parameter set, and the RTT and flow ranges (flags, else the file's ``[ranges]``)."""
-    import numpy as np
-
     from qcnmodel import config
     from qcnmodel.cli.check import file_ranges, grid_count, parse_ranges
     from qcnmodel.cli.common import load_params_file, parse_set
@@ -130,8 +128,8 @@ def report_config(args):
         inside = {n for n in config.defaults["studies.report_flows"] if lo <= n <= hi}
         n_flows = grid_count(args.flows if args.flows is not None else table["flows"],
                              "flows")[1]  # fmt: skip
-        if n_flows is not None:  # the rounded log grid's distinct counts, ends included
-            inside = set(np.unique(np.round(np.geomspace(lo, hi, n_flows))).astype(int).tolist())
+        if n_flows is not None:  # parse_ranges took it: check's rounded log grid
+            inside = set(ranges.flow_grid().tolist())
         kw["flows"] = tuple(sorted(inside | {lo, hi}))
         kw["point_flows"] = tuple(
             sorted({min(max(n, lo), hi) for n in config.defaults["studies.report_point_flows"]})
