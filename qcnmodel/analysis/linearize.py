@@ -338,8 +338,10 @@ class DelaySystem:
         args = (self.x, self.xd, self.params)
         mods = ["numpy", "scipy"]
         self.channel = channel
+        self._at_channel = None
         if channel is not None:
             y, h = channel
+            self._f_channel = f
             self.f = f.subs(y, h)
             self.b_expr = f.jacobian([y]).subs(y, h)
             self.c_expr = sp.Matrix([h]).jacobian(self.xd)
@@ -406,14 +408,46 @@ class DelaySystem:
         a0, a1 = self._batch(self._j01, x_star, pvals)
         return a0, a1
 
-    def linearise(self, x_star, pvals, delay) -> LinearDDE:
-        """:class:`LinearDDE` at an operating point (a batch if inputs are arrays)."""
+    def linearise(self, x_star, pvals, delay, channel_value=None) -> LinearDDE:
+        """:class:`LinearDDE` at an operating point (a batch if inputs are arrays).
+
+        ``channel_value`` (with a loop channel ``(y, h)``): the exact value of ``y`` at the
+        operating point, where the model defines it (ECM's equilibrium has Fb* = 0), instead
+        of ``h(x_star)``: a derivative proportional to ``y`` then vanishes exactly, where the
+        rounding of ``h(x_star)`` would leave a residue (a pole at 1e-13 rad/s in place of an
+        integrator's pole at 0).
+        """
+        if channel_value is not None:
+            return self._linearise_at_channel(x_star, pvals, delay, channel_value)
         a0, a1 = self.jacobians(x_star, pvals)
         b = c = a1d = None
         if self.channel is not None:
             b, c, a1d = self._batch(self._split, x_star, pvals)
             b = b[..., :, 0]
             c = c[..., 0, :]
+        return LinearDDE(np.asarray(x_star, dtype=float), a0, a1, float(delay), b, c, a1d)
+
+    def _linearise_at_channel(self, x_star, pvals, delay, y_star) -> LinearDDE:
+        """:meth:`linearise` with the channel's value given: ``A0 = df/dx``, ``b = df/dy``,
+        ``c = dh/dxd`` and the direct part ``df/dxd`` at ``y = y_star``, and
+        ``A1 = b c^T + A1_direct`` (the chain rule through ``y``)."""
+        if self.channel is None:
+            raise ValueError("channel_value: the system has no loop channel")
+        if self._at_channel is None:  # built on first use: most systems never need it
+            y, _ = self.channel
+            f = self._f_channel
+            self._at_channel = sp.lambdify(
+                (self.x, self.xd, self.params, [y]),
+                [f.jacobian(self.x).tolist(), f.jacobian([y]).tolist(), self.c_expr.tolist(),
+                 f.jacobian(self.xd).tolist()],
+                modules=["numpy", "scipy"], cse=True,
+            )  # fmt: skip
+        ys = [np.asarray(y_star, dtype=float)]
+        a0, b, c, a1d = self._batch(
+            lambda xs, xds, ps: self._at_channel(xs, xds, ps, ys), x_star, pvals
+        )
+        b, c = b[..., :, 0], c[..., 0, :]
+        a1 = b[..., :, None] * c[..., None, :] + a1d
         return LinearDDE(np.asarray(x_star, dtype=float), a0, a1, float(delay), b, c, a1d)
 
     def symbolic_loop(self, s=None):

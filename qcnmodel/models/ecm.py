@@ -190,9 +190,13 @@ class ECMFluidModel(LoopModel):
 
     # ------------------------------------------------------------------ linear analysis
     def linearise(self) -> LinearDDE:
-        """:class:`~qcnmodel.analysis.linearize.LinearDDE` at the fixed point (packet units)."""
+        """:class:`~qcnmodel.analysis.linearize.LinearDDE` at the fixed point (packet units),
+        with the equilibrium's feedback Fb* = 0 exactly (Jiang et al.'s BCN fluid model: at
+        the equilibrium q = Qeq and N R = C, so the rate's own terms vanish and the loop is
+        a double integrator)."""
         p = self.param_vector()
-        return self.system().linearise(self._x_star(), p[: eq.N_SYM_PARAMS], self.rtt)
+        return self.system().linearise(self._x_star(), p[: eq.N_SYM_PARAMS], self.rtt,
+                                       channel_value=0.0)  # fmt: skip
 
     def loop(self):
         """Open loop L(s) = num/den e^{-s rtt}, broken at Fb(t - tau) (DelayedLoop)."""

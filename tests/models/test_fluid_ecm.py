@@ -10,6 +10,7 @@ import math
 
 import numpy as np
 import pytest
+from scipy.optimize import brentq
 
 from qcnmodel.models.ecm import ECMFluidModel
 from qcnmodel.params.protocols import ECMParams
@@ -70,6 +71,29 @@ def test_margins_match_the_closed_form(rtt):
     assert mg.phase_margin_deg == pytest.approx(pm, abs=1e-4)
     assert mg.stable == (pm > 0)
     assert mg.critical_delay_s == pytest.approx(math.atan(wc * t) / wc, rel=1e-6)
+
+
+@pytest.mark.parametrize("capacity", [1e9, 10e9])
+@pytest.mark.parametrize("n_flows", [2, 10, 50])
+@pytest.mark.parametrize("rtt", [10e-6, 50e-6, 90e-6])
+def test_gain_margin_matches_the_closed_form(capacity, n_flows, rtt):
+    """The loop is a double integrator with a lead, exactly: den = s^2 (Fb* = 0 at the
+    equilibrium). Its phase -pi + atan(w T) - w tau crosses -pi where atan(w T) = w tau (T
+    > tau: once, from above); GM = 1/|L| there = w^2 / (K sqrt(1 + w^2 T^2)). A rounding
+    residue of Fb* made the double integrator a pole pair at 0 and +1e-13 rad/s, whose phase
+    crossed -pi near 1e-5 rad/s: gain margins of 1e-16 at 1 Gb/s."""
+    m = ECMFluidModel(rtt=rtt, n_flows=n_flows, capacity=capacity)
+    k, t = m.loop_gain()
+    loop = m.loop()
+    assert list(np.asarray(loop.den, float)[1:]) == [0.0, 0.0]
+    if t <= rtt:  # no crossing from above; the closed form below needs T > tau
+        pytest.skip("lead time below the delay")
+    # atan(w T) - w tau is positive just above 0 and falls below 0 before pi / (2 tau)
+    w = brentq(lambda x: math.atan(x * t) - x * rtt, 1e-9 / t, math.pi / (2 * rtt))
+    gm = w**2 / (k * math.sqrt(1 + (w * t) ** 2))
+    mg = loop.margins()
+    assert mg.phase_crossover_rad_s == pytest.approx(w, rel=1e-6)  # root-finding tolerance
+    assert mg.gain_margin == pytest.approx(gm, rel=1e-6)
 
 
 def test_small_perturbation_decays_at_the_describing_function_rate():
