@@ -72,8 +72,8 @@ def unstable_fraction(model, rtts, seeds: int | None = None, progress: bool = Fa
         for i, r in enumerate(grid.tolist()):
             verdicts = model.replace(rtt=r).trajectory_verdicts(seeds)  # checks seeds
             n = len(verdicts)
-            under[i] = sum(v == "underflow" for v in verdicts)
-            osc[i] = sum(v not in ("stable", "underflow") for v in verdicts)
+            under[i] = sum(v in _EMPTIES for v in verdicts)
+            osc[i] = sum(v != "stable" and v not in _EMPTIES for v in verdicts)
             if bar is not None:
                 bar.update(1)
     finally:
@@ -84,6 +84,11 @@ def unstable_fraction(model, rtts, seeds: int | None = None, progress: bool = Fa
                                 "oscillating": ("rtt", osc), "underflow": ("rtt", under)},
                         name="unstable_fraction",
                         attrs={"seeds": n, "long_name": "runs unstable (fraction)"})  # fmt: skip
+
+
+#: the detector's classes of a run that empties the queue (an idle run is counted with them:
+#: it is not stable either, :func:`qcnmodel.analysis.timeseries.oscillation`)
+_EMPTIES = ("underflow", "idle")
 
 
 def odds_crossing(odds, rtts=None, full: bool = False, weights=None):

@@ -1,10 +1,10 @@
 """Oscillation of a sampled signal: the sustained-oscillation detector used on every queue
 trace (packet simulations and model trajectories alike).
 
-:func:`oscillation` classifies a queue trace on a uniform grid as stable, oscillating or
-underflowing (from its autocorrelation, its amplitude and the time it spends empty) and
-measures the period (first autocorrelation peak, and mean crossings). Thresholds are fixed
-constants, chosen before any comparison was run.
+:func:`oscillation` classifies a queue trace on a uniform grid as stable, oscillating,
+underflowing or idle (from its autocorrelation, its amplitude and the time it spends empty)
+and measures the period (first autocorrelation peak, and mean crossings). Thresholds are
+fixed constants, chosen before any comparison was run.
 """
 
 from __future__ import annotations
@@ -13,13 +13,15 @@ import math
 
 import numpy as np
 
-__all__ = ["ACF_MIN", "AMPLITUDE_MIN", "EMPTY_BYTES", "UNDERFLOW_MIN", "oscillation"]
+__all__ = ["ACF_MIN", "AMPLITUDE_MIN", "EMPTY_BYTES", "UNDERFLOW_MIN", "class_group", "oscillation"]
 
 #: Classification thresholds, fixed before any comparison was run (not tuned):
 #: a *sustained* oscillation repeats (half of the queue variance recurs one period later,
 #: ACF >= 0.5) and is large (queue std >= Qeq/4, well above the +-1 quantisation step noise
 #: Fbmax/63 = Qeq(2w+1)/63 = Qeq/12.6 at w = 2); an *underflow* regime empties the queue for
-#: at least 1 % of the time (throughput is lost).
+#: at least 1 % of the time (throughput is lost) while it swings by more than one frame; a
+#: queue that empties as often but stays within one frame is *idle*: the port is not
+#: congested (its flows send below its rate), which is neither a standing queue nor a cycle.
 ACF_MIN = 0.5
 AMPLITUDE_MIN = 0.25
 UNDERFLOW_MIN = 0.01
@@ -61,7 +63,9 @@ def oscillation(
         lag of that peak), ``period_zc`` (s, twice the mean spacing of mean-crossings of the
         queue smoothed over a tenth of ``period_acf``), ``period_spread`` (s, std of the
         full-cycle lengths between alternate crossings), ``verdict`` ("stable",
-        "oscillating" or "underflow").
+        "oscillating", "underflow" or "idle": empty at least ``UNDERFLOW_MIN`` of the time with
+        a std below ``empty``, i.e. no queue to speak of; every class but "stable" is read as
+        not stable).
     """
     q = np.asarray(q, dtype=float)
     out = dict(mean=float(q.mean()), std=float(q.std()),
@@ -83,9 +87,16 @@ def oscillation(
             out["period_zc"] = float(np.mean(full))
             out["period_spread"] = float(np.std(full))
     if out["underflow"] >= UNDERFLOW_MIN:
-        out["verdict"] = "underflow"
+        out["verdict"] = "underflow" if out["std"] >= empty else "idle"
     elif out["acf_peak"] >= ACF_MIN and out["std"] >= AMPLITUDE_MIN * qeq:
         out["verdict"] = "oscillating"
     else:
         out["verdict"] = "stable"
     return out
+
+
+def class_group(verdict: str) -> str:
+    """A class of :func:`oscillation` as two traces' classes are compared: "stable", "idle"
+    (no queue: the port is not congested) or "unstable" (oscillating and underflow alike:
+    the irregular cycles of a large oscillation empty the queue at random instants)."""
+    return verdict if verdict in ("stable", "idle") else "unstable"

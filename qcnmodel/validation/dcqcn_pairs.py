@@ -73,6 +73,7 @@ import math
 import numpy as np
 
 from qcnmodel import config
+from qcnmodel.analysis.timeseries import class_group
 from qcnmodel.models import MODELS
 from qcnmodel.models._dcqcn_agents import link_delay
 from qcnmodel.models._verdict_run import verdict_seeds
@@ -413,7 +414,7 @@ def check_oscillation(n, tau, variants=ALL, seed=0, sim_overrides=(), fields=())
     rows = []
     for v in variants:
         mod = model_point(v, n, tau, fields)
-        same = (mod["verdict"] == "stable") == (sim["verdict"] == "stable")
+        same = class_group(mod["verdict"]) == class_group(sim["verdict"])
         rows.append(Row("dcqcn-oscillation", "stable / unstable (detector class)", par, v,
                         mod["verdict"], sim["verdict"], "" if same else "differ", "same class",
                         "the detector's fixed thresholds (ACF >= 0.5 and std >= QREF/4, or "

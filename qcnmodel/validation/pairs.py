@@ -22,6 +22,7 @@ import numpy as np
 
 from qcnmodel.analysis.boundary import boundary_method, odds_crossing
 from qcnmodel.analysis.margins import critical_rtt
+from qcnmodel.analysis.timeseries import class_group
 from qcnmodel.validation.measure import batch_means, oscillation, recovery_time, scan_boundary
 from qcnmodel.validation.rows import Row
 from qcnmodel.validation.traces import (
@@ -139,12 +140,14 @@ def check_oscillation(
     for v in variants:
         om = _pooled(_detect(_model_traces(v, case, duration), case, settle), "model")
         lin, lin_period, _ = _linear(model_of(v, case))
-        same = (om["verdict"] == "stable") == (os_["verdict"] == "stable")
+        same = class_group(om["verdict"]) == class_group(os_["verdict"])
         rows.append(Row("oscillation", "stable / sustained oscillation", par, v,
                         om["verdict"], os_["verdict"], "" if same else "differ", "same class",
                         "classes from fixed thresholds (ACF >= 0.5 and std >= Qeq/4, or queue "
                         "empty >= 1 % of the time); oscillating and underflow count as "
-                        "unstable; a stochastic side's class is its majority over seeds",
+                        "unstable; idle (as often empty, std under one frame: no queue) "
+                        "matches idle only; a stochastic side's class is its majority over "
+                        "seeds",
                         same, "", f"linearised: {lin}, sim std {os_['std']:.0f} B"
                         f"{os_['votes']}, model std {om['std']:.0f} B{om['votes']}",
                         key=_key("oscillation", "class", case, v)))  # fmt: skip
@@ -156,10 +159,10 @@ def check_oscillation(
                          "model")  # fmt: skip
             tm, ts = pm["period_zc"], ps["period_zc"]
             spread = ps["period_spread"] if math.isfinite(ps["period_spread"]) else 0.0
-            tol = min(2 * sims[0].dt + spread, 0.25 * ts)  # as over the class rows' bins
+            tol = min(2 * sl[0].dt + spread, 0.25 * ts)  # the periods' own trace bins
             rows.append(Row("oscillation", f"oscillation period (mean cycle, {settle:g}-"
                             f"{long:g} s)", par, v, tm, ts, tm - ts, tol,
-                            f"2 trace bins of {sims[0].dt * 1e6:g} us + the simulated "
+                            f"2 trace bins of {sl[0].dt * 1e6:g} us + the simulated "
                             "cycle-to-cycle spread (std of the same full-cycle lengths), at "
                             "most 25 % of the simulated period", abs(tm - ts) <= tol, "s",
                             f"mean full-cycle length between mean crossings; ACF-peak lags "

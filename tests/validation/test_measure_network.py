@@ -62,6 +62,24 @@ def test_oscillation_noise_is_stable_and_underflow_is_flagged():
     assert oscillation(q2, dt, 26000)["verdict"] == "underflow"
 
 
+def test_an_empty_queue_is_idle_not_an_underflowing_cycle():
+    """A queue at 0 (an uncongested port, or a model whose rates stall below capacity) is
+    "idle"; a cycle that empties the queue is "underflow"; the class rows tell them apart,
+    while both are read as not stable."""
+    from qcnmodel.analysis.timeseries import class_group
+
+    dt = 50e-6
+    t = np.arange(0, 0.3, dt)
+    empty = np.zeros(t.size)
+    trickle = np.where(np.arange(t.size) % 7 == 0, 1200.0, 0.0)  # a frame now and then
+    cycle = np.maximum(0.0, 30000 * np.sin(2 * np.pi * t / 4e-3))
+    assert oscillation(empty, dt, 26000)["verdict"] == "idle"
+    assert oscillation(trickle, dt, 26000)["verdict"] == "idle"
+    assert oscillation(cycle, dt, 26000)["verdict"] == "underflow"
+    assert class_group("idle") != class_group("underflow") == class_group("oscillating")
+    assert class_group("stable") not in (class_group("idle"), class_group("underflow"))
+
+
 def test_scan_boundary_brackets_a_step():
     lo, hi, pts = scan_boundary(lambda r: r > 300e-6, [50e-6, 100e-6, 200e-6, 400e-6], 3)
     assert lo < 300e-6 <= hi

@@ -164,3 +164,30 @@ def test_one_run_end_to_end():
     assert O.qmean(tr) > 0 and O.osc(tr) >= 0
     assert 0.0 <= O.under(tr) <= 1.0
     assert O.drops(tr) <= tr.summary["frames_dropped"]
+
+
+def _deck_run(label: str, verdict: str | None):
+    from qcnmodel.validation.decks import DeckRun
+
+    z = np.zeros(1)
+    osc = {} if verdict is None else {"verdict": verdict, "mean": 1e5}
+    return DeckRun("000", label, z, z, z, z, {"hot_queue_max_bytes": 2e5}, osc)
+
+
+def _lag_claim(sweep) -> str:
+    from qcnmodel.validation.decks import observations
+
+    (row,) = [o for o in observations([], [], sweep) if "sampling lag" in o["observation"]]
+    return row["reproduced"]
+
+
+def test_the_sampling_lag_claim_needs_a_run_above_the_lag():
+    """Deck 000: 'whenever delay exceeds sampling lag the loop becomes unstable' (lag 1.2 ms
+    at the 1 Gb/s port; loop = 2 x RTT). Runs all below the lag test nothing; a run without a
+    verdict (its window too short) is no evidence either way."""
+    below = [_deck_run(f"S1 W=2 rtt={r}us", "stable") for r in (2, 50, 500)]
+    assert _lag_claim(below).startswith("not tested")
+    above = [_deck_run("S1 W=2 rtt=1000us", "underflow")]
+    assert _lag_claim(below + above) == "yes"
+    assert _lag_claim(below + [_deck_run("S1 W=2 rtt=1000us", None)]).startswith("not tested")
+    assert _lag_claim(below + [_deck_run("S1 W=2 rtt=1000us", "stable")]).startswith("no:")
