@@ -190,18 +190,28 @@ def first_unstable_rtt(unstable, rtt_min: float, rtt_max: float, rel_tol: float 
     return math.sqrt(lo * hi)
 
 
+#: RTTs that the analysed part of a run must hold for its verdict to mean anything: the
+#: detector's longest period is a third of the window, and a cycle of the loop lasts several
+#: RTTs (the packet confirmation asks the same of its runs)
+WINDOW_RTTS = 10
+
+
 def search_interval(model) -> tuple[float, float]:
     """The RTTs (s) over which ``model``'s trajectory critical RTT is searched by default: its
     ``trajectory_rtt_search`` if it has one, else
     ``config.defaults["analysis.trajectory_rtt_search"]`` (trajectories cost time per RTT, so
-    the interval is the physically relevant one); it starts no lower than the parameter
-    set's ``cp_latency``, which every loop delay contains."""
+    the interval is the physically relevant one), which ends where the analysed part of the
+    runs (``config.defaults["models.verdict_run"]``: duration - settle) holds
+    :data:`WINDOW_RTTS` RTTs (30 ms by default): past it a run's verdict is its start-up
+    transient, not the loop; it starts no lower than the parameter set's ``cp_latency``,
+    which every loop delay contains."""
     from qcnmodel import config
 
-    lo, hi = (
-        getattr(model, "trajectory_rtt_search", None)
-        or config.defaults["analysis.trajectory_rtt_search"]
-    )
+    own = getattr(model, "trajectory_rtt_search", None)
+    lo, hi = own or config.defaults["analysis.trajectory_rtt_search"]
+    if own is None:
+        run = config.defaults["models.verdict_run"]
+        hi = min(float(hi), (float(run["duration"]) - float(run["settle"])) / WINDOW_RTTS)
     lo = max(float(lo), float(getattr(getattr(model, "params", None), "cp_latency", 0.0) or 0.0))
     return lo, max(float(hi), 1.5 * lo)
 

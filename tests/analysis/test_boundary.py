@@ -491,3 +491,34 @@ def test_the_search_start_takes_a_unit_string():
 
     with pytest.raises(ValueError, match="start: need an RTT in"):
         trajectory_critical_rtt(Model(), start="-5ms")
+
+
+class _LateCalm(_Band):
+    """Many flows whose runs cycle up to 40 ms and read stable above (a run of 0.6 s, 0.3 s
+    analysed, holds under 8 RTTs there: its start-up transient, not the loop)."""
+
+    def replace(self, rtt):
+        return _LateCalm(rtt)
+
+    def trajectory_unstable(self):
+        return self.rtt < 40e-3
+
+
+def test_the_search_ends_where_a_run_holds_ten_rtts(monkeypatch):
+    """The trajectory search's interval ends where the analysed part of a verdict run
+    (models.verdict_run: duration - settle) holds WINDOW_RTTS RTTs, and follows the run's
+    length; a stable reading past it is no band (it once gave "stable from 61.5 ms to inf")."""
+    from qcnmodel import config
+    from qcnmodel.analysis import boundary
+    from qcnmodel.analysis.boundary import WINDOW_RTTS, search_interval, stable_band
+
+    monkeypatch.setattr(boundary, "_MEMO", {})
+    run = config.defaults["models.verdict_run"]
+    lo, hi = search_interval(_LateCalm())
+    assert hi * WINDOW_RTTS == pytest.approx(run["duration"] - run["settle"], rel=1e-12)
+    assert hi < 40e-3
+    assert stable_band(_LateCalm()) is None
+    assert math.isnan(trajectory_critical_rtt(_LateCalm()))
+    monkeypatch.setitem(config.defaults, "models.verdict_run",
+                        {**run, "duration": 2.3, "settle": 0.3})  # fmt: skip
+    assert search_interval(_LateCalm())[1] == pytest.approx(0.1)  # the configured end
