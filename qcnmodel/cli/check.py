@@ -8,7 +8,10 @@ that none within the searched intervals does. Then: fields without effect in the
 worst-case margins, the critical RTT per N. With --confirm the packet simulator runs, in
 parallel (--jobs), at 0.8x and 1.25x the model's critical RTT for the worst N (the smallest
 critical RTT over the ranges) and at the worst point; each point's model and packet verdicts
-are printed with agree or DISAGREE, and the queue traces are drawn (--figure).
+are printed with agree or DISAGREE (or inconclusive, with the reason: a run too short for
+the point's mode, or a queue that shows no regime, still draining its start-up backlog or
+idle), and the queue traces are drawn (--figure). The simulator's congestion point serves at
+most the sources' line rate, so --confirm refuses a faster port (--rate) before the analysis.
 
 Ranges come from the command line, else from the file's ``[ranges]`` table
 (``rtt = "2us..1ms"``, ``flows = "1..100"``, ``pm_threshold = 30``), else those defaults.
@@ -303,7 +306,7 @@ def run(args) -> int:
     )
     from qcnmodel.studies.check import check_params, rtt_floor
     from qcnmodel.studies.check_text import render
-    from qcnmodel.studies.confirm import check_duration
+    from qcnmodel.studies.confirm import check_duration, check_rate
 
     if args.out:
         check_out(args.out, (".json",))
@@ -315,6 +318,9 @@ def run(args) -> int:
         confirm = None if confirm.strip().lower() == "no" else "auto"
     duration = (None if confirm in (None, "auto")  # its own range, (0, 10] s, decides
                 else check_duration(_unit_time(confirm, "confirm", seconds_example)))  # fmt: skip
+    if confirm is not None and ranges.capacity is not None:  # refused before the analysis
+        given = getattr(args, "rate", None) is not None
+        check_rate(params, ranges.capacity, "rate" if given else "capacity")
     jobs = None if args.jobs is None else jobs_value(args.jobs)
     figure = _figure(args) if confirm is not None else None
     if args.figure is not None and confirm is None:

@@ -115,7 +115,8 @@ def confirmation_lines(c: dict, figure=None) -> list[str]:
         + f" ({n_agree} of {len(c['rows'])} points agree"
         + (f", {n_open} inconclusive: the run is shorter than {2 * SETTLE_TAUS:g} time "
            "constants of their mode, or than the model's own runs where its trajectories "
-           "judge, or the odds are near one half on both sides" if n_open else "") + ")"
+           "judge, or the packets show no regime, or their odds cannot be told from the "
+           "model's; each such point's reason follows it" if n_open else "") + ")"
     ]  # fmt: skip
     for row in c["rows"]:
         model = model_word(row)
@@ -135,6 +136,8 @@ def confirmation_lines(c: dict, figure=None) -> list[str]:
             f"{row['acf_peak']:.2f}, trend {row.get('drift', 0.0) / 1e3:+.3g} KB{tau}) -> "
             f"{outcome(row)}" + (f" ({row['open_reason']})" if row.get("open_reason") else ""),
         ]
+        if row.get("note"):
+            lines.append(f"    note: {row['note']}")
     for row in c.get("skipped", []):
         lines.append(f"  {row['role']}: N={row['n_flows']}, RTT={row['rtt_s'] * 1e6:.4g} us "
                      f"not simulated: {row['reason']}")  # fmt: skip

@@ -45,9 +45,14 @@ loop delay equals the RTT), at the parameter set's line rate, frame size and CP 
 point whose RTT is below that network's shortest loop delay (one frame's serialisation plus
 the CP latency) is listed as not simulated. The hot queue over the second half of the run is
 classified by the oscillation detector (:func:`qcnmodel.analysis.timeseries.oscillation`:
-*stable*, *oscillating* or *underflow*; :func:`classify` adds *drifting* for a queue that
-trends by more than Qeq across the window); a point agrees when the packets are stable
-exactly where the model predicts stability.
+*stable*, *oscillating*, *underflow* or *idle*; :func:`classify` adds *drifting* for a queue
+that trends by more than Qeq across the window); a point agrees when the packets are stable
+exactly where the model predicts stability. A queue still drifting (the start-up backlog
+still draining) or idle (a queue sitting at empty) shows no regime and confirms neither
+prediction: such a point is *inconclusive*, with the reason, except where the model calls
+the port overloaded and a climbing queue is its prediction (:mod:`.confirm_judge`). The
+congestion point serves at the check's port rate (``capacity``), at most the sources' line
+rate (:func:`check_rate`).
 
 **Run length.** Near the boundary the loop's slowest mode decays (or grows) slowly: its
 time constant follows from the model itself (:func:`mode_time_constant`, the first-order
@@ -67,16 +72,32 @@ import sys
 import numpy as np
 
 from qcnmodel.params import QCNParams
+from qcnmodel.studies.confirm_judge import (  # noqa: F401 (the judgement's names, here too)
+    ODDS_ALPHA,
+    OPEN_VERDICTS,
+    OVERLOAD,
+    _agrees,
+    _majority,
+    _odds_test,
+    extrapolated,
+    judge,
+    model_word,
+    no_regime,
+    outcome,
+    tally,
+)
 
 __all__ = [
     "DEFAULT_DURATION",
     "check_duration",
+    "check_rate",
     "classify",
     "confirm_jobs",
     "confirm_points",
     "confirm_verdict",
     "drop_traces",
     "mode_time_constant",
+    "no_regime",
     "outcome",
     "runs_at",
     "trajectory_run",
@@ -95,14 +116,8 @@ MIN_RTTS = 10
 #: mode (e^-3 = 5 %: a start-up swing of 20 Qeq is then within the detector's Qeq/4 band
 #: after ~4.4 time constants; 3 is the least that lets the detector see the mode's sign)
 SETTLE_TAUS = 3.0
-#: ``judged_by`` of a point where the model has no equilibrium (the port stays overloaded)
-OVERLOAD = "overload"
 #: longest run chosen automatically (s): the range ``check_duration`` accepts
 MAX_DURATION = 10.0
-#: significance level at which the packets' count of unstable runs must differ from the
-#: model's for a contradiction where its trajectories judge (Fisher's exact test; the
-#: conventional 5 %)
-ODDS_ALPHA = 0.05
 
 
 def worst_n(critical_rtt_s: dict) -> tuple[int, float] | None:
@@ -228,7 +243,7 @@ def _predict(model, n: int, rtt: float, memo: dict | None = None,
         out = {"stable": bool(judged_stable(point, [float(rtt)], [False], critical, band)[0]),
                "phase_margin_deg": float("nan"), "judged_by": "trajectories",
                "time_constant_s": float("nan")}  # fmt: skip
-        memo[key] = out
+        memo[key] = _searched_from(point, out)
         return out
     except Overloaded:  # no operating point: the packets' queue must climb
         from qcnmodel.validation.overload import DURATION
@@ -243,7 +258,17 @@ def _predict(model, n: int, rtt: float, memo: dict | None = None,
     out = {"stable": stable, "phase_margin_deg": float(mg.phase_margin_deg),
            "judged_by": boundary_method(point),
            "time_constant_s": mode_time_constant(loop, mg)}  # fmt: skip
-    memo[key] = out
+    memo[key] = _searched_from(point, out)
+    return out
+
+
+def _searched_from(point, out: dict) -> dict:
+    """``out`` with ``searched_from_s``, the smallest RTT the model's trajectories are run
+    at, where they judge the point (:func:`qcnmodel.analysis.boundary.search_interval`)."""
+    if out["judged_by"] == "trajectories":
+        from qcnmodel.analysis.boundary import search_interval
+
+        out["searched_from_s"] = float(search_interval(point)[0])
     return out
 
 
@@ -320,19 +345,14 @@ def conclusive(point: dict, duration: float) -> bool:
     return duration / 2 >= SETTLE_TAUS * point["time_constant_s"]
 
 
-def _majority(runs: list[dict]) -> dict:
-    """One row's packet result from its runs (in seed order): the majority's verdict
-    (unstable when more than half are not stable; then their most frequent class) with the
-    numbers and trace of the first run that has it, and ``runs``, ``runs_unstable`` and
-    ``shown_seed``."""
-    from collections import Counter
-
-    classes = Counter(r["verdict"] for r in runs if r["verdict"] != "stable")
-    k = sum(classes.values())
-    verdict = "stable" if 2 * k <= len(runs) else classes.most_common(1)[0][0]
-    shown = next(r for r in runs if r["verdict"] == verdict)
-    return {**{key: v for key, v in shown.items() if key != "seed"}, "runs": len(runs),
-            "runs_unstable": int(k), "shown_seed": int(shown["seed"])}  # fmt: skip
+def _short_reason(point: dict, duration: float) -> str:
+    """Why a run of ``duration`` s cannot decide ``point`` (:func:`conclusive` is False)."""
+    if _by_trajectories(point):
+        run, settle = trajectory_run()
+        return (f"the analysed half starts at {duration / 2:.3g} s, before the model judges "
+                f"its own runs ({settle:g} s into {run:g} s)")  # fmt: skip
+    return (f"the analysed half, {duration / 2:.3g} s, holds fewer than {SETTLE_TAUS:g} time "
+            f"constants ({point['time_constant_s']:.3g} s) of the point's mode")  # fmt: skip
 
 
 def simulate_point(params: QCNParams, duration: float, seed: int, n_flows: int,
@@ -449,17 +469,23 @@ def confirm_verdict(
         ``n_flows``, ``rtt_s``, ``role``, ``predicted_stable``, ``phase_margin_deg``, the
         detector's ``verdict``, ``mean``, ``std``, ``underflow``, ``acf_peak``, ``agree``
         (the packets' majority matches the prediction), ``conclusive``, ``outcome``,
-        ``runs`` and ``runs_unstable`` (the packet runs at the point and how many were not
-        stable; the verdict is their majority), ``shown_seed`` (the run whose numbers and
-        trace ``time_s``, ``queue_bytes`` are given: the first on the majority's side));
+        ``runs``, ``runs_unstable`` and ``runs_open`` (the packet runs at the point, how
+        many were unstable and how many showed no regime; the verdict is their majority),
+        ``shown_seed`` (the run whose numbers and trace ``time_s``, ``queue_bytes`` are
+        given: the first on the majority's side), ``open_reason`` (why an inconclusive
+        point decides nothing; ``agree`` is None where the packets show no regime) and
+        ``note`` (the model's verdict there is extrapolated)); ``capacity_bps`` and
+        ``line_rate_bps``: the congestion point's rate and the sources' line rate;
         ``skipped``: the points whose RTT is too long for the run (``n_flows``, ``rtt_s``,
         ``role``, ``predicted_stable``, ``reason``). ValueError (naming ``confirm``) when
-        every point is too long.
+        every point is too long, and (naming ``capacity``) for a port faster than the line
+        rate (:func:`check_rate`).
     """
     from tqdm.auto import tqdm
 
     from qcnmodel.studies.sweep import _Call, _execute
 
+    capacity = check_rate(params, getattr(model, "capacity", None))
     memo: dict = {}
     if duration is None:  # long enough for the slowest point's mode (see module)
         first = confirm_points(result, ranges, model, MAX_DURATION, memo)
@@ -480,7 +506,7 @@ def confirm_verdict(
     n_jobs = confirm_jobs(jobs, len(todo))
     _announce_compile(progress)  # compiled here, once, before any worker is forked
     call = _Call(simulate_point, {"params": params, "duration": duration,
-                                  "capacity": getattr(model, "capacity", None)})  # fmt: skip
+                                  "capacity": capacity})  # fmt: skip
     runs: dict[tuple, dict] = {}
     with tqdm(total=len(todo), desc="confirm", unit="run", disable=not progress,
               file=sys.stderr, leave=False) as bar:  # fmt: skip
@@ -499,80 +525,37 @@ def confirm_verdict(
             "phase_margin_deg": pt["phase_margin_deg"],
             "time_constant_s": pt["time_constant_s"],
             **run,
-            "conclusive": conclusive(pt, duration),
-            "agree": _agrees(pt, run, params.qeq),
+            **judge(pt, run, params.qeq, conclusive(pt, duration)),
         }
         if (row["conclusive"] and not row["agree"] and _by_trajectories(pt)
                 and hasattr(model, "trajectory_verdicts")):  # fmt: skip
             row.update(_odds_test(model, pt, run))
+        if not row["conclusive"] and "open_reason" not in row:
+            row["open_reason"] = _short_reason(pt, duration)
+        note = extrapolated(pt)
+        if note and note not in row.get("open_reason", ""):
+            row["note"] = note
         rows.append(row)  # fmt: skip
     return {**tally(rows), "duration_s": duration, "seed": int(seed), "jobs": n_jobs,
+            "capacity_bps": capacity, "line_rate_bps": float(params.line_rate),
             "rows": rows, "skipped": skipped}  # fmt: skip
 
 
-def tally(rows: list[dict]) -> dict:
-    """The overall answer; each row gains its ``outcome``. ``outcome`` (the text's word):
-    ``"DISAGREE"``, else ``"agree"`` if a point agrees, else ``"inconclusive"``; ``agree``: True,
-    False or None (nothing conclusive); ``points_agree``, ``points_inconclusive``: their rows."""
-    for r in rows:
-        r["outcome"] = outcome(r)
-    words = [r["outcome"] for r in rows]
-    word = "DISAGREE" if "DISAGREE" in words else "agree" if "agree" in words else "inconclusive"
-    return {"agree": {"DISAGREE": False, "agree": True}.get(word), "outcome": word,
-            "points_agree": words.count("agree"),
-            "points_inconclusive": words.count("inconclusive")}  # fmt: skip
-
-
-def _odds_test(model, pt: dict, run: dict) -> dict:
-    """Where the packets' majority contradicts the model's trajectory verdict: the model's
-    own runs at the point (``model_runs_unstable`` of ``model_runs``) and Fisher's exact
-    test (two-sided) of the two counts, ``odds_p``. Unless the counts differ at the
-    :data:`ODDS_ALPHA` level, the point is inconclusive: both sides' odds lie near one half
-    there, and a majority of a few runs falls either way (``open_reason`` says so)."""
-    from scipy.stats import fisher_exact
-
-    verdicts = model.replace(
-        n_flows=int(pt["n_flows"]), rtt=float(pt["rtt_s"])
-    ).trajectory_verdicts()
-    km, m = sum(v != "stable" for v in verdicts), len(verdicts)
-    kp, mp = int(run["runs_unstable"]), int(run["runs"])
-    p = float(fisher_exact([[kp, mp - kp], [km, m - km]]).pvalue)
-    out = {"model_runs_unstable": int(km), "model_runs": int(m), "odds_p": p}
-    if p >= ODDS_ALPHA:
-        out["conclusive"] = False
-        out["open_reason"] = (
-            f"the odds are near one half on both sides: {kp} of {mp} packet "
-            f"runs and {km} of {m} model runs unstable, not different at "
-            f"the {ODDS_ALPHA:g} level (Fisher's exact test, p = {p:.2g})"
-        )
-    return out
-
-
-def _agrees(pt: dict, run: dict, qeq: float) -> bool:
-    """The packets' run agrees with the model's point: stable exactly where predicted; at a
-    flow count the model calls overloaded, the queue climbs through the analysed half and
-    never falls below Qeq (:func:`qcnmodel.validation.overload.climbs`, as in the
-    validation's largest-N-held rows)."""
-    if pt["judged_by"] == OVERLOAD:
-        from qcnmodel.validation.overload import climbs
-
-        return climbs(run["time_s"], run["queue_bytes"], qeq)[0]
-    return (run["verdict"] == "stable") == pt["stable"]  # the majority's, with several runs
-
-
-def model_word(row: dict) -> str:
-    """The model's prediction at a confirmation row: stable, unstable or overloaded."""
-    if row.get("judged_by") == OVERLOAD:
-        return "overloaded"
-    return "stable" if row["predicted_stable"] else "unstable"
-
-
-def outcome(row: dict) -> str:
-    """'agree', 'DISAGREE' or 'inconclusive' (the run cannot hold the point's mode, or the
-    odds are near one half on both sides: ``open_reason``)."""
-    if not row.get("conclusive", True):
-        return "inconclusive"
-    return "agree" if row["agree"] else "DISAGREE"
+def check_rate(params: QCNParams, capacity: float | None, field: str = "capacity") -> float:
+    """The congestion point's rate (bit/s) of the packet runs: ``capacity``, default the
+    parameter set's line rate. The simulator's port serves at most the line rate of its
+    link, the sources' (:func:`qcnmodel.validation.network.bottleneck_for`), so a faster
+    port is refused: ValueError naming ``field`` and the allowed range."""
+    line = float(params.line_rate)
+    if capacity is None:
+        return line
+    cap = float(capacity)
+    if not 0 < cap <= line * (1 + 1e-12):
+        raise ValueError(f"{field}: the packet confirmation's congestion point serves at most "
+                         f"the sources' line rate; give a port rate in (0, {line / 1e9:g}] "
+                         f"Gb/s to confirm with packets (--confirm), got {cap / 1e9:g} "
+                         "Gb/s")  # fmt: skip
+    return cap
 
 
 def check_duration(duration) -> float:

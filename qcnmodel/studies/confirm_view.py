@@ -8,7 +8,6 @@ from pathlib import Path
 import numpy as np
 
 from qcnmodel.studies.confirm import (
-    FACTORS,
     MAX_DURATION,
     SETTLE_TAUS,
     outcome,
@@ -19,8 +18,14 @@ __all__ = ["describe", "packet_word", "plot_confirmation"]
 
 
 def describe(confirmation: dict, auto: bool = True) -> str:
-    """One paragraph saying what the confirmation ran and what it found (the report's);
-    ``auto``: the run length was chosen automatically (:func:`auto_duration`)."""
+    """One paragraph saying what the confirmation ran and what it found (the report's).
+
+    It names the points that were simulated by their roles (N, RTT), the congestion point's
+    rate the packets ran at (``capacity_bps``, against the sources' line rate; not said by a
+    confirmation saved without it), the points that were not simulated with their reasons,
+    and why any point is inconclusive. ``auto``: the run length was chosen automatically
+    (:func:`~qcnmodel.studies.confirm.auto_duration`).
+    """
     rows = confirmation["rows"]
     n_agree = sum(outcome(r) == "agree" for r in rows)
     n_bad = sum(outcome(r) == "DISAGREE" for r in rows)
@@ -29,26 +34,54 @@ def describe(confirmation: dict, auto: bool = True) -> str:
              if n_bad else ", so the packets confirm the model" if n_agree == len(rows)
              else "; the others are inconclusive")  # fmt: skip
     run, settle = trajectory_run()
+    skipped = confirmation.get("skipped", [])
     return (
-        f"The verdict above, put to the packet simulator at the parameter set's line rate "
+        f"The verdict above, put to the packet simulator{_port_words(confirmation)} "
         f"({confirmation['duration_s']:.3g} s per run, the second half analysed by the "
-        f"oscillation detector) at {FACTORS[0]:g} x and {FACTORS[1]:g} x the model's critical "
-        f"RTT for the worst N (the smallest critical RTT over the ranges: predicted stable, "
-        f"then unstable) and at the worst point: {n_agree} of {len(rows)} points agree{found}."
+        f"oscillation detector) at {_points_words(rows)}: {n_agree} of {len(rows)} "
+        + ("point agrees" if len(rows) == 1 else "points agree") + f"{found}."
+        + "".join(f" Not simulated: the {r['role']} (N = {r['n_flows']}, RTT = "
+                  f"{r['rtt_s'] * 1e6:.4g} us), {r['reason']}." for r in skipped)
         + (f" Where the model's trajectories judge, its verdict is the majority of {many} "
            f"runs from idle, so the packets run {many} times there (seeds "
            f"{confirmation['seed']}-{confirmation['seed'] + many - 1}) and their majority is "
            f"compared; such a point is conclusive when the analysed half starts no earlier "
            f"than the model judges its own runs ({settle:g} s into {run:g} s)."
            if many > 1 else "")
-        + (" Elsewhere each run is long enough for its first half to hold " if auto else
-           " The run length is set; elsewhere a point is conclusive when the first half holds ")
+        + ((" Elsewhere each" if many > 1 else " Each") + " run is long enough for its first "
+           "half to hold " if auto else " The run length is set; "
+           + ("elsewhere a" if many > 1 else "a") + " point is conclusive when the first half "
+           "holds ")
         + f"{SETTLE_TAUS:g} time constants of the slowest point's mode (from the model's "
         f"closed-loop pole at the gain crossover; at most {MAX_DURATION:g} s); a point whose "
-        "mode the run cannot hold is inconclusive."
+        "mode the run cannot hold is inconclusive, and so is one whose queue shows no regime "
+        "(still draining its start-up backlog, or an idle port)."
         + "".join(f" At the {r['role']}: inconclusive, {r['open_reason']}."
-                  for r in rows if r.get("open_reason"))
+                  for r in rows if r.get("open_reason") and outcome(r) == "inconclusive")
+        + "".join(f" At the {r['role']}: {r['note']}." for r in rows if r.get("note"))
     )  # fmt: skip
+
+
+def _points_words(rows: list[dict]) -> str:
+    """The simulated points by role: ``the worst point of the ranges (N = 10, RTT = 100 us)``,
+    joined with commas and a final "and"."""
+    parts = [f"the {r['role']} (N = {r['n_flows']}, RTT = {r['rtt_s'] * 1e6:.4g} us)"
+             for r in rows]  # fmt: skip
+    if len(parts) <= 1:
+        return "".join(parts) or "no point"
+    return "; ".join(parts[:-1]) + "; and " + parts[-1]
+
+
+def _port_words(confirmation: dict) -> str:
+    """Where the packets' congestion point served: the sources' line rate, or a slower port
+    (``--rate``); empty for a confirmation saved without its rate."""
+    cap, line = confirmation.get("capacity_bps"), confirmation.get("line_rate_bps")
+    if cap is None:
+        return ""
+    if line is not None and np.isclose(cap, line, rtol=1e-12, atol=0):
+        return f" with the congestion point at the sources' line rate, {cap / 1e9:.4g} Gb/s"
+    below = f", below the sources' line rate of {line / 1e9:.4g} Gb/s" if line else ""
+    return f" with the congestion point serving at {cap / 1e9:.4g} Gb/s{below}"
 
 
 def packet_word(row: dict) -> str:
