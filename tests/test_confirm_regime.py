@@ -135,7 +135,11 @@ def test_the_odds_test_says_when_the_models_own_runs_do_not_back_its_verdict():
     assert out["conclusive"] is False and out["odds_p"] == pytest.approx(1.0)
     why = out["open_reason"]
     assert "the model's own runs at this point do not support its verdict (unstable)" in why
-    assert "4 of 9 of them unstable" in why and "near one half" not in why
+    assert (
+        "4 of 9 of them are unstable" in why
+        and "(3 of 9 runs unstable" in why
+        and "near one half" not in why
+    )
     assert "extrapolated" in why and "20 us" in why
     # where the runs do back the verdict (5 of 9 unstable), the odds are near one half
     assert "near one half" in _odds_test(

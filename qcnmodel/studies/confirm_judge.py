@@ -156,16 +156,20 @@ def _odds_test(model, pt: dict, run: dict) -> dict:
     out = {"model_runs_unstable": int(km), "model_runs": int(m), "odds_p": p}
     if p >= ODDS_ALPHA:
         out["conclusive"] = False
-        test = (f"{kp} of {mp} packet runs and {km} of {m} model runs unstable, not different "
-                f"at the {ODDS_ALPHA:g} level (Fisher's exact test, p = {p:.2g})")  # fmt: skip
+        fisher = f"Fisher's exact test, p = {p:.2g}"
         if (2 * km > m) == bool(pt.get("stable")):  # their majority is not the verdict
             word = "stable" if pt.get("stable") else "unstable"
             out["open_reason"] = (
-                f"the model's own runs at this point do not support its verdict "
-                f"({word}): {km} of {m} of them unstable, and the packets side with them; " + test
+                f"the model's own runs at this point do not support its verdict ({word}): "
+                f"{km} of {m} of them are unstable, and the packets side with them ({kp} of "
+                f"{mp} runs unstable; {fisher})"
             )
         else:
-            out["open_reason"] = "the odds are near one half on both sides: " + test
+            out["open_reason"] = (
+                f"the odds are near one half on both sides: {kp} of {mp} packet runs and {km} "
+                f"of {m} model runs unstable, not different at the {ODDS_ALPHA:g} level "
+                f"({fisher})"
+            )
         note = extrapolated(pt)
         if note:
             out["open_reason"] += "; " + note
