@@ -28,6 +28,7 @@ def analytic_fixed_point(model, p: np.ndarray):
         return numeric_fixed_point(p, rc)
     cands = range(8) if model.sampling == "table" else [None]
     quant = p[eq.P_QUANT]  # the quantiser code the vector holds
+    refused = None  # why the first inconsistent entry would have no equilibrium either
     for k in cands:
         ps = p[eq.P_PS] if k is None else p[eq.P_TAB0 + k]
         out = np.empty(3)
@@ -52,19 +53,21 @@ def analytic_fixed_point(model, p: np.ndarray):
                 )
         gap = inc / ps
         u = gap * avg / (2.0 * rc * ps * p[eq.P_GD])
-        if p[eq.P_GD] * u >= p[eq.P_MINDEC]:
-            raise ValueError(
-                "no equilibrium with an unsaturated cut: Gd*u reaches min_dec "
-                f"(u = {u:.3g}); the fluid model has no interior fixed point"
-            )
         x = u + 0.5 if quant != eq.QUANT_NONE else u
-        if x >= p[eq.P_FS]:
-            raise ValueError(
-                f"no equilibrium below feedback full scale: u* = {x:.3g} >= "
-                f"{p[eq.P_FS]:g} (|Fb*| would exceed Fb_max = Qeq(2w+1))"
-            )
+        why = None
+        if p[eq.P_GD] * u >= p[eq.P_MINDEC]:
+            why = ("no equilibrium with an unsaturated cut: Gd*u reaches min_dec "
+                   f"(u = {u:.3g}); the fluid model has no interior fixed point")  # fmt: skip
+        elif x >= p[eq.P_FS]:
+            why = (f"no equilibrium below feedback full scale: u* = {x:.3g} >= "
+                   f"{p[eq.P_FS]:g} (|Fb*| would exceed Fb_max = Qeq(2w+1))")  # fmt: skip
         if k is not None and int(math.floor(x) * 8 / (p[eq.P_FS] + 1)) != k:
+            # this entry's probability puts the feedback on another entry: not the
+            # equilibrium, whatever its cut (a higher entry's may be consistent)
+            refused = refused or why
             continue
+        if why is not None:
+            raise ValueError(why)
         if x * p[eq.P_FBMAX] / p[eq.P_FS] <= _ON_SURFACE * p[eq.P_QEQ]:
             raise ValueError(
                 f"no equilibrium off the Fb = 0 switching surface: |Fb*| = "
@@ -78,8 +81,9 @@ def analytic_fixed_point(model, p: np.ndarray):
         out[2] = rc + gap
         return out, ps
     raise ValueError(
-        "no equilibrium: the sampling table has no consistent entry (the equilibrium sits on "
-        "a table discontinuity)"
+        refused
+        or "no equilibrium: the sampling table has no consistent entry (the equilibrium sits "
+        "on a table discontinuity)"
     )
 
 

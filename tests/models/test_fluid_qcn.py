@@ -1,5 +1,7 @@
 """QCN fluid model: fixed point, linearisation, integrators, linear vs nonlinear prediction."""
 
+import math
+
 import numpy as np
 import pytest
 
@@ -290,3 +292,20 @@ def test_defaults_unstable_rtt_oscillates_near_phase_crossover():
     assert np.ptp(q) > 2e3
     w = _zero_crossing_freq(t[sel], q - q.mean())
     assert w == pytest.approx(margins.phase_crossover_rad_s, rel=0.10)
+
+
+@pytest.mark.parametrize("n, r_ai", [(2, 100e6), (3, 100e6), (5, 50e6), (12, 20e6), (20, 10e6)])
+def test_table_sampling_finds_the_equilibrium_on_a_higher_entry(n, r_ai):
+    """With the sampling table, the 1 % entry's candidate can saturate the cut (u = 69 at
+    N = 2, R_AI = 100 Mb/s, BC = 15 KB) while the 2 % entry holds a consistent interior
+    equilibrium (u = 9.3, on entry 1); that candidate must not end the search. The
+    equilibrium found zeroes the model's own right-hand side and lies on its entry."""
+    from qcnmodel.models.qcn import QCNFluidModel
+
+    m = QCNFluidModel(QCNParams(r_ai=r_ai, bc_limit=15000), rtt=100e-6, n_flows=n,
+                      fidelity="paper", sampling="table")  # fmt: skip
+    fp = m.fixed_point()
+    assert fp["residual"] < 1e-12
+    assert fp["ps"] == pytest.approx(1500 / 75000)  # entry 1: 2 %
+    assert int(math.floor(fp["u"] + 0.5) * 8 / 64) == 1  # the feedback is on entry 1
+    assert fp["q"] > m.params.qeq
