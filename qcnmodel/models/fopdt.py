@@ -28,9 +28,9 @@ size ``L_f`` in bytes, time in s.
    ``exp(-s*Ts/2)`` (an extra delay, so the rational part equals the no-lag
    loop).  ``lag="none"``: no lag (the limit used for closed forms).  The
    first-order lag costs ``atan(w*Ts)`` of phase and lowers ``|L|``, the ZOH
-   costs ``w*Ts/2`` at unchanged gain; they agree to ``O((w*Ts)^3)`` in phase.
-   At the QCN crossover ``w_c*Ts`` is 0.25 (N = 10) to 0.9 (N = 1), where they
-   differ by several degrees (table below).
+   costs ``w*Ts/2`` at unchanged gain: already at first order in ``w*Ts`` the
+   first-order lag costs twice the ZOH's phase. At the QCN crossover ``w_c*Ts`` is
+   0.25 (N = 10) to 0.9 (N = 1), where they differ by several degrees (table below).
 5. **Delay** ``exp(-s*tau)``, ``tau`` = RTT (CP -> RP -> CP).
 6. **Reaction point**.  A flow at rate ``R`` is sampled at ``p*R/L_f``
    frames/s; each CNM cuts ``R`` by ``Gd*qFb*R``.  The self-increase moves ``R`` half-way to
