@@ -20,8 +20,8 @@ __all__ = ["ACF_MIN", "AMPLITUDE_MIN", "EMPTY_BYTES", "UNDERFLOW_MIN", "class_gr
 #: ACF >= 0.5) and is large (queue std >= Qeq/4, well above the +-1 quantisation step noise
 #: Fbmax/63 = Qeq(2w+1)/63 = Qeq/12.6 at w = 2); an *underflow* regime empties the queue for
 #: at least 1 % of the time (throughput is lost) while it swings by more than one frame; a
-#: queue that empties as often but stays within one frame is *idle*: the port is not
-#: congested (its flows send below its rate), which is neither a standing queue nor a cycle.
+#: queue that empties as often but stays within one frame is *idle*: no standing queue (an
+#: uncongested port, or a set point under a few frames), neither an equilibrium nor a cycle.
 ACF_MIN = 0.5
 AMPLITUDE_MIN = 0.25
 UNDERFLOW_MIN = 0.01
@@ -97,6 +97,6 @@ def oscillation(
 
 def class_group(verdict: str) -> str:
     """A class of :func:`oscillation` as two traces' classes are compared: "stable", "idle"
-    (no queue: the port is not congested) or "unstable" (oscillating and underflow alike:
+    (no standing queue) or "unstable" (oscillating and underflow alike:
     the irregular cycles of a large oscillation empty the queue at random instants)."""
     return verdict if verdict in ("stable", "idle") else "unstable"
