@@ -44,6 +44,7 @@ def test_every_preset_of_the_reference_exists():
         ("ibm-zurich", "qeq", 375000),
         ("ibm-zurich", "fb_bits", 8),
         ("ibm-zurich", "r_ai", 12e6),
+        ("ibm-zurich", "gd", 0.5 / 255),  # seed 000's common settings: "Gd = 0.5/255"
         ("teak-2007", "sampling", "fixed"),
         ("teak-2007", "ps_fixed", 0.012),
         ("teak-2007", "hai", False),

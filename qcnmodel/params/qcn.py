@@ -515,10 +515,13 @@ def _make_presets() -> dict[str, QCNParams]:
             line_rate=1e9, qeq=33000, r_ai=0.5e6, r_hai=5e6, timer=25e-3, min_rate=0.5e6
         ),
         # IBM Zurich, "Toward a Scalable and Robust QCN": Qeq = M/4 with M = 1.5 MB, 8-bit Fb,
-        # R_AI 12 Mb/s, Rmin 1 Mb/s, "no cycle shrinking", drift 4 Mb/s every 20 ms.
+        # R_AI 12 Mb/s, Rmin 1 Mb/s, "no cycle shrinking", drift 4 Mb/s every 20 ms; its
+        # common settings' Gd = 0.5/255 (a full-scale 8-bit Fb cuts by half, as 1/128 does
+        # with 6 bits).
         "ibm-zurich": std.replace(
             qeq=375000,
             fb_bits=8,
+            gd=0.5 / 255,
             r_ai=12e6,
             min_rate=1e6,
             cycle_halving="off",
