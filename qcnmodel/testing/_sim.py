@@ -3,8 +3,10 @@
 :func:`run` is :func:`qcnmodel.simulate` with a cache (same arguments, same seed -> the same
 :class:`~qcnmodel.sim.SimResult` object; the simulator is deterministic for a seed) and with
 the network the run used attached, so that :func:`~qcnmodel.testing.assert_invariants` can
-check the link rates. :func:`queue_verdict` applies the sustained-oscillation detector
-(:func:`qcnmodel.analysis.timeseries.oscillation`) to the CP queue in a window.
+check the link rates. :func:`queue_verdict` classifies the CP queue in a window as
+``qcnmodel check --confirm`` does (:func:`qcnmodel.studies.confirm.classify`: the
+sustained-oscillation detector :func:`qcnmodel.analysis.timeseries.oscillation`, and
+*drifting* for a queue whose trend moves it by more than Qeq across the window).
 """
 
 from __future__ import annotations
@@ -128,10 +130,16 @@ def cache_clear() -> None:
     _STATS.update(hits=0, misses=0)
 
 
-def queue_verdict(trace, t0: float, t1: float, qeq: float) -> tuple[dict, np.ndarray, np.ndarray]:
-    """The oscillation detector's answer on a :func:`queue_trace` for the bins ending in
-    ``(t0, t1]``; also returns the whole trace ``(t, q)`` for figures."""
-    from qcnmodel.analysis.timeseries import oscillation
+def queue_verdict(
+    trace, t0: float, t1: float, qeq: float, frame_size: float | None = None
+) -> tuple[dict, np.ndarray, np.ndarray]:
+    """The packets' class of a :func:`queue_trace` for the bins ending in ``(t0, t1]``, as
+    ``qcnmodel check --confirm`` gives it (:func:`qcnmodel.studies.confirm.classify`:
+    "stable", "oscillating", "underflow", "idle" or "drifting", with the detector's numbers
+    and the trend ``drift`` in bytes across the window); a bin below one frame of
+    ``frame_size`` bytes (default the detector's) counts as empty. Also returns the whole
+    trace ``(t, q)`` for figures."""
+    from qcnmodel.studies.confirm import classify
 
     t, q, dt = trace
     sel = (t > t0) & (t <= t1 + 1e-12)
@@ -140,4 +148,4 @@ def queue_verdict(trace, t0: float, t1: float, qeq: float) -> tuple[dict, np.nda
             f"settle: the analysis window ({t0:g}, {t1:g}] s holds {int(sel.sum())} trace bins; "
             "at least 8 are needed (lengthen the run or shorten the settling time)"
         )
-    return oscillation(q[sel], dt, qeq), t, q
+    return classify(q[sel], dt, qeq, frame_size), t, q

@@ -5,17 +5,23 @@ Stability of a model is the verdict ``margins`` and ``check`` give: below its cr
 (:func:`qcnmodel.analysis.margins.critical_rtt`; for the congested packet-fidelity QCN model
 where the odds that a run of its trajectories oscillates pass one half), or, for a model
 judged by its linearisation, its linearised closed loop with the exact delay
-(:meth:`qcnmodel.analysis.loop.DelayedLoop.margins`, Nyquist count). Stability of a packet
-run is the verdict of the sustained-oscillation detector
-:func:`qcnmodel.analysis.timeseries.oscillation` on the congestion point's queue (bin means)
-after a settling time: "stable", or "oscillating" / "underflow" (both unstable), with the
-detector's fixed thresholds.
+(:meth:`qcnmodel.analysis.loop.DelayedLoop.margins`, Nyquist count); where such a model's
+runs cycle at the start of its search and are stable above, inside its stable band
+(:func:`qcnmodel.analysis.boundary.trajectory_boundary`, as ``margins`` and ``check`` read
+it). Stability of a packet run is the class ``qcnmodel check --confirm`` gives the
+congestion point's queue (bin means) after a settling time
+(:func:`qcnmodel.studies.confirm.classify`): "stable", or "oscillating" / "underflow" (a
+sustained cycle), "drifting" (a trend larger than Qeq across the window: no equilibrium
+reached) or "idle" (an uncongested port, which cannot show stability at a set point), with
+the detector's fixed thresholds.
 
 Defaults (from the project's own model-vs-simulator pairs, :mod:`qcnmodel.validation`): a
 single bottleneck (:func:`qcnmodel.validation.network.bottleneck_spec`, greedy sources, no
 drops) at half the line rate, runs of 0.6 s whose first 0.3 s are left out (the start from an
-empty queue takes up to ~0.2 s to settle at N = 1, RTT 500 us), 50 us bins, and a boundary
-that agrees when the model's critical RTT lies in the simulated bracket widened by 10 %.
+empty queue takes up to ~0.2 s to settle at N = 1, RTT 500 us), lengthened for long RTTs so
+that the analysed half holds ``MIN_RTTS`` round trips as ``check --confirm`` requires, 50 us
+bins, and a boundary that agrees when the model's critical RTT lies in the simulated bracket
+widened by 10 %.
 """
 
 from __future__ import annotations
@@ -71,16 +77,77 @@ def _linear(m) -> tuple[object, float, str]:
         return None, math.nan, f"{type(exc).__name__}: {exc}"
 
 
+def _band(m, mg) -> tuple[float, float] | None:
+    """The stable band of a model judged by its trajectories (``margins`` and ``check``
+    read the same one: :func:`qcnmodel.analysis.boundary.trajectory_boundary`), else None."""
+    from qcnmodel.analysis.boundary import judged_by_trajectories, trajectory_boundary
+
+    if mg is None or not judged_by_trajectories(m):
+        return None
+    return trajectory_boundary(m)[1]
+
+
+def packet_run(rtt: float, duration=None, settle=None) -> tuple[float, float, str | None]:
+    """Length and settling time (s) of the packet run that confirms a point at ``rtt`` (s),
+    and why that run cannot confirm it (None when it can).
+
+    The analysed part of the run (after ``settle``) must hold
+    :data:`qcnmodel.studies.confirm.MIN_RTTS` round trips, the rule of ``qcnmodel check
+    --confirm``: a shorter window shows the start-up transient, not the loop's regime.
+    Default length: :data:`DURATION`, lengthened to ``settle + MIN_RTTS x rtt`` (``2 x
+    MIN_RTTS x rtt`` without ``settle``), at most ``check --confirm``'s longest run,
+    :data:`qcnmodel.studies.confirm.MAX_DURATION`; default settling time: half the run.
+    """
+    from qcnmodel.studies.confirm import MAX_DURATION, MIN_RTTS
+
+    need = MIN_RTTS * rtt
+    want = 2 * need if settle is None else settle + need  # the shortest run that holds them
+    if duration is None:
+        duration = min(MAX_DURATION, max(DURATION, want))
+    settle = 0.5 * duration if settle is None else settle
+    held = (duration - settle) / rtt
+    why = None
+    if held < MIN_RTTS * (1 - 1e-9):
+        why = (
+            f"the analysed {duration - settle:.3g} s of a {duration:.3g} s run hold "
+            f"{held:.3g} RTTs, fewer than the {MIN_RTTS} that qcnmodel check --confirm "
+            f"requires (a run of {want:.3g} s would; runs are at most {MAX_DURATION:g} s)"
+        )
+    return duration, settle, why
+
+
+#: what a packets class other than "stable" says about the point
+_CLASS_WORDS = {
+    "drifting": "the queue's trend across the window exceeds Qeq: it reached no equilibrium",
+    "idle": "the port is not congested at this point (the queue stays within one frame of "
+    "empty), so the packets cannot confirm stability at a set point",
+}
+
+
 def _packets(p, n, rtt, cap, duration, settle, seed, bw):
     from qcnmodel.validation.network import bottleneck_for
 
     spec = bottleneck_for(p, n, rtt, cap)
     tr = _sim.queue_trace(spec, params=p, duration=duration, seed=seed, bin_width=bw)
-    return _sim.queue_verdict(tr, settle, duration, p.qeq)
+    return _sim.queue_verdict(tr, settle, duration, p.qeq, p.frame_size)
+
+
+def _packet_words(v: dict, qeq: float, rtts_held: float) -> str:
+    """The packets' class at a point and every number it rests on, with its limit."""
+    from qcnmodel.analysis.timeseries import ACF_MIN, AMPLITUDE_MIN, UNDERFLOW_MIN
+
+    why = _CLASS_WORDS.get(v["verdict"])
+    return (
+        f"; packets {v['verdict']}" + (f": {why}" if why else "") + f" (queue std "
+        f"{fmt(v['std'])} B, limit {fmt(AMPLITUDE_MIN * qeq)} B; ACF peak {fmt(v['acf_peak'])}, "
+        f"limit {fmt(ACF_MIN)}; empty {fmt(100 * v['underflow'])} % of the time, limit "
+        f"{fmt(100 * UNDERFLOW_MIN)} %; trend {fmt(v['drift'])} B across the window, limit "
+        f"Qeq {fmt(qeq)} B; {fmt(rtts_held)} RTTs analysed)"
+    )
 
 
 def assert_stable(params, rtt, n_flows, confirm=None, *, model="qcn", capacity=None,
-                  duration=DURATION, settle=SETTLE, seed=0, bin_width=BIN):  # fmt: skip
+                  duration=None, settle=None, seed=0, bin_width=BIN):  # fmt: skip
     """Assert that a parameter set gives a stable loop at every RTT and number of flows.
 
     Parameters
@@ -93,7 +160,10 @@ def assert_stable(params, rtt, n_flows, confirm=None, *, model="qcn", capacity=N
         Number(s) of flows sharing the congestion point.
     confirm : {None, "packets"}
         ``"packets"`` also runs the packet simulator on a single bottleneck at every point
-        and requires the oscillation detector to call the CP queue stable.
+        and requires the CP queue to be stable in the class ``check --confirm`` gives it
+        (neither a sustained cycle, nor a trend larger than Qeq across the analysed window,
+        nor an idle port); a point whose RTT the run cannot hold ``MIN_RTTS`` times in its
+        analysed window (:func:`packet_run`) fails as not confirmed.
     model : str, class or LoopModel
         The loop model (default the registry's ``"qcn"``, its validated variant); a model
         object keeps its own parameters.
@@ -105,8 +175,10 @@ def assert_stable(params, rtt, n_flows, confirm=None, *, model="qcn", capacity=N
         ``capacity=p.line_rate`` gives their verdict). The table's ``rtt``, ``flows`` and
         ``pm_threshold`` are checked as ``check`` checks them but not used: the points
         judged are ``rtt`` x ``n_flows``.
-    duration, settle : float or str
+    duration, settle : float or str, optional
         Length of each packet run and the settling time left out of the verdict (s).
+        Default (:func:`packet_run`): 0.6 s, lengthened so that the analysed part holds
+        ``MIN_RTTS`` = 10 RTTs (at most 10 s), and half the run.
     seed : int
         Seed of the packet runs.
     bin_width : float or str
@@ -115,9 +187,10 @@ def assert_stable(params, rtt, n_flows, confirm=None, *, model="qcn", capacity=N
     Raises
     ------
     AssertionError
-        A point is unstable (model or packets). The message lists every failing point with
-        its phase margin, critical RTT and, for packets, the queue's standard deviation and
-        autocorrelation peak, and the path of a figure of the margins and queue traces.
+        A point is unstable (model or packets), or the packets cannot confirm it. The message
+        lists every failing point with its phase margin, critical RTT (and stable band) and,
+        for packets, the queue's class with every number it rests on, and the path of a
+        figure of the margins and queue traces.
     ValueError
         A bad argument (naming it), or a parameter file or ``[ranges]`` table that
         ``qcnmodel check`` refuses (naming the file, line and field).
@@ -132,7 +205,8 @@ def assert_stable(params, rtt, n_flows, confirm=None, *, model="qcn", capacity=N
     ns = _listed(n_flows, _count, "n_flows")
     file_cap = _resolve.file_capacity(params) if capacity is None else None
     cap = _resolve.capacity_of(capacity, p.line_rate, file_cap)
-    dur, st = _positive_time(duration, "duration"), parse_time(settle, "settle")
+    dur = None if duration is None else _positive_time(duration, "duration")
+    st = None if settle is None else parse_time(settle, "settle")
     bw = _positive_time(bin_width, "bin_width")
     points, fails, traces = [], [], []
     for n in ns:
@@ -140,33 +214,40 @@ def assert_stable(params, rtt, n_flows, confirm=None, *, model="qcn", capacity=N
             m = _resolve.as_model(model, p, rtt=r, n_flows=n, capacity=cap)
             mg, crit, err = _linear(m)
             pm = float(mg.phase_margin_deg) if mg is not None else math.nan
-            # the verdict margins and check give: below the trajectories' critical RTT for a
-            # model judged by them, else the linearised loop's Nyquist count
-            ok_model = mg is not None and bool(judged_stable(m, [r], [mg.stable], crit)[0])
-            pt = dict(rtt=r, n=n, pm=pm, crit=crit, model=ok_model, packets=None)
+            # the verdict margins and check give: below the trajectories' critical RTT, or in
+            # their stable band, for a model judged by them, else the linearised loop's
+            # Nyquist count
+            band = _band(m, mg)
+            ok_model = mg is not None and bool(judged_stable(m, [r], [mg.stable], crit, band)[0])
+            pt = dict(rtt=r, n=n, pm=pm, crit=crit, model=ok_model, packets=None, band=band)
             text = f"RTT {_us(r)}, N={n}: "
             text += (
                 (
                     f"model {'stable' if ok_model else 'UNSTABLE'} (phase margin {fmt(pm)} deg, "
-                    f"critical RTT {critical_rtt_words(crit, m, judged_by_trajectories(m))})"
+                    f"critical RTT {critical_rtt_words(crit, m, judged_by_trajectories(m))}"
+                    + (f"; stable band {_us(band[0])} to {_us(band[1])}" if band else "")
+                    + ")"
                 )
                 if mg is not None
                 else f"model failed ({err})"
             )
             if confirm == "packets":
-                v, t, q = _packets(p, n, r, cap, dur, st, seed, bw)
-                pt["packets"] = v["verdict"] == "stable"
-                traces.append((f"RTT {_us(r)}, N={n}", t, q, pt["packets"]))
-                text += (
-                    f"; packets {v['verdict']} (queue std {fmt(v['std'])} B, limit "
-                    f"{fmt(0.25 * p.qeq)} B; ACF peak {fmt(v['acf_peak'])}, limit 0.5; "
-                    f"empty {fmt(100 * v['underflow'])} % of the time, limit 1 %)"
-                )
+                run_s, settle_s, why = packet_run(r, dur, st)
+                pt["run"] = (run_s, settle_s)
+                if why is not None:  # not simulated: it could not confirm anything
+                    pt["packets"] = False
+                    text += f"; packets cannot confirm: {why}"
+                else:
+                    v, t, q = _packets(p, n, r, cap, run_s, settle_s, seed, bw)
+                    pt["packets"] = v["verdict"] == "stable"
+                    pt["drift"] = v["drift"]
+                    traces.append((f"RTT {_us(r)}, N={n}", t, q, pt["packets"], settle_s))
+                    text += _packet_words(v, p.qeq, (run_s - settle_s) / r)
             pt["text"] = text
             points.append(pt)
             if not ok_model or pt["packets"] is False:
                 fails.append(text)
-    fig = _stable_figure(points, traces, p.qeq, st) if report.figures_wanted(not fails) else None
+    fig = _stable_figure(points, traces, p.qeq) if report.figures_wanted(not fails) else None
     rate = f"C = {fmt(cap / 1e9)} Gb/s" + (" (the file's [ranges] capacity)" if file_cap else "")
     subject = (
         f"{model if isinstance(model, str) else type(model).__name__} at {rate}, RTT "
@@ -178,8 +259,15 @@ def assert_stable(params, rtt, n_flows, confirm=None, *, model="qcn", capacity=N
         key = f"RTT {_us(pt['rtt'])}, N={pt['n']}"
         numbers[key + ": phase margin (deg)"] = pt["pm"]
         numbers[key + ": critical RTT (s)"] = pt["crit"]
+        if pt["band"] is not None:
+            numbers[key + ": stable band from (s)"] = pt["band"][0]
+            numbers[key + ": stable band to (s)"] = pt["band"][1]
         if pt["packets"] is not None:
             numbers[key + ": packets stable"] = pt["packets"]
+            numbers[key + ": packet run (s)"] = pt["run"][0]
+            numbers[key + ": packets settle (s)"] = pt["run"][1]
+            if "drift" in pt:
+                numbers[key + ": packets trend across the window (B)"] = pt["drift"]
     msg = (
         f"{len(fails)} of {len(points)} point(s) unstable at {rate}:\n  " + "\n  ".join(fails)
         if fails
@@ -190,7 +278,7 @@ def assert_stable(params, rtt, n_flows, confirm=None, *, model="qcn", capacity=N
         raise AssertionError("assert_stable: " + msg)
 
 
-def _stable_figure(points, traces, qeq, settle) -> str:
+def _stable_figure(points, traces, qeq) -> str:
     import matplotlib
 
     matplotlib.use("Agg", force=False)
@@ -211,11 +299,12 @@ def _stable_figure(points, traces, qeq, settle) -> str:
     if traces:
         ax = axes[0, 1]
         traces = sorted(traces, key=lambda tr: tr[3])  # the unstable runs first
-        for label, t, q, ok in traces[:8]:
+        for label, t, q, ok, _ in traces[:8]:
             ax.plot(t, q / 1e3, lw=0.7, label=label + ("" if ok else " UNSTABLE"))
         ax.axhline(qeq / 1e3, color="k", ls=":", lw=0.8)
-        ax.axvline(settle, color="grey", ls="--", lw=0.8)
-        tops = [float(q[t > settle].max()) for _, t, q, _ in traces[:8] if (t > settle).any()]
+        for settle in sorted({tr[4] for tr in traces[:8]}):
+            ax.axvline(settle, color="grey", ls="--", lw=0.8)
+        tops = [float(q[t > st].max()) for _, t, q, _, st in traces[:8] if (t > st).any()]
         if tops:
             ax.set_ylim(0, 1.2 * max(tops) / 1e3)
         ax.set(xlabel="time (s)", ylabel="CP queue (KB, bin mean)", title="packets")
@@ -225,7 +314,11 @@ def _stable_figure(points, traces, qeq, settle) -> str:
 
 
 def _agrees(value: float, lo: float, hi: float, first: float, tol: float) -> bool:
-    """The model's critical RTT against the simulated bracket [lo, hi], widened by ``tol``."""
+    """The model's critical RTT against the simulated bracket [lo, hi], widened by ``tol``:
+    ``inf`` (stable at every RTT) agrees with a scan that saw no instability, ``nan``
+    (unstable from the start of the model's search) with one unstable at its first RTT."""
+    if math.isnan(value):
+        return lo <= 0
     if not math.isfinite(value):
         return not math.isfinite(hi)
     if not math.isfinite(hi):
@@ -233,6 +326,23 @@ def _agrees(value: float, lo: float, hi: float, first: float, tol: float) -> boo
     if lo <= 0:
         return value <= (1 + tol) * first
     return (1 - tol) * lo <= value <= (1 + tol) * hi
+
+
+def _extended(grid: list, crit: float, reach: float) -> list:
+    """The scan ``grid`` (sorted) continued by doublings towards RTTs where the claim
+    ``crit`` could fail: up to ``reach`` for a model stable at every RTT (``inf``), up to
+    2.8 x ``crit`` (the default grid's top) for a finite claim above the grid, never past
+    ``reach``."""
+    if crit == math.inf:
+        target = reach
+    elif math.isfinite(crit) and crit > 0:
+        target = min(reach, 2.8 * crit)
+    else:
+        return grid
+    out = list(grid)
+    while out[-1] * (1 + 1e-9) < target:
+        out.append(min(2 * out[-1], target))
+    return out
 
 
 def _tolerance(tolerance) -> float:
@@ -269,7 +379,12 @@ def assert_boundary_matches(model, scenario_or_spec, tolerance=0.1, *, params=No
     params : QCNParams, str or path, optional
         Parameters (default: the model object's, else the scenario's preset).
     rtts : sequence, optional
-        RTT grid (s; default the model's critical RTT times 0.5, 0.7, 1, 1.4, 2, 2.8).
+        RTT grid (s; default the model's critical RTT times 0.5, 0.7, 1, 1.4, 2, 2.8, or
+        the scenario's RTT times those where the model has no finite critical RTT). A claim
+        above the grid is put to longer RTTs: the grid continues by doublings to 2.8 x a
+        finite critical RTT, or, for a model stable at every RTT (``inf``), to the longest
+        RTT of which the analysed window holds ``MIN_RTTS`` = 10 (30 ms for the default 0.3
+        s window), as ``check --confirm`` requires of a run.
     duration, settle : float or str, optional
         Run length (default 0.6 s after the hotspot starts, at most to its end) and settling
         time after the hotspot start left out of the verdict (default 0.3 s, at most half of
@@ -315,6 +430,10 @@ def assert_boundary_matches(model, scenario_or_spec, tolerance=0.1, *, params=No
         raise AssertionError(f"assert_boundary_matches: the model has no loop here ({err})")
     center = crit if math.isfinite(crit) and crit > 0 else op.rtt
     grid = [center * f for f in (0.5, 0.7, 1.0, 1.4, 2.0, 2.8)] if listed is None else listed
+    from qcnmodel.studies.confirm import MIN_RTTS
+
+    reach = (dur - t0) / MIN_RTTS  # the longest RTT of which the window holds MIN_RTTS
+    grid = _extended(sorted(grid), crit, reach)
     runs = {}
 
     def unstable(r: float) -> bool:
@@ -323,7 +442,7 @@ def assert_boundary_matches(model, scenario_or_spec, tolerance=0.1, *, params=No
             tr = _sim.queue_trace(_resolve.with_rtt(spec, r, p), protocol=protocol, params=p,
                                   duration=dur, seed=seed, overrides=rest,
                                   bin_width=bin_width)  # fmt: skip
-            v, t, q = _sim.queue_verdict(tr, t0, dur, p.qeq)
+            v, t, q = _sim.queue_verdict(tr, t0, dur, p.qeq, p.frame_size)
             runs.setdefault(r, (t, q, v))
             votes += v["verdict"] != "stable"
         return 2 * votes > len(seeds)
@@ -339,14 +458,18 @@ def assert_boundary_matches(model, scenario_or_spec, tolerance=0.1, *, params=No
     fig = None
     if report.figures_wanted(ok):
         fig = _boundary_figure(pts, runs, crit, lo, hi, tol, p.qeq, t0, subject)
+    top = max(r for r, _ in pts)
     msg = (
         f"model critical RTT {_us(crit)} {'within' if ok else 'OUTSIDE'} the simulated "
         f"bracket {bracket} widened by {fmt(100 * tol)} %\nsimulated points (S stable, "
-        f"U oscillating): {points}\nscenario RTT {_us(op.rtt)}, phase margin there "
+        f"U not stable): {points}; scanned {_us(min(grid))} to {_us(top)}"
+        + (" (no instability up to there)" if not math.isfinite(hi) else "")
+        + f"\nscenario RTT {_us(op.rtt)}, phase margin there "
         f"{fmt(float(mg.phase_margin_deg))} deg" + (f"\nfigure: {fig}" if fig else "")
     )
     numbers = {"model critical RTT (s)": crit, "simulated stable up to (s)": lo,
-               "simulated unstable from (s)": hi, "tolerance": tol, "scenario RTT (s)": op.rtt,
+               "simulated unstable from (s)": hi, "scanned up to (s)": top, "tolerance": tol,
+               "scenario RTT (s)": op.rtt,
                "flows": op.n_flows, "capacity (bit/s)": op.capacity}  # fmt: skip
     report.add("assert_boundary_matches", subject, ok, numbers, msg, [fig] if fig else [])
     if not ok:
