@@ -142,8 +142,31 @@ def report_config(args):
 
         kw["jobs"] = jobs_value(args.jobs)
     packet = _packet(args)
+    if packet and ranges.capacity is not None:
+        packet = _confirmable(params, ranges.capacity, packet, args)
     return ReportConfig(params=params, preset=name, packet=packet,
                         trajectories=True if packet is True else "auto", **kw)  # fmt: skip
+
+
+def _confirmable(params, capacity: float, packet, args):
+    """``packet`` unless the port is faster than the sources' line rate, which the packet
+    confirmation cannot build: ``--confirm yes`` is then refused before the analysis (a
+    ValueError naming the flag and the range), the default (``auto``) leaves the
+    confirmation out and says so on stderr."""
+    import sys
+
+    from qcnmodel.studies.confirm import check_rate
+
+    field = "rate" if getattr(args, "rate", None) is not None else "capacity"
+    try:
+        check_rate(params, capacity, field)
+    except ValueError as exc:
+        if packet is True:
+            raise
+        print(f"qcnmodel report: the packet confirmation is left out: {exc}", file=sys.stderr,
+              flush=True)  # fmt: skip
+        return False
+    return packet
 
 
 def _packet(args) -> bool | str:

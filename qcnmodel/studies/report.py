@@ -395,9 +395,6 @@ def _confirm_section(doc, cfg: ReportConfig, verdict, ranges, figdir):
                 r["std"] / 1e3, f"{r['drift'] / 1e3:+.3g}", f"{r['underflow']:.0%}",
                 {"agree": "yes", "DISAGREE": "NO"}.get(outcome(r), outcome(r))]
                for r in conf["rows"]])  # fmt: skip
-    for r in conf["skipped"]:
-        doc.paragraph(f"Not simulated: {r['role']} (N = {r['n_flows']}, RTT = "
-                      f"{r['rtt_s'] * 1e6:.4g} us): {r['reason']}.")  # fmt: skip
     path = plot_confirmation(conf, cfg.params.qeq, figdir / "verdict_confirmation.png")
     caption = ("Hot queue of the packet runs across the predicted boundary of the worst N "
                f"and at the worst point; {n_agree} of {len(conf['rows'])} agree with the "

@@ -67,6 +67,24 @@ def test_the_report_takes_the_port_rate_from_the_file_or_the_flag(tmp_path):
     assert report_config(ap.parse_args(["report"])).capacity is None  # the line rate
 
 
+def test_the_report_refuses_to_confirm_a_port_faster_than_its_links(capsys):
+    """The packet confirmation's port serves at most the sources' line rate: --confirm yes
+    with --rate above it is refused before the analysis (it failed after it, losing the
+    report); the default (auto) leaves the confirmation out and says so."""
+    import argparse
+
+    from qcnmodel.cli.report import register, report_config
+
+    ap = argparse.ArgumentParser()
+    register(ap.add_subparsers())
+    with pytest.raises(ValueError, match=r"rate: .*\(0, 10\] Gb/s"):
+        report_config(ap.parse_args(["report", "--rate", "15Gbps", "--confirm", "yes"]))
+    cfg = report_config(ap.parse_args(["report", "--rate", "15Gbps"]))
+    assert cfg.packet is False and cfg.capacity == 15e9
+    assert "packet confirmation is left out" in capsys.readouterr().err
+    assert report_config(ap.parse_args(["report", "--rate", "5Gbps"])).packet == "auto"
+
+
 def test_a_map_marks_points_without_equilibrium_instead_of_failing():
     import numpy as np
 
