@@ -113,6 +113,8 @@ def check_equilibrium(case: Case, variants, duration=DURATION, settle=SETTLE, se
                         (rm - am) / rm, tol, "3 x batch-means SE of the flow-averaged rate + "
                         "the resolution of one frame per window (relative)",
                         abs(rm - am) / rm <= tol, "bit/s; error relative",
+                        "delivered by the port / N: the model's is C/N wherever its queue holds "
+                        "a backlog, so the row checks the port's utilisation, not the rates",
                         key=_key("equilibrium", "rate", case, v)))  # fmt: skip
     return rows
 
