@@ -71,6 +71,7 @@ import sys
 
 import numpy as np
 
+from qcnmodel.analysis.boundary import WINDOW_RTTS
 from qcnmodel.params import QCNParams
 from qcnmodel.studies.confirm_judge import (  # noqa: F401 (the judgement's names, here too)
     ODDS_ALPHA,
@@ -111,7 +112,8 @@ BIN = 50e-6
 #: the predicted boundary is tested at these multiples of the critical RTT (stable, unstable)
 FACTORS = (0.8, 1.25)
 #: the boundary points need the analysed half of the run to hold at least this many RTTs
-MIN_RTTS = 10
+#: (the rule the model's trajectory verdicts follow too)
+MIN_RTTS = WINDOW_RTTS
 #: the settling half of a run must hold this many time constants of the point's slowest
 #: mode (e^-3 = 5 %: a start-up swing of 20 Qeq is then within the detector's Qeq/4 band
 #: after ~4.4 time constants; 3 is the least that lets the detector see the mode's sign)
