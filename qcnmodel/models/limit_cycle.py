@@ -52,7 +52,9 @@ class LimitCycle:
     Attributes
     ----------
     exists : bool
-        A solution of the harmonic balance was found in the amplitude range.
+        A stable solution of the harmonic balance was found in the amplitude range: the loop
+        gain at the -180 deg crossing falls through 1 as the amplitude grows (Loeb's
+        criterion). A gain that rises through 1 marks a threshold amplitude, not a cycle.
     period_s : float
         Period of the cycle, s (nan if none).
     amplitude_fb_bytes : float
@@ -235,12 +237,14 @@ def limit_cycle(model, amplitudes=None, method: str | None = None,
     cross = np.nonzero(ok[1:] & ok[:-1] & (np.sign(gains[1:] - 1) != np.sign(gains[:-1] - 1)))[0]
     q_mean = (k[cp.K_QEQ] - k[cp.K_ENQ] - fb0) * fr
     name = "qcn packet"
-    if cross.size == 0:
+    # a cycle is where the gain falls through 1 as the amplitude grows (Loeb's criterion: a
+    # larger swing then meets less gain and shrinks back); a rising crossing is a threshold
+    # (a larger swing grows, a smaller one decays), no cycle the loop settles on
+    falling = [i for i in cross if gains[i + 1] < gains[i]]
+    if not falling:
         return LimitCycle(False, math.nan, math.nan, math.nan, q_mean, False, amps * fr, gains,
                           freqs, name)  # fmt: skip
-    # the stable cycle: gain falling through 1 with growing amplitude (the largest such)
-    falling = [i for i in cross if gains[i + 1] < gains[i]]
-    i = falling[-1] if falling else cross[-1]
+    i = falling[-1]  # the stable cycle of the largest amplitude
     x0, x1 = math.log(amps[i]), math.log(amps[i + 1])
     g0, g1 = math.log(gains[i]), math.log(gains[i + 1])
     a_star = math.exp(x0 + (0 - g0) * (x1 - x0) / (g1 - g0))

@@ -1,6 +1,8 @@
 """One QCN flow is judged by its trajectories: boundary_method, trajectory_unstable and what
 margins, summary and stability maps make of it."""
 
+import math
+
 import numpy as np
 import pytest
 
@@ -187,3 +189,13 @@ def test_a_map_row_that_cycles_at_small_rtts_keeps_its_stable_band():
     assert ds.stable.values[0].tolist() == [False, False, True, True, False]
     lo, hi = float(ds.stable_from_rtt[0]), float(ds.critical_rtt[0])
     assert 50e-6 < lo <= 300e-6 and 450e-6 < hi < 800e-6
+
+
+def test_the_harmonic_balance_reports_no_cycle_at_a_rising_gain():
+    """Loeb's criterion: a cycle is where the loop gain at the -180 deg crossing falls through 1
+    as the amplitude grows; a gain rising through 1 is a threshold amplitude. At 802.1Qau, N =
+    10, 100 us (stable: PM 17 deg, trajectories' critical RTT 251.5 us) the gain rises from 0.21
+    to 1.6 over the scan, and a 1.7 ms, 51 KB "cycle" was reported there."""
+    lc = qm.limit_cycle(qm.QCNFluidModel(n_flows=10, rtt=100e-6), method="harmonic-balance")
+    assert lc.gains[0] < 1 < lc.gains[-1]  # through 1 upwards only (no falling crossing)
+    assert not lc.exists and math.isnan(lc.period_s)
