@@ -192,7 +192,15 @@ def _check_grid(model, x, xs, y, ys) -> None:
             raise ValueError(f"{field}: every rtt must be at least the CP latency, which the "
                              f"loop delay contains (cp_latency = {lat:g} s), got "
                              f"{v.min():g} s")  # fmt: skip
-        model.replace(**{name: vals[0].item() if hasattr(vals[0], "item") else vals[0]})
+        try:
+            model.replace(**{name: vals[0].item() if hasattr(vals[0], "item") else vals[0]})
+        except (TypeError, ValueError) as exc:
+            axis = "x" if name == x else "y"
+            own = ", ".join(f.name for f in dataclasses.fields(model) if f.name != "params"
+                            ) if dataclasses.is_dataclass(model) else ""  # fmt: skip
+            raise ValueError(f"{axis}: {name!r}: {exc}"
+                             + (f"; the model's own arguments are {own}" if own else "")
+                             ) from None  # fmt: skip
 
 
 def stability_map(
@@ -320,15 +328,14 @@ def _judge_by_trajectories(model, ds: xr.Dataset, x: str, y: str) -> None:
                     continue  # no equilibrium there: no loop, no trajectories judged
             else:
                 ds["valid"].values[cell] = True  # judged, with or without a fixed point
+            if x == "rtt" and "stable_from_rtt" not in ds:  # wherever trajectories judge
+                ds["stable_from_rtt"] = (y, np.full(len(ys), np.nan), {"units": "s"})
             try:
                 if x == "rtt":
                     crit, band = trajectory_boundary(pt)
                     ds["stable"].values[cell] = judged_stable(pt, xs, None, crit, band)
                     if band is not None:
                         crit = band[1]
-                        if "stable_from_rtt" not in ds:
-                            ds["stable_from_rtt"] = (y, np.full(len(ys), np.nan),
-                                                     {"units": "s"})  # fmt: skip
                         ds["stable_from_rtt"].values[i] = band[0]
                 else:
                     crit = None

@@ -90,6 +90,7 @@ from __future__ import annotations
 
 import dataclasses
 import functools
+import math
 from dataclasses import dataclass
 from typing import Any
 
@@ -459,9 +460,11 @@ class FOPDTModel(LoopModel):
         import xarray as xr
 
         t_end = None if duration is None else parse_time(duration, "duration")
+        if t_end is not None and not (math.isfinite(t_end) and t_end > 0):
+            raise ValueError(f"duration: the end time must be finite and > 0 s, got {duration!r}")
         r = self.loop().step_response(T=t_end, pade_order=pade_order)
         return xr.Dataset(
-            {"y": ("time", r.output)},
-            coords={"time": r.time},
+            {"y": ("time", r.output, {"units": "1", "long_name": "closed-loop step response"})},
+            coords={"time": ("time", r.time, {"units": "s"})},
             attrs={"model": self.name, "pade_order": pade_order, "rtt": self.rtt},
         )

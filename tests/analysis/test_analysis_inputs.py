@@ -182,3 +182,21 @@ def test_a_zero_loop_gain_is_refused_with_its_reason():
 
     with pytest.raises(ValueError, match="num: the loop gain is zero"):
         DelayedLoop([0.0], [1.0, 1.0], 1e-3)
+
+
+def test_a_map_axis_the_model_does_not_have_names_the_axis_and_the_model_arguments():
+    """A typo in ``y`` named QCNParams and listed its fields only, not ``y`` nor the model's
+    own arguments (n_flows, rtt, capacity), which are the usual axes."""
+    with pytest.raises(ValueError, match=r"^y: 'nflows': .*the model's own arguments are rtt, "
+                                         r"n_flows, capacity"):  # fmt: skip
+        qm.stability_map(qm.FOPDTModel(), y="nflows", y_values=[1, 2], x_values=[50e-6])
+
+
+def test_the_fopdt_step_response_names_its_duration_and_carries_units():
+    m = qm.FOPDTModel()
+    for bad in (-1, 0, "-5ms"):
+        with pytest.raises(ValueError, match=r"^duration: the end time must be finite and > 0"):
+            m.simulate(bad)
+    ds = m.simulate("10ms")
+    assert ds.time.attrs["units"] == "s" and ds.y.attrs["units"] == "1"
+    assert ds.time.values[-1] == pytest.approx(10e-3)

@@ -80,6 +80,9 @@ def test_summary_and_map_follow_the_trajectories(crit):
     ten = critical_rtt(qm.QCNFluidModel(n_flows=10, capacity=5e9))
     assert float(ds.critical_rtt.sel(n_flows=10)) == ten
     assert ds.stable.values[1].tolist() == (rtts < ten).tolist()
+    # where trajectories judge, every row has a band start, NaN without a band (the variable
+    # was there only when some row had a band)
+    assert np.isnan(ds.stable_from_rtt.values).all()
     # the linearisation stays available by name: the phase margin decides there
     lin = qm.stability_map(_one(), x_values=rtts, y_values=[1, 10], method="linearisation")
     assert lin.stable.values.tolist() == (lin.phase_margin_deg.values > 0).tolist()
