@@ -165,7 +165,9 @@ def grid_count(value, field: str) -> tuple[str, int | None]:
 
     ``check`` and ``report`` space their grids logarithmically, so ``:log`` may be written
     (as ``sweep --grid`` takes it) and ``:lin`` is refused. ``n`` is a whole number in
-    [1, :data:`MAX_GRID_POINTS`] (for flows, the rounded log grid keeps its distinct counts).
+    [2, :data:`MAX_GRID_POINTS`]: one point would be ``lo`` alone, and a verdict over the range
+    would cover none of it but ``lo`` (for flows, the rounded log grid keeps its distinct
+    counts).
 
     Raises
     ------
@@ -186,10 +188,14 @@ def grid_count(value, field: str) -> tuple[str, int | None]:
         n = int(opts[0])
     except ValueError:
         raise ValueError(f"{field}: the number of points must be a whole number in "
-                         f"[1, {MAX_GRID_POINTS}], got {opts[0]!r} in {text!r}"
+                         f"[2, {MAX_GRID_POINTS}], got {opts[0]!r} in {text!r}"
                          ) from None  # fmt: skip
-    if not 1 <= n <= MAX_GRID_POINTS:
-        raise ValueError(f"{field}: the number of points must be in [1, {MAX_GRID_POINTS}], "
+    if n == 1:  # one point is lo alone: a verdict "over lo..hi" would not cover the range
+        raise ValueError(f"{field}: a range lo..hi:n needs at least 2 points (:1 would check lo "
+                         f"alone); give n >= 2, or the one value without '..', got "
+                         f"{text!r}")  # fmt: skip
+    if not 2 <= n <= MAX_GRID_POINTS:
+        raise ValueError(f"{field}: the number of points must be in [2, {MAX_GRID_POINTS}], "
                          f"got {n} in {text!r}")  # fmt: skip
     return body, n
 

@@ -26,7 +26,7 @@ def test_check_takes_a_point_count_and_says_what_it_analysed(capsys):
     ("value", "words"),
     [
         ("2us..1ms:40:lin", "logarithmically"),
-        ("2us..1ms:0", f"[1, {MAX_GRID_POINTS}], got 0"),
+        ("2us..1ms:0", f"[2, {MAX_GRID_POINTS}], got 0"),
         ("2us..1ms:x", "whole number"),
         ("1ms:5", "follows a range"),
         ("2us..1ms:5:log:3", "logarithmically"),
@@ -52,8 +52,20 @@ def test_the_report_takes_the_point_counts():
     assert cfg.n_rtt == 20 and (cfg.rtt_min, cfg.rtt_max) == (2e-6, 1e-3)
     # 4 log-spaced counts from 1 to 100: 1, 4.64, 21.5, 100
     assert cfg.flows == (1, 5, 22, 100)
-    with pytest.raises(ValueError, match="at least 2 RTT points"):
+    with pytest.raises(ValueError, match="at least 2 points"):
         report_config(parse(["report", "--rtt", "2us..1ms:1"]))
+
+
+@pytest.mark.parametrize("argv", [["--rtt", "20us..500us:1"], ["--flows", "1..20:1"]])
+def test_a_one_point_range_is_refused_not_checked_at_its_low_end(argv, capsys, tmp_path):
+    """lo..hi:1 computed lo alone and reported the verdict over the whole range: STABLE over
+    RTT 20 us .. 500 us (exit 0) at N = 2, whose critical RTT is 241 us."""
+    assert main(["check", "--preset", "802.1qau", "--model", "fopdt", *argv]) == 2
+    assert "at least 2 points" in capsys.readouterr().err
+    f = tmp_path / "p.toml"
+    f.write_text(f'[ranges]\n{argv[0][2:]} = "{argv[1]}"\n')
+    assert main(["check", str(f), "--model", "fopdt"]) == 2
+    assert "at least 2 points" in capsys.readouterr().err
 
 
 def test_a_file_range_may_carry_a_point_count(tmp_path, capsys):
