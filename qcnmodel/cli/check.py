@@ -131,7 +131,9 @@ def parse_ranges(rtt_text, flows_text, pm_text=None, table=None, path=None, text
         ends = split_range(text) or (text, text)
         lo, hi = parse(ends[0], field), parse(ends[1], field)
         if not 0 < lo <= hi:  # named as CheckRanges names it
-            raise ValueError(f"{field}: need 0 < lo <= hi, got {value!r}")
+            floor = "1 <= lo" if field == "flows" else "0 < lo"
+            raise ValueError(f"{field}: need {floor} <= hi (the smaller end first), got "
+                             f"{value!r}")  # fmt: skip
         return lo, hi
 
     given = {}
@@ -344,19 +346,15 @@ def run(args) -> int:
             result, confirmation={**result.confirmation, "figure": str(figure)}
         )
     ranges = rtt_floor(ranges, params)[0]  # the range analysed (check_params's note says so)
+    out = {"file": label, "valid": True, "model": args.model,
+           "rtt_range_s": list(ranges.rtt), "flows_range": list(ranges.flows),
+           "rtt_points": int(ranges.rtt_grid().size), "flow_counts": ranges.flow_grid().tolist(),
+           "capacity_bps": ranges.capacity}  # fmt: skip
+    out.update(result.to_dict())
+    _write_json(args.out, out)  # --out holds the same object as --json, text or not
     if args.json:
-        out = {"file": label, "valid": True, "model": args.model,
-               "rtt_range_s": list(ranges.rtt), "flows_range": list(ranges.flows),
-               "rtt_points": int(ranges.rtt_grid().size),
-               "flow_counts": ranges.flow_grid().tolist(),
-               "capacity_bps": ranges.capacity}  # fmt: skip
-        out.update(result.to_dict())
-        _write_json(args.out, out)
         print_json(out)
         return result.exit_code
-    if args.out:
-        _write_json(args.out, {"file": label, "valid": True, "model": args.model,
-                               **result.to_dict()})  # fmt: skip
     print(render(result, ranges, label, figure=figure))
     sys.stdout.flush()
     return result.exit_code

@@ -81,3 +81,20 @@ def test_sweep_refuses_a_range_without_its_point_count(capsys):
                  "--out", "never.nc"])  # fmt: skip
     err = capsys.readouterr().err
     assert code == 2 and "needs its number of points" in err and "1..20:10:log" in err
+
+
+def test_out_holds_the_same_result_as_json_in_text_mode(tmp_path, capsys):
+    """--out beside the text output wrote the result without the ranges it covers (rtt_range_s,
+    flows_range, rtt_points, flow_counts, capacity_bps): an archived file did not say what
+    its verdict was over."""
+    args = ["check", "--preset", "802.1qau", "--model", "fopdt", "--rtt", "50us..400us:4",
+            "--flows", "2..20:3", "--rate", "5Gbps", "--no-recommend"]  # fmt: skip
+    code = main([*args, "--out", str(tmp_path / "text.json")])
+    capsys.readouterr()
+    assert main([*args, "--json", "--out", str(tmp_path / "json.json")]) == code
+    text = json.loads((tmp_path / "text.json").read_text())
+    assert text == json.loads((tmp_path / "json.json").read_text())
+    assert text["rtt_range_s"] == [50e-6, 400e-6] and text["flow_counts"] == [2, 6, 20]
+    assert text["rtt_points"] == 4 and text["capacity_bps"] == 5e9
+    assert main(["check", "--preset", "802.1qau", "--flows", "5..1"]) == 2
+    assert "flows: need 1 <= lo <= hi" in capsys.readouterr().err
