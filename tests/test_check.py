@@ -781,3 +781,22 @@ def test_the_lowest_phase_margin_is_the_grids_and_is_named_apart_from_the_worst_
     assert ("lowest phase margin" in text) == ((n, rtt) != (res.worst_point["n_flows"],
                                                             res.worst_point["rtt_s"]))  # fmt: skip
     assert "nan with a band: stable in the band only" in text
+
+
+def test_every_listed_change_says_what_it_was_put_to():
+    """Only the headline's change is put to the model's trajectories; the others stabilise
+    the linearised loop alone. netfpga-1g: bc_limit = 37500 makes check STABLE, timer =
+    5.2 ms leaves N = 20 oscillating, and both read like the first ('make the linearised
+    loop stable') with nothing about the flow counts the trajectories judge."""
+    from qcnmodel.studies.check_text import _trajectory_words
+
+    ranges = CheckRanges(rtt=(20e-6, 500e-6), flows=(1, 20))
+    fix = {"field": "timer", "value": 0.005228}
+    assert _trajectory_words(fix, (), ranges) == ""  # nothing judged by trajectories
+    words = _trajectory_words(fix, (4, 20), ranges)
+    assert "not put to the model's trajectories, which judge N = 4, 20" in words
+    assert "check --set timer=" in words
+    bad = _trajectory_words({**fix, "trajectories_unstable_n": [20]}, (4, 20), ranges)
+    assert bad == "; the model's trajectories at 500 us still oscillate at N = 20"
+    ok = _trajectory_words({**fix, "trajectories_unstable_n": []}, (4, 20), ranges)
+    assert ok == "; the model's trajectories at 500 us are stable at every N they judge"

@@ -76,11 +76,33 @@ def render(result, ranges, file: str, figure=None) -> str:
                 f"{f['worst_phase_margin_deg']:.1f} deg"
                 + (f"; outside the validation's matched pairs ({f['untested']})"
                    if f.get("untested") else "")
+                + _trajectory_words(f, r.judged_flows, ranges)
             )  # fmt: skip
     c = r.confirmation
     if c is not None:
         lines += confirmation_lines(c, figure)
     return "\n".join(lines)
+
+
+def _trajectory_words(fix: dict, judged, ranges) -> str:
+    """What a listed change does to the flow counts the model's trajectories judge: put to
+    their runs at the largest RTT checked (the headline's change), or not put to them (the
+    others: they stabilise the linearised loop, which those flow counts' verdict is not)."""
+    if not judged:
+        return ""
+    bad = fix.get("trajectories_unstable_n")
+    if bad is None:
+        return (f"; not put to the model's trajectories, which judge N = "
+                f"{_counts(judged)}: `check --set {fix['field']}=...` tells")  # fmt: skip
+    rtt = f"{ranges.rtt[1] * 1e6:.4g} us"
+    if bad:
+        return f"; the model's trajectories at {rtt} still oscillate at N = {_counts(bad)}"
+    return f"; the model's trajectories at {rtt} are stable at every N they judge"
+
+
+def _counts(ns) -> str:
+    ns = [int(n) for n in ns]
+    return ", ".join(map(str, ns)) if len(ns) <= 6 else f"{ns[0]} .. {ns[-1]} ({len(ns)} counts)"
 
 
 def validity_lines(validity: list) -> list[str]:
