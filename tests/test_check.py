@@ -714,6 +714,13 @@ def test_a_threshold_that_decides_nothing_is_said_so():
     linear = check_params(QCNParams(), ranges, model="fopdt", recommend=False)
     assert linear.verdict == "marginal"  # the threshold decides there
     assert not any("does not enter" in n for n in linear.notes)
+    # one flow at the line rate leaves the port uncongested: an infinite margin, which no
+    # threshold can fail; with N = 3 judged by the trajectories the threshold still decides
+    # nothing (the note was suppressed because N = 1 is judged by its linearised loop)
+    both = CheckRanges(rtt=(20e-6, 20e-6), flows=(1, 3), n_rtt=1, n_flows=2, pm_threshold=89)
+    mixed = check_params(QCNParams(), both, recommend=False)
+    assert mixed.judged_flows == (3,) and 1 not in mixed.judged_flows
+    assert any(n.startswith("pm_threshold = 89 deg does not enter") for n in mixed.notes)
 
 
 def test_without_a_standing_queue_the_trajectories_judge(capsys, tmp_path, monkeypatch):

@@ -426,7 +426,7 @@ def _check(params, ranges, model, variant, base, fallback, recommend, confirm,
         + ([trajectory_note(judged)] if judged else [])
         + ([linearised_note(too_many)] if too_many else [])
         + ([no_queue_note(no_queue)] if no_queue else [])
-        + _threshold_note(ranges, models, judged, overloaded),
+        + _threshold_note(ranges, models, judged, overloaded, lin),
         judged_flows=tuple(judged),
         searched=search["searched"],
         fallback=fallback,
@@ -451,15 +451,19 @@ def _check(params, ranges, model, variant, base, fallback, recommend, confirm,
     return result
 
 
-def _threshold_note(ranges: CheckRanges, models: dict, judged, overloaded: dict) -> list[str]:
+def _threshold_note(ranges: CheckRanges, models: dict, judged, overloaded: dict,
+                    lin: dict) -> list[str]:  # fmt: skip
     """The note that the phase-margin threshold decides nothing, when no flow count of the
-    ranges is judged by its linearised loop (the trajectories or the overload decide)."""
-    if any(n not in judged and n not in overloaded for n in models):
+    ranges is judged by its linearised loop with a finite phase margin somewhere (the
+    trajectories or the overload decide, or the port is not congested: an infinite margin
+    passes any threshold)."""
+    linear = [n for n in models if n not in judged and n not in overloaded]
+    if any(n in lin and np.isfinite(np.asarray(lin[n][0], float)).any() for n in linear):
         return []
     return [f"pm_threshold = {ranges.pm_threshold:g} deg does not enter this verdict: it "
-            "applies to the points judged by the linearised loop, and every flow count here "
-            "is judged by the model's trajectories (their critical RTT decides) or has no "
-            "equilibrium"]  # fmt: skip
+            "applies to the points judged by the linearised loop with a finite phase margin, "
+            "and every flow count here is judged by the model's trajectories (their critical "
+            "RTT decides), has no equilibrium, or leaves the port uncongested"]  # fmt: skip
 
 
 def _rebuilt(base, params):
