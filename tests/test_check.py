@@ -807,3 +807,19 @@ def test_every_listed_change_says_what_it_was_put_to():
     assert bad == "; the model's trajectories at 500 us still oscillate at N = 20"
     ok = _trajectory_words({**fix, "trajectories_unstable_n": []}, (4, 20), ranges)
     assert ok == "; the model's trajectories at 500 us are stable at every N they judge"
+
+
+def test_rtts_below_the_trajectories_first_rtt_are_said_to_be_extrapolated():
+    """The model's trajectories are run from 20 us; a range reaching below (the default check
+    and report ranges start at 2 us; --rtt 100ns..1us read STABLE with no word) is judged
+    there by the verdict at 20 us, and the check says so."""
+    from qcnmodel.models.qcn import QCNFluidModel
+    from qcnmodel.studies.check import _extrapolated_note
+
+    models = {n: QCNFluidModel(n_flows=n) for n in (1, 2, 4)}
+    low = CheckRanges(rtt=(0.1e-6, 1e-6), flows=(1, 4))
+    (note,) = _extrapolated_note(low, models, (2, 4))
+    assert note.startswith("RTTs below 20 us, the smallest the model's trajectories are run at")
+    assert "at N = 2, 4" in note
+    assert _extrapolated_note(CheckRanges(rtt=(20e-6, 1e-3), flows=(1, 4)), models, (2, 4)) == []
+    assert _extrapolated_note(low, models, ()) == []  # nothing judged by trajectories

@@ -426,7 +426,8 @@ def _check(params, ranges, model, variant, base, fallback, recommend, confirm,
         + ([trajectory_note(judged)] if judged else [])
         + ([linearised_note(too_many)] if too_many else [])
         + ([no_queue_note(no_queue)] if no_queue else [])
-        + _threshold_note(ranges, models, judged, overloaded, lin),
+        + _threshold_note(ranges, models, judged, overloaded, lin)
+        + _extrapolated_note(ranges, models, judged),
         judged_flows=tuple(judged),
         searched=search["searched"],
         fallback=fallback,
@@ -464,6 +465,21 @@ def _threshold_note(ranges: CheckRanges, models: dict, judged, overloaded: dict,
             "applies to the points judged by the linearised loop with a finite phase margin, "
             "and every flow count here is judged by the model's trajectories (their critical "
             "RTT decides), has no equilibrium, or leaves the port uncongested"]  # fmt: skip
+
+
+def _extrapolated_note(ranges: CheckRanges, models: dict, judged) -> list[str]:
+    """The note that the RTTs of the ranges below the smallest one the model's trajectories
+    are run at are judged by extrapolation (the verdict there is that RTT's)."""
+    if not judged:
+        return []
+    from qcnmodel.analysis.boundary import search_interval
+
+    start = min(search_interval(models[n])[0] for n in judged)
+    if not ranges.rtt[0] < start:
+        return []
+    return [f"RTTs below {start * 1e6:.4g} us, the smallest the model's trajectories are run "
+            f"at, are judged by extrapolation at N = {', '.join(str(int(n)) for n in judged)}: "
+            f"their verdict there is that of {start * 1e6:.4g} us"]  # fmt: skip
 
 
 def _rebuilt(base, params):
