@@ -15,6 +15,11 @@ import numpy as np
 __all__ = ["odds_crossing", "unstable_fraction"]
 
 
+#: the detector's classes of a run that empties the queue (an idle run is counted with them:
+#: it is not stable either, :func:`qcnmodel.analysis.timeseries.oscillation`)
+_EMPTIES = ("underflow", "idle")
+
+
 def unstable_fraction(model, rtts, seeds: int | None = None, progress: bool = False):
     """Fraction of a stochastic model's runs that oscillate or underflow, at each RTT.
 
@@ -84,11 +89,6 @@ def unstable_fraction(model, rtts, seeds: int | None = None, progress: bool = Fa
                                 "oscillating": ("rtt", osc), "underflow": ("rtt", under)},
                         name="unstable_fraction",
                         attrs={"seeds": n, "long_name": "runs unstable (fraction)"})  # fmt: skip
-
-
-#: the detector's classes of a run that empties the queue (an idle run is counted with them:
-#: it is not stable either, :func:`qcnmodel.analysis.timeseries.oscillation`)
-_EMPTIES = ("underflow", "idle")
 
 
 def odds_crossing(odds, rtts=None, full: bool = False, weights=None):
