@@ -31,60 +31,70 @@ _S_PHASE = stream_key(STREAM_USER, 2)  #: each flow's frame phase
 
 
 @njit(cache=True)
-def _frame_times(t, sent, frame, fwd, phase):
-    """Arrival times at the port of every whole frame of every flow, sorted: record interval
-    by record interval (frames of different intervals are in order), each interval's frames
-    sorted by :func:`_sort_span`."""
+def _frame_times(t, sent, frame, fwd, phase, backlog):
+    """Arrival times at the port of every whole frame of every flow, sorted, after
+    ``backlog`` frames waiting at time 0: record interval by record interval (frames of
+    different intervals are in order), each interval's frames sorted by :func:`_sort_span`
+    in buffers sized to the largest interval (grown when an interval needs more)."""
     n_rec, n = sent.shape
-    count = 0
+    count = backlog
     for i in range(n):
         count += int(np.floor(sent[-1, i] / frame + phase[i]))
         count -= int(np.floor(sent[0, i] / frame + phase[i]))
-    out = np.empty(count + n)  # room for a boundary that rounding puts either side
-    tmp = np.empty(count + n)
-    slots = np.zeros(count + n + 2, np.int64)
+    size = count + n  # room for a boundary that rounding puts either side
+    out = np.empty(size)
+    out[:backlog] = 0.0
+    tmp, key, slots = np.empty(64), np.empty(64, np.int64), np.empty(66, np.int64)
     nxt = np.floor(sent[0] / frame + phase) + 1.0  # each flow's next frame boundary
-    m = 0
+    m = backlog
     for k in range(1, n_rec):
         first = m
+        t0, dt = t[k - 1], t[k] - t[k - 1]
         for i in range(n):
-            s0, s1 = sent[k - 1, i], sent[k, i]
-            while (nxt[i] - phase[i]) * frame <= s1 and m < out.shape[0]:
-                b = (nxt[i] - phase[i]) * frame
-                out[m] = t[k - 1] + (t[k] - t[k - 1]) * (b - s0) / (s1 - s0) + fwd
+            s0, s1, ph = sent[k - 1, i], sent[k, i], phase[i]
+            nx = nxt[i]
+            b = (nx - ph) * frame
+            while b <= s1 and m < size:
+                out[m] = t0 + dt * (b - s0) / (s1 - s0) + fwd
                 m += 1
-                nxt[i] += 1.0
-        _sort_span(out, first, m, t[k - 1] + fwd, t[k] + fwd, tmp, slots)
+                nx += 1.0
+                b = (nx - ph) * frame
+            nxt[i] = nx
+        if m - first > tmp.shape[0]:
+            tmp, key = np.empty(2 * (m - first)), np.empty(2 * (m - first), np.int64)
+            slots = np.empty(2 * (m - first) + 2, np.int64)
+        _sort_span(out, first, m, t0 + fwd, t[k] + fwd, tmp, key, slots)
     return out[:m]
 
 
 @njit(cache=True)
-def _sort_span(x, first, last, lo, hi, tmp, slots):
+def _sort_span(x, first, last, lo, hi, tmp, key, slots):
     """Sort ``x[first:last]``, whose values lie about evenly in [lo, hi], in place: a bucket
-    pass (one bucket per value) and then insertion sort, which has next to nothing left to
-    move. The result is the sorted values, whatever the buckets."""
+    pass (one bucket per value, each value's bucket kept in ``key``) into ``tmp``, insertion
+    sort there, which has next to nothing left to move, and a copy back. The result is the
+    sorted values, whatever the buckets."""
     m = last - first
     if m < 2:
         return
     scale = m / (hi - lo) if hi > lo else 0.0
     slots[: m + 1] = 0
-    for j in range(first, last):
-        slots[min(max(int((x[j] - lo) * scale), 0), m - 1) + 1] += 1
+    for j in range(m):
+        b = min(max(int((x[first + j] - lo) * scale), 0), m - 1)
+        key[j] = b
+        slots[b + 1] += 1
     for b in range(m):
         slots[b + 1] += slots[b]
-    for j in range(first, last):
-        b = min(max(int((x[j] - lo) * scale), 0), m - 1)
-        tmp[slots[b]] = x[j]
-        slots[b] += 1
     for j in range(m):
-        x[first + j] = tmp[j]
-    for j in range(first + 1, last):
-        v = x[j]
+        tmp[slots[key[j]]] = x[first + j]
+        slots[key[j]] += 1
+    for j in range(1, m):
+        v = tmp[j]
         h = j - 1
-        while h >= first and x[h] > v:
-            x[h + 1] = x[h]
+        while h >= 0 and tmp[h] > v:
+            tmp[h + 1] = tmp[h]
             h -= 1
-        x[h + 1] = v
+        tmp[h + 1] = v
+    x[first:last] = tmp[:m]
 
 
 @njit(cache=True)
@@ -151,10 +161,8 @@ def realised_queue(t, sent, capacity, frame, fwd, seed, q0=0.0, hot=None):
     phase = np.array([uniform01(np.int64(seed), np.int64(_S_PHASE), np.int64(i))
                       for i in range(n)])  # fmt: skip
     t_on, t_off, c_hot = hot if hot is not None else (np.inf, np.inf, float(capacity))
-    arrive = _frame_times(t, sent, float(frame), float(fwd), phase)
-    backlog = int(round(max(float(q0), 0.0) / frame))
-    if backlog:  # the initial backlog's frames, waiting at time 0
-        arrive = np.concatenate((np.zeros(backlog), arrive))
+    backlog = int(round(max(float(q0), 0.0) / frame))  # whole frames waiting at time 0
+    arrive = _frame_times(t, sent, float(frame), float(fwd), phase, backlog)
     starts = _starts(arrive, float(frame), float(capacity), float(t_on), float(t_off),
                      float(c_hot))  # fmt: skip
     n_in, in_area = _counted(arrive, t)

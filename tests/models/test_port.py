@@ -2,9 +2,11 @@
 
 import numpy as np
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from qcnmodel.models._ndd1 import waiting_frames
-from qcnmodel.models._port import realised_queue
+from qcnmodel.models._port import _frame_times, realised_queue
 
 L = 1500.0
 C = 10e9
@@ -81,3 +83,39 @@ def test_past_its_frame_budget_a_trajectory_reports_the_mean_collision_queue(mon
     assert "q_mean" in full and "q_mean" not in capped  # 20 000 frames > 1000
     np.testing.assert_array_equal(full.q_fluid.values, capped.q_fluid.values)
     assert np.all(capped.q.values >= capped.q_fluid.values)  # max(backlog, collision mean)
+
+
+@settings(max_examples=60, deadline=None)
+@given(
+    n=st.integers(1, 12),
+    n_rec=st.integers(2, 30),
+    scale=st.floats(1e4, 3e6),  # bytes a flow sends per record interval, at most
+    backlog=st.integers(0, 50),
+    data=st.data(),
+)
+def test_frame_arrivals_are_every_boundary_crossed_in_time_order(n, n_rec, scale, backlog, data):
+    """Each flow's whole-frame boundaries (j - phase) * L crossed by its bytes, placed in time
+    by linear interpolation between the records and delayed by the forward delay, after the
+    backlog's frames at 0: the sorted union computed here by brute force. Up to 2000 frames a
+    flow per interval, so the sort's buffers must grow past their first size."""
+    rng = np.random.default_rng(data.draw(st.integers(0, 2**32 - 1)))
+    t = np.concatenate(([0.0], np.cumsum(rng.uniform(1e-6, 1e-3, n_rec - 1))))
+    steps = rng.uniform(0.0, scale, (n_rec - 1, n)) * (rng.uniform(size=(n_rec - 1, n)) > 0.2)
+    sent = np.vstack((rng.uniform(0.0, 1e5, (1, n)), np.zeros((n_rec - 1, n))))
+    sent[1:] = sent[0] + np.cumsum(steps, axis=0)
+    phase, fwd = rng.uniform(0.0, 1.0, n), 20e-6
+    want = [np.zeros(backlog)]
+    for i in range(n):
+        j = np.arange(
+            np.floor(sent[0, i] / L + phase[i]) + 1, np.floor(sent[-1, i] / L + phase[i]) + 1
+        )
+        b = (j - phase[i]) * L
+        k = np.clip(np.searchsorted(sent[:, i], b, side="left"), 1, n_rec - 1)
+        s0, s1 = sent[k - 1, i], sent[k, i]
+        want.append(t[k - 1] + (t[k] - t[k - 1]) * (b - s0) / (s1 - s0) + fwd)
+    want = np.sort(np.concatenate(want))
+    got = _frame_times(t, np.ascontiguousarray(sent), L, fwd, phase, backlog)
+    assert np.all(np.diff(got) >= 0)
+    assert got.shape == want.shape
+    # a boundary within rounding (1e-9 B) of a record lands in the interval either side: same time
+    np.testing.assert_allclose(got, want, rtol=0, atol=1e-12)
