@@ -247,16 +247,18 @@ _BAND_GRID = 1.05
 
 
 def band_grid(model) -> np.ndarray:
-    """The RTTs (s) on which the start of ``model``'s stable band is placed: geometric (ratio
-    1.05) from 1.5 x the start of its search interval (the search found both unstable) to
-    the interval's end. They depend on the model alone, so that its band is one answer,
-    whatever RTTs a check, a map or a point asks about."""
+    """The RTTs (s) on which the start of ``model``'s stable band is placed: 1.5 x the start
+    of its search interval (the search found both unstable) times 1.05^k, k = 0, 1, ..., up
+    to the interval's end. They depend on the model alone, so that its band is one answer,
+    whatever RTTs a check, a map or a point asks about; anchored at the start, the points do
+    not move when the end does (a longer run, ``config.defaults["models.verdict_run"]``,
+    only adds points)."""
     lo, hi = search_interval(model)
     start = 1.5 * lo
     if not hi > start:
         return np.array([], float)
-    n = int(math.ceil(math.log(hi / start) / math.log(_BAND_GRID) - 1e-9)) + 1
-    return np.geomspace(start, hi, max(n, 2))
+    n = int(math.floor(math.log(hi / start) / math.log(_BAND_GRID) + 1e-9)) + 1
+    return start * _BAND_GRID ** np.arange(max(n, 2))
 
 
 def stable_band(model, rtts=None) -> tuple[float, float] | None:

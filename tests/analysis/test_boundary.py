@@ -522,3 +522,25 @@ def test_the_search_ends_where_a_run_holds_ten_rtts(monkeypatch):
     monkeypatch.setitem(config.defaults, "models.verdict_run",
                         {**run, "duration": 2.3, "settle": 0.3})  # fmt: skip
     assert search_interval(_LateCalm())[1] == pytest.approx(0.1)  # the configured end
+
+
+def test_the_band_grid_does_not_move_with_the_search_end(monkeypatch):
+    """The RTTs a band's start is placed on are 1.5 x the search's start times 1.05^k: a
+    longer verdict run (a later search end) only adds points, so a band found below the old
+    end is found at the same RTTs. (Spread evenly between the ends, every point moved when
+    the end did: the band of 802.1Qau at N = 30 went when the end moved to 30 ms.)"""
+    from qcnmodel import config
+    from qcnmodel.analysis.boundary import band_grid, search_interval
+
+    run = config.defaults["models.verdict_run"]
+    lo, hi = search_interval(_LateCalm())
+    short = band_grid(_LateCalm())
+    assert short[0] == pytest.approx(1.5 * lo, rel=1e-15)
+    np.testing.assert_allclose(short[1:] / short[:-1], 1.05, rtol=1e-12)
+    assert short[-1] <= hi < 1.05 * short[-1]
+    for duration in (0.9, 2.3, 0.6 + 0.0123):
+        monkeypatch.setitem(config.defaults, "models.verdict_run",
+                            {**run, "duration": duration})  # fmt: skip
+        grid = band_grid(_LateCalm())
+        n = min(len(grid), len(short))
+        np.testing.assert_array_equal(grid[:n], short[:n])
