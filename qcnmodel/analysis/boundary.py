@@ -377,11 +377,14 @@ def trajectory_critical_rtt(
     -----
     The interval's start is tried first: a loop whose runs oscillate there and one ladder
     rung above (many flows can cycle at any RTT, their timers in step) has no critical RTT
-    (``nan``), whatever it does at larger RTTs. A geometric ladder (ratio 1.5) from ``start``
+    (``nan``), whatever it does at larger RTTs. Every RTT tried lies on one lattice fixed by
+    the interval, ``rtt_min * (1 + rel_tol)^k``, so that the answer does not depend on the
+    start. A geometric ladder (ratio about 1.5, a whole number of lattice steps) from the
+    lattice point nearest ``start``
     climbs while the odds stay at most one half, or descends while they exceed it, until it
     brackets the turn; an unstable rung is only a turn when the next rung up is unstable too
     (near a boundary one RTT's verdict is a coin). The odds are then counted over the larger
-    number of runs at RTTs spaced by ``rel_tol`` across that bracket, and the answer is
+    number of runs at every lattice point across that bracket, and the answer is
     :func:`odds_crossing` of the odds at every RTT tried, weighted by their runs: an isotonic
     fit that passes over a coin which came up the wrong way (a bisection on majority verdicts
     would follow it), interpolated where the odds pass one half. Where that crossing falls
@@ -468,16 +471,33 @@ def _search(model, lo: float, hi: float, tol: float, start, n_seeds) -> float:
 
 
 def _searched(model, lo: float, hi: float, tol: float, start, n_seeds, bar) -> float:
-    """:func:`_search`'s body; ``bar`` (a tqdm bar, perhaps disabled) counts the runs."""
+    """:func:`_search`'s body; ``bar`` (a tqdm bar, perhaps disabled) counts the runs.
+
+    Every RTT the search runs lies on one lattice, ``lo * (1 + tol)^k`` (and ``hi``), fixed
+    by the search interval: the start is the lattice point nearest it and the ladder climbs
+    a whole number of lattice steps (ratio about 1.5). The odds at a lattice point are the
+    same whichever start led there, so the crossing does not follow the RTTs a start
+    happened to pick (spread along a gradual rise of the odds, it moved by +-10 %)."""
     odds: dict[float, tuple[int, int]] = {}  # rtt -> (unstable runs, runs)
+    step = 1.0 + tol
+    log_step = math.log(step)
+    top = int(math.floor(math.log(hi / lo) / log_step + 1e-9))  # the last lattice point <= hi
+
+    def at(k: int) -> float:  # lattice point k, hi past the last one
+        return lo * step**k if 0 <= k <= top else (lo if k < 0 else hi)
+
+    def index(rtt: float) -> int:
+        if rtt >= hi:
+            return top + 1
+        return min(max(int(round(math.log(max(rtt, lo) / lo) / log_step)), 0), top)
 
     def ask(rtt: float, runs: int, every: bool = False) -> None:
-        at = model.replace(rtt=rtt)
+        at_rtt = model.replace(rtt=rtt)
         try:
-            if hasattr(at, "trajectory_odds"):
-                odds[rtt] = at.trajectory_odds(runs, None if every else 5)
+            if hasattr(at_rtt, "trajectory_odds"):
+                odds[rtt] = at_rtt.trajectory_odds(runs, None if every else 5)
             else:
-                odds[rtt] = (int(bool(at.trajectory_unstable())), 1)
+                odds[rtt] = (int(bool(at_rtt.trajectory_unstable())), 1)
             bar.update(odds[rtt][1])
         except RuntimeError as exc:  # e.g. an integrator that stalls: an answer, not a crash
             raise ValueError(f"the model's trajectories failed at RTT {rtt * 1e6:.4g} us "
@@ -485,22 +505,22 @@ def _searched(model, lo: float, hi: float, tol: float, start, n_seeds, bar) -> f
                              "linearisation's: method='linearisation')") from None  # fmt: skip
 
     def unstable(rtt: float) -> bool:
-        rtt = min(max(rtt, lo), hi)
+        rtt = at(index(rtt))  # on the lattice
         if rtt not in odds:
             ask(rtt, n_seeds[0])
         k, n = odds[rtt]
         return 2 * k > n
 
-    first = _start(model, lo, hi) if start is None else min(max(float(start), lo), hi)
-    if first > lo and unstable(lo) and unstable(lo * 1.5):
+    rungs = max(1, int(round(math.log(1.5) / log_step)))  # the ladder's steps of the lattice
+    ladder = step**rungs
+    first = at(index(_start(model, lo, hi) if start is None else float(start)))
+    if first > lo and unstable(lo) and unstable(at(rungs)):
         return math.nan  # unstable from the interval's start (e.g. a cycle at any RTT)
-    turn = _bracket(unstable, first, lo, hi, 1.5)
+    turn = _bracket(unstable, first, lo, hi, ladder)
     if turn is None or not np.isfinite(turn[0]):
         return math.inf if turn is None else math.nan
-    a, b = turn
-    step = 1.0 + tol
-    points = int(math.ceil(math.log(b / a) / math.log(step) - 1e-9)) + 1
-    grid = np.geomspace(a, b, max(points, 2)).tolist()  # the bracket, every run counted
+    ka, kb = index(turn[0]), index(turn[1])
+    grid = [at(k) for k in range(ka, kb + 1)]  # the bracket, every run counted
     for _ in range(_EXTEND + 1):
         for rtt in grid:
             if rtt not in odds or odds[rtt][1] < n_seeds[1]:
@@ -508,12 +528,15 @@ def _searched(model, lo: float, hi: float, tol: float, start, n_seeds, bar) -> f
         cross = _crossing(odds)
         # the crossing outside the counted RTTs (the ladder's 9-run rungs placed the bracket
         # on a gradual rise): count one step further on that side
-        if cross < grid[0] and grid[0] / step >= lo:
-            grid = [grid[0] / step]
-        elif cross > grid[-1] and grid[-1] * step <= hi:
-            grid = [grid[-1] * step]
+        if cross < at(ka) and ka > 0:
+            ka -= 1
+            grid = [at(ka)]
+        elif cross > at(kb) and kb <= top:
+            kb += 1
+            grid = [at(kb)]
         else:
             break
+    a, b = at(index(turn[0])), at(index(turn[1]))
     return cross if 0.0 < cross < math.inf else math.sqrt(a * b)
 
 

@@ -324,7 +324,9 @@ class _Stalls(_Odds):
 
 
 def test_a_failing_trajectory_is_an_answer_naming_the_rtt():
-    with pytest.raises(ValueError, match=r"trajectories failed at RTT 225 us .*stalled"):
+    # from 100 us: the lattice point 20 us x 1.15^12 = 107 us, then rungs of three lattice
+    # steps, 163 us and 247.5 us, where the toy stalls
+    with pytest.raises(ValueError, match=r"trajectories failed at RTT 247.5 us .*stalled"):
         trajectory_critical_rtt(_Stalls(), start=100e-6)
 
 
@@ -544,3 +546,50 @@ def test_the_band_grid_does_not_move_with_the_search_end(monkeypatch):
         grid = band_grid(_LateCalm())
         n = min(len(grid), len(short))
         np.testing.assert_array_equal(grid[:n], short[:n])
+
+
+def _draw(seed: int, rtt: float) -> float:
+    """A uniform number fixed by (seed, RTT): each RTT's runs are a fresh draw."""
+    import hashlib
+
+    h = hashlib.blake2b(f"{seed}:{rtt:.15e}".encode(), digest_size=8).digest()
+    return int.from_bytes(h, "little") / 2**64
+
+
+class _Rise:
+    """A stochastic toy whose odds of an unstable run rise gradually, from 0 at 100 us to 1
+    at 400 us (the packet-fidelity model's do over tens of us); it records the RTTs run."""
+
+    ran: list = []
+
+    def __init__(self, rtt=1e-4):
+        self.rtt = rtt
+
+    def replace(self, rtt):
+        return _Rise(rtt)
+
+    def trajectory_unstable(self):
+        return 2 * self.trajectory_odds(9)[0] > 9
+
+    def trajectory_odds(self, runs=9, early=None):
+        _Rise.ran.append(self.rtt)
+        p = min(max((self.rtt - 100e-6) / 300e-6, 0.0), 1.0)
+        return sum(_draw(s, self.rtt) < p for s in range(runs)), runs
+
+
+def test_the_crossing_does_not_depend_on_the_start(monkeypatch):
+    """Every RTT a search runs lies on the lattice rtt_min * 1.15^k fixed by its interval, so
+    the odds it counts near the crossing are the same whichever start led there. (With RTTs
+    placed from the start, this toy's crossing spread over 225-267 us for starts 60-400 us;
+    the packet-fidelity model's by +-10 %.)"""
+    from qcnmodel.analysis import boundary
+
+    got = []
+    for start in (60e-6, 90e-6, 120e-6, 150e-6, 200e-6, 250e-6, 300e-6, 400e-6):
+        monkeypatch.setattr(boundary, "_MEMO", {})
+        _Rise.ran = []
+        got.append(trajectory_critical_rtt(_Rise(), 20e-6, 30e-3, rel_tol=0.15, start=start))
+        k = np.log(np.array(_Rise.ran) / 20e-6) / np.log(1.15)
+        np.testing.assert_allclose(k, np.round(k), atol=1e-9)  # on the lattice
+    assert 200e-6 < got[0] < 300e-6  # the odds pass one half at 250 us
+    np.testing.assert_array_equal(got, got[0])
