@@ -39,6 +39,8 @@ from qcnmodel import config
 from qcnmodel._io import atomic_dir, moved_paths
 from qcnmodel._netcdf import write_netcdf
 from qcnmodel.params import QCNParams
+from qcnmodel.studies.report_worst import claim_section as _claim_section
+from qcnmodel.studies.report_worst import worst_case_section as _worst_case_section
 
 __all__ = ["ReportConfig", "compute_margins_grid", "write_report"]
 
@@ -125,7 +127,8 @@ class ReportConfig:
 
 
 #: the margins the report keeps per grid point (and ``critical_rtt`` per row)
-_GRID_VARS = ["phase_margin_deg", "gain_margin_db", "delay_margin_s", "stable", "critical_rtt"]
+_GRID_VARS = ["phase_margin_deg", "gain_margin_db", "delay_margin_s", "stable", "valid",
+              "critical_rtt"]  # fmt: skip
 
 
 def _grid_base(cfg: ReportConfig):
@@ -161,8 +164,11 @@ def compute_margins_grid(cfg: ReportConfig, progress=None, blocks=None) -> xr.Da
     Returns
     -------
     xarray.Dataset
-        ``phase_margin_deg``, ``gain_margin_db``, ``delay_margin_s``, ``stable`` over
-        ``(w, ps, n_flows, rtt)``, and ``critical_rtt`` over ``(w, ps, n_flows)``.
+        ``phase_margin_deg``, ``gain_margin_db``, ``delay_margin_s``, ``stable`` and
+        ``valid`` (False where the model has no equilibrium; the margins are NaN there) over
+        ``(w, ps, n_flows, rtt)``, and ``critical_rtt`` over ``(w, ps, n_flows)``. The sampling
+        probability is fixed at each ``ps``: it replaces the parameter set's sampling table
+        where the set has one.
     """
     from qcnmodel.studies.verdict import model_label
 
@@ -214,12 +220,6 @@ def _method(cfg: ReportConfig) -> str:
 
 def _qcn_name(cfg: ReportConfig) -> str:
     return "published-equations" if cfg.variant == "paper" else "QCN packet-fidelity"
-
-
-def _sampling_lag(params: QCNParams, ps: float, capacity: float) -> float:
-    """The IBM Zurich deck's lag T = 1/(Ps n lambda): the mean time between samples at the CP
-    (s); at equilibrium the arrival rate n*lambda is the CP capacity in frames/s."""
-    return 1.0 / (ps * capacity / (8.0 * params.frame_size))
 
 
 def write_report(out_dir: str | Path, cfg: ReportConfig | None = None, progress: bool = True,
@@ -336,7 +336,7 @@ def _write(out: Path, cfg: ReportConfig, tasks, bg, progress: bool, t0: float,
     write_netcdf(grid, grid_path, engine="h5netcdf")
     _critical_section(doc, cfg, grid, verdict)
     _worst_case_section(doc, cfg, grid)  # 3. worst case and the IBM deck's claim
-    _claim_section(doc, cfg, grid)
+    _claim_section(doc, cfg, verdict)
     bar.update(1)
     figs = done.get(("models", None))  # 4. figures
     if figs is None:
@@ -471,7 +471,7 @@ def _points_section(doc, cfg: ReportConfig, rows=None) -> None:
             f"the FOPDT rows' critical RTT is RTT + delay margin. The {_qcn_name(cfg)} rows' "
             "critical RTT and verdict are the model's trajectories' (the RTT where the odds "
             "that a run from idle oscillates or underflows pass one half); its linearised "
-            "loop's critical RTT, RTT + delay margin, is in the section on the linearised loop."
+            "loop's critical RTT, with the parameter set's own sampling, is RTT + delay margin."
         )
     else:
         linear += "critical RTT = RTT + delay margin."
@@ -498,17 +498,19 @@ def _critical_section(doc, cfg: ReportConfig, grid, verdict=None) -> None:
                   [[n, c * 1e6, f"{b[0] * 1e6:.4g} .. {b[1] * 1e6:.4g}" if (b := bands.get(n))
                     else ""] for n, c in verdict.critical_rtt_s.items()])  # fmt: skip
     crit = grid["critical_rtt"]
-    doc.heading(f"Critical RTT of the linearised loop ({_qcn_name(cfg)} model)")
+    own_w, own_ps, sampling = _fixed_ps(cfg)
+    doc.heading(f"Critical RTT of the linearised loop ({_qcn_name(cfg)} model, fixed Ps)")
     doc.paragraph(
         f"Largest RTT with a positive phase margin, in microseconds, over N (rows) and the "
         f"feedback weight W at Ps = {cfg.ps_values[0]:.0%} (left) and over Ps at "
-        f"W = {cfg.weights[0]:g} (right). The full grid (RTT {cfg.rtt_min * 1e6:g} us .. "
-        f"{cfg.rtt_max * 1e3:g} ms x N x W x Ps) is in `margins.nc`."
+        f"W = {cfg.weights[0]:g} (right). {sampling} The full grid (RTT "
+        f"{cfg.rtt_min * 1e6:g} us .. {cfg.rtt_max * 1e3:g} ms x N x W x Ps) is in `margins.nc`."
         + (" These are the mean field's linearisation, the sensitivity to W and Ps at a cost "
            "that a grid allows; the verdict's critical RTT is the trajectories' (above), and "
            "the validity domain says where the two part." if judged else "")
     )  # fmt: skip
-    header = ["N"] + [f"W={w:g}" for w in cfg.weights] + [f"Ps={ps:.0%}" for ps in cfg.ps_values]
+    header = (["N"] + [f"W={w:g}" + "*" * (w in own_w) for w in cfg.weights]
+              + [f"Ps={ps:.0%}" + "*" * (ps in own_ps) for ps in cfg.ps_values])  # fmt: skip
     crit_rows = []
     for n in cfg.flows:
         r = [n]
@@ -524,69 +526,29 @@ def _critical_section(doc, cfg: ReportConfig, grid, verdict=None) -> None:
         )
 
 
-def _worst_case_section(doc, cfg: ReportConfig, grid) -> None:
-    doc.heading("Worst case over the ranges (linearised loop)")
-    worst_rows = []
-    for w in cfg.weights:
-        for ps in cfg.ps_values:
-            sub = grid.sel(w=w, ps=ps)
-            stable_frac = float(sub["stable"].mean())
-            crit = sub["critical_rtt"].values
-            if np.all(np.isnan(crit)):  # no equilibrium at any N of the range
-                worst_rows.append([f"W={w:g}, Ps={ps:.0%}", float("nan"), "n/a", stable_frac])
-                continue
-            worst_rows.append([f"W={w:g}, Ps={ps:.0%}", float(np.nanmin(crit)) * 1e6,
-                               int(sub.n_flows[int(np.nanargmin(crit))]),
-                               stable_frac])  # fmt: skip
-    doc.paragraph(
-        "For each setting (fixed sampling probability Ps): the smallest critical RTT over N "
-        "(the largest RTT at which every N in the range is stable; negative: some N is "
-        "unstable at every RTT), the N where it occurs, and the fraction of grid points "
-        "(RTT x N) that are stable."
-    )
-    doc.table(["setting", "smallest critical RTT (us)", "at N", "stable fraction"],
-              worst_rows)  # fmt: skip
-    best = max(worst_rows, key=lambda r: -np.inf if np.isnan(r[1]) else r[1])
-    doc.paragraph(f"Over RTT {cfg.rtt_min * 1e6:g} us .. {cfg.rtt_max * 1e3:g} ms and N "
-                  f"{min(cfg.flows)} .. {max(cfg.flows)}, " + (
-                      "no setting has an equilibrium at any N (n/a: no margin is defined)."
-                      if np.isnan(best[1]) else f"the setting with the largest worst-case "
-                      f"critical RTT is {best[0]} ({best[1]:.4g} us)."))  # fmt: skip
+def _fixed_ps(cfg: ReportConfig) -> tuple[set, set, str]:
+    """The columns of the linearised loop's critical-RTT tables that are the parameter set's
+    own point (W in the left table, Ps in the right; none where the model samples by the set's
+    table), and the sentence that says the grid fixes the sampling probability."""
+    p = cfg.params
+    if p.sampling == "table" and cfg.variant != "paper":  # the published equations: fixed
+        return set(), set(), (
+            "Ps is fixed throughout this grid: it replaces the parameter set's sampling table "
+            "(IEEE 802.1Qau's, whose sampling probability follows the queue's feedback level; "
+            f"Ps = {p.ps:.3g} is its first entry), so no column is the parameter set's own "
+            "loop, whose linearised critical RTT is RTT + delay margin in the representative "
+            "points and the figures' captions.")  # fmt: skip
+    left = cfg.ps_values[0]
+    own_w = {w for w in cfg.weights if np.isclose(left, p.ps) and np.isclose(w, p.w)}
+    own_ps = {ps for ps in cfg.ps_values
+              if np.isclose(cfg.weights[0], p.w) and np.isclose(ps, p.ps)}  # fmt: skip
+    how = "the parameter set samples" if p.sampling == "fixed" else "the published equations sample"
+    where = ("the columns marked * are the parameter set's own point" if own_w or own_ps
+             else "no column is the parameter set's own point")  # fmt: skip
+    return own_w, own_ps, (f"Ps is fixed throughout this grid, as {how} (Ps = {p.ps:.3g}, "
+                           f"W = {p.w:g}): {where}.")  # fmt: skip
 
 
 def _capacity(cfg: ReportConfig) -> float:
     """The congestion point's service rate (bit/s): the config's, else the line rate."""
     return cfg.params.line_rate if cfg.capacity is None else cfg.capacity
-
-
-def _claim_section(doc, cfg: ReportConfig, grid) -> None:
-    """The IBM Zurich deck's claim that a delay beyond the sampling lag destabilises."""
-    p = cfg.params
-    lag = _sampling_lag(p, p.ps, _capacity(cfg))
-    crit_base = grid["critical_rtt"].sel(
-        w=p.w if p.w in cfg.weights else cfg.weights[0], ps=cfg.ps_values[0]
-    )
-    ratio = crit_base.values / lag
-    ok = np.isfinite(ratio) & (ratio > 0)
-    doc.heading("The IBM Zurich deck's claim: delay beyond the sampling lag destabilises")
-    if not ok.any():
-        doc.paragraph(
-            f"The sampling lag T = 1/(Ps n lambda) at equilibrium is {lag * 1e6:.4g} us here. "
-            "No flow count in the range has a finite, positive critical RTT, so the claim "
-            "cannot be compared."
-        )
-        return
-    ns = np.asarray(crit_base.n_flows)[ok]
-    r = ratio[ok]
-    doc.paragraph(
-        f"The sampling lag T = 1/(Ps n lambda) at equilibrium is {lag * 1e6:.4g} us here. The "
-        f"critical RTT of the QCN loop ranges from {r.min():.3g} T to {r.max():.3g} T over "
-        f"the {ok.sum()} flow counts N = {ns.min()} .. {ns.max()} that have a finite, positive "
-        "critical RTT (the others have no congestion or no stable RTT): "
-        + (
-            "the claim holds to within a factor of two at every such N."
-            if np.all((r > 0.5) & (r < 2))
-            else "the loop does not lose stability where the RTT equals the sampling lag at "
-            "every N, so the claim is a rule of thumb, not a boundary."
-        )
-    )
