@@ -6,7 +6,70 @@ import math
 
 from qcnmodel.studies.verdict import wrap_phase
 
-__all__ = ["confirmation_lines", "render", "validity_lines"]
+__all__ = ["band_words", "confirmation_lines", "headline_text", "render", "validity_lines"]
+
+#: the stability rule of the model's trajectories, in the headline's words
+_TRAJ_RULE = ("below the critical RTT of the model's trajectories, where the odds that a run "
+              "oscillates pass one half")  # fmt: skip
+#: the headline's words for a flow count whose trajectories cycle at the search's start
+_NO_CRITICAL = "no critical RTT: they oscillate from the smallest RTT they are run at"
+
+
+def _band_us(x: float) -> str:
+    return f"{x * 1e6:.4g} us"
+
+
+def band_words(band: tuple[float, float], rtt: float) -> str:
+    """What a flow count with a stable band says about the point at ``rtt`` (s).
+
+    Runs that cycle at the smallest RTTs (many flows with their timers in step) and are
+    stable in a band ``(start, end)`` above them make a point stable inside the band only.
+    Inside it, the words name the band and the bound nearer to the point (in ratio of RTTs),
+    which the point's stability hangs on; outside, which side of the band the point lies.
+    """
+    start, end = band
+    span = f"from {start * 1e6:.4g} to {end * 1e6:.4g} us"
+    if rtt < start:
+        return (f"unstable: below the band where its runs are stable ({span}); they oscillate "
+                "from the smallest RTT they are run at up to the band's start")  # fmt: skip
+    if not rtt < end:
+        return f"unstable: at or above the end of the band where its runs are stable ({span})"
+    if math.log(rtt / start) <= math.log(end / rtt):
+        bound = f"the band's start binds, {_band_us(rtt - start)} below this point"
+    else:
+        bound = f"the band's end binds, {_band_us(end - rtt)} above this point"
+    return (f"no critical RTT: they oscillate at the smallest RTTs they are run at, and are "
+            f"stable {span}, a band above the cycling at small RTTs; {bound}")  # fmt: skip
+
+
+def _judged_bands(r) -> dict:
+    judged = set(getattr(r, "judged_flows", ()))
+    return {n: b for n, b in getattr(r, "stable_bands", {}).items() if n in judged and b}
+
+
+def headline_text(result) -> str:
+    """The headline of a check result, with the stable bands of its flow counts named.
+
+    A flow count judged by the model's trajectories whose runs cycle at the smallest RTTs
+    has no critical RTT; it is stable inside its stable band alone. The headline's rule of
+    stability then adds "or inside its stable band", and where the worst point is at such a
+    flow count, its explanation names the band and the bound that binds (or the side of the
+    band the point lies on) instead of saying only that the runs oscillate from the
+    smallest RTT.
+    """
+    r = result
+    text = r.headline
+    bands = _judged_bands(r)
+    if not bands:
+        return text
+    at = "" if len(bands) == len(getattr(r, "judged_flows", ())) else (
+        f" (at N = {', '.join(map(str, bands))})")  # fmt: skip
+    text = text.replace(_TRAJ_RULE, f"{_TRAJ_RULE}, or inside its stable band{at}", 1)
+    wp = r.worst_point
+    band = bands.get(wp.get("n_flows"))
+    if band is not None and "rtt_s" in wp:
+        text = text.replace(_NO_CRITICAL, band_words(band, wp["rtt_s"]), 1)
+    return text
 
 
 def render(result, ranges, file: str, figure=None) -> str:
@@ -18,7 +81,7 @@ def render(result, ranges, file: str, figure=None) -> str:
     path of its ``figure`` of the traces, when one was drawn).
     """
     r = result
-    lines = [f"{file}: valid", "", r.headline, ""]
+    lines = [f"{file}: valid", "", headline_text(r), ""]
     for note in r.notes:
         lines.append(f"note: {note}")
     if r.notes:
@@ -63,8 +126,10 @@ def render(result, ranges, file: str, figure=None) -> str:
                         if band else ""))  # fmt: skip
     need = f"stable with PM >= {r.pm_threshold_deg:g} deg"
     if judged:
-        need = ("below its critical RTT" if len(judged) == len(r.critical_rtt_s)
-                else f"{need}, or at [t] below its critical RTT")  # fmt: skip
+        rule = "below its critical RTT" + (", or inside its stable band"
+                                           if _judged_bands(r) else "")  # fmt: skip
+        need = (rule if len(judged) == len(r.critical_rtt_s)
+                else f"{need}, or at [t] {rule}")  # fmt: skip
     lines.append(f"verdict: {r.verdict.upper()} (stable needs every point {need})")
     lines += validity_lines(r.validity)
     if r.recommendations:

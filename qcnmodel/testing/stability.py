@@ -29,6 +29,7 @@ from __future__ import annotations
 import math
 
 from qcnmodel.testing import _resolve, _sim, report
+from qcnmodel.testing._figures import boundary_figure, stable_figure
 from qcnmodel.testing.report import fmt
 from qcnmodel.units import parse_time
 
@@ -247,7 +248,7 @@ def assert_stable(params, rtt, n_flows, confirm=None, *, model="qcn", capacity=N
             points.append(pt)
             if not ok_model or pt["packets"] is False:
                 fails.append(text)
-    fig = _stable_figure(points, traces, p.qeq) if report.figures_wanted(not fails) else None
+    fig = stable_figure(points, traces, p.qeq) if report.figures_wanted(not fails) else None
     rate = f"C = {fmt(cap / 1e9)} Gb/s" + (" (the file's [ranges] capacity)" if file_cap else "")
     subject = (
         f"{model if isinstance(model, str) else type(model).__name__} at {rate}, RTT "
@@ -276,41 +277,6 @@ def assert_stable(params, rtt, n_flows, confirm=None, *, model="qcn", capacity=N
     report.add("assert_stable", subject, not fails, numbers, msg, [fig] if fig else [])
     if fails:
         raise AssertionError("assert_stable: " + msg)
-
-
-def _stable_figure(points, traces, qeq) -> str:
-    import matplotlib
-
-    matplotlib.use("Agg", force=False)
-    import matplotlib.pyplot as plt
-
-    ncol = 2 if traces else 1
-    fig, axes = plt.subplots(1, ncol, figsize=(5.5 * ncol, 3.6), squeeze=False)
-    ax = axes[0, 0]
-    for n in sorted({pt["n"] for pt in points}):
-        pts = [pt for pt in points if pt["n"] == n]
-        x = [pt["rtt"] * 1e6 for pt in pts]
-        ax.plot(x, [pt["pm"] for pt in pts], "-", label=f"N={n}")
-        for xi, pt in zip(x, pts):
-            ax.plot(xi, pt["pm"], "o" if pt["model"] else "x", color="k")
-    ax.axhline(0, color="r", lw=0.8)
-    ax.set(xlabel="RTT (us)", ylabel="phase margin (deg)", title="model (o stable, x unstable)")
-    ax.legend(fontsize=8)
-    if traces:
-        ax = axes[0, 1]
-        traces = sorted(traces, key=lambda tr: tr[3])  # the unstable runs first
-        for label, t, q, ok, _ in traces[:8]:
-            ax.plot(t, q / 1e3, lw=0.7, label=label + ("" if ok else " UNSTABLE"))
-        ax.axhline(qeq / 1e3, color="k", ls=":", lw=0.8)
-        for settle in sorted({tr[4] for tr in traces[:8]}):
-            ax.axvline(settle, color="grey", ls="--", lw=0.8)
-        tops = [float(q[t > st].max()) for _, t, q, _, st in traces[:8] if (t > st).any()]
-        if tops:
-            ax.set_ylim(0, 1.2 * max(tops) / 1e3)
-        ax.set(xlabel="time (s)", ylabel="CP queue (KB, bin mean)", title="packets")
-        ax.legend(fontsize=7)
-    fig.tight_layout()
-    return report.save_figure(fig, "assert_stable")
 
 
 def _agrees(value: float, lo: float, hi: float, first: float, tol: float) -> bool:
@@ -355,16 +321,113 @@ def _tolerance(tolerance) -> float:
     return tol
 
 
+def _points(pts) -> str:
+    return ", ".join(f"{_us(r)} {'U' if u else 'S'}" for r, u in pts)
+
+
+def _critical_matches(scan, crit: float, listed, rtt: float, tol: float, reach: float):
+    """A model's critical RTT ``crit`` against the packets: ``(ok, text, numbers, points,
+    bracket)``. The default grid is ``crit`` (else the scenario's ``rtt``) x 0.5 .. 2.8,
+    continued towards the claim (:func:`_extended`); the scan is bisected and the claim must
+    lie in its bracket widened by ``tol`` (:func:`_agrees`)."""
+    center = crit if math.isfinite(crit) and crit > 0 else rtt
+    grid = [center * f for f in (0.5, 0.7, 1.0, 1.4, 2.0, 2.8)] if listed is None else listed
+    grid = _extended(sorted(grid), crit, reach)
+    lo, hi, pts = scan(grid)
+    ok = _agrees(crit, lo, hi, min(grid), tol)
+    top = max(r for r, _ in pts)
+    text = (
+        f"model critical RTT {_us(crit)} {'within' if ok else 'OUTSIDE'} the simulated "
+        f"bracket [{_us(lo)}, {_us(hi)}] widened by {fmt(100 * tol)} %\nsimulated points "
+        f"(S stable, U not stable): {_points(pts)}; scanned {_us(min(grid))} to {_us(top)}"
+        + (" (no instability up to there)" if not math.isfinite(hi) else "")
+    )
+    numbers = {"model critical RTT (s)": crit, "simulated stable up to (s)": lo,
+               "simulated unstable from (s)": hi, "scanned up to (s)": top}  # fmt: skip
+    return ok, text, numbers, pts, (lo, hi)
+
+
+def _band_grids(band, listed, tol: float, reach: float) -> tuple[list, list]:
+    """The packet scans that put a stable band ``(start, end)`` to the packets: up to the
+    band's start (``start`` x 0.5, 0.7, 1), and from the start widened by ``tol`` upwards
+    around its end (``end`` x 0.5 .. 2.8 above that, continued as :func:`_extended` does).
+    RTTs ``listed`` by the user are split between them at the start (a side given none keeps
+    its default)."""
+    start, end = band
+    below = [r for r in listed or () if r < start] or [start * f for f in (0.5, 0.7, 1.0)]
+    first = min((1 + tol) * start, math.sqrt(start * end)) if math.isfinite(end) else start
+    above = [r for r in listed or () if r >= start]
+    if not above:
+        c = end if math.isfinite(end) else start
+        above = [first] + [c * f for f in (0.5, 0.7, 1.0, 1.4, 2.0, 2.8) if c * f > first]
+    return sorted(below), _extended(sorted(above), end, reach)
+
+
+def _band_matches(scan, band, listed, tol: float, reach: float, m):
+    """A model's stable band against the packets: ``(ok, text, numbers, points, bracket)``.
+
+    The model claims instability from the smallest RTT it searched up to the band's start,
+    stability in the band and instability from its end. The packets' onset of instability
+    from below (a scan up to the start, without bisection: only its side of the start
+    matters) must lie below the start widened by ``tol``; the RTTs below that onset, where
+    the model's runs cycle and the packets' need not, are not compared. The band's end is
+    compared with the packets' critical RTT above the band, scanned from the start widened
+    by ``tol`` upwards and bisected, as a critical RTT is (:func:`_agrees`): packets
+    unstable already at the scan's first RTT do not show the band.
+    """
+    from qcnmodel.analysis.boundary import search_interval
+
+    start, end = band
+    below, above = _band_grids(band, listed, tol, reach)
+    lo1, hi1, pts1 = scan(below, 0)
+    onset_ok = hi1 <= (1 + tol) * start
+    lo2, hi2, pts2 = scan(above)
+    end_ok = _agrees(end, lo2, hi2, above[0], tol)
+    ok = onset_ok and end_ok
+    onset = (f"at or before {_us(hi1)}, the scan's first RTT" if lo1 <= 0 else
+             f"in [{_us(lo1)}, {_us(hi1)}]")  # fmt: skip
+    text = (
+        f"model: no critical RTT (its runs cycle from the smallest RTT it searches, "
+        f"{_us(search_interval(m)[0])}); stable band [{_us(start)}, {_us(end)}] "
+        f"{'matches' if ok else 'does NOT match'} the packets\nband's start: the packets' "
+        + (f"onset of instability from below, {onset}, lies below the start widened by "
+           f"{fmt(100 * tol)} % ({_us((1 + tol) * start)})" if onset_ok else
+           f"queue is stable up to {_us(lo1)} (no onset of instability below the start "
+           f"widened by {fmt(100 * tol)} %, {_us((1 + tol) * start)}): OUTSIDE")
+        + f"\nband's end {_us(end)} {'within' if end_ok else 'OUTSIDE'} the packets' bracket "
+        f"[{_us(lo2)}, {_us(hi2)}] above the band's start, widened by {fmt(100 * tol)} %"
+        + (f" (the packets are unstable at {_us(above[0])}, inside the band)" if lo2 <= 0
+           else " (no instability up to there)" if not math.isfinite(hi2) else "")
+        + f"\nsimulated points (S stable, U not stable): up to the start {_points(pts1)}; "
+        f"above it {_points(pts2)}"
+    )  # fmt: skip
+    numbers = {"model critical RTT (s)": math.nan, "model stable band from (s)": start,
+               "model stable band to (s)": end, "simulated onset below the band from (s)": hi1,
+               "simulated stable above the band's start up to (s)": lo2,
+               "simulated unstable above the band's start from (s)": hi2,
+               "scanned up to (s)": max(r for r, _ in pts2)}  # fmt: skip
+    return ok, text, numbers, pts1 + pts2, (lo2, hi2)
+
+
 def assert_boundary_matches(model, scenario_or_spec, tolerance=0.1, *, params=None, rtts=None,
                             duration=None, settle=None, seeds=(0,), bisect_steps=2,
                             protocol="qcn", overrides=None, bin_width=BIN):  # fmt: skip
     """Assert that a model's stability boundary (critical RTT) matches the packet simulator's.
 
     The model is built at the network's operating point (the flows through the first
-    hotspot's port, its service rate, their mean loop delay); its linearised critical RTT is
-    compared with the RTT at which the simulated CP queue starts to oscillate, found by
-    scanning ``rtts`` upwards (every link delay of the network scaled to give each RTT),
-    then ``bisect_steps`` geometric bisections.
+    hotspot's port, its service rate, their mean loop delay); its critical RTT (the one
+    ``margins`` and ``check`` read) is compared with the RTT at which the simulated CP queue
+    starts to oscillate, found by scanning ``rtts`` upwards (every link delay of the network
+    scaled to give each RTT), then ``bisect_steps`` geometric bisections.
+
+    A model judged by its trajectories whose runs cycle from the smallest RTT it searches
+    (many flows with their timers in step) has no critical RTT but may have a stable band
+    ``(start, end)`` above (:func:`qcnmodel.analysis.boundary.trajectory_boundary`). Its
+    claims are then put to the packets: their onset of instability from below must lie below
+    the band's start (widened by ``tolerance``; RTTs below that onset are not compared), and
+    the band's end must match their critical RTT above the band, scanned from the start
+    (widened by ``tolerance``) upwards around the end and bisected; the message names the
+    band and both comparisons.
 
     Parameters
     ----------
@@ -374,8 +437,10 @@ def assert_boundary_matches(model, scenario_or_spec, tolerance=0.1, *, params=No
     scenario_or_spec : str, path or NetworkSpec
         A scenario name, a topology file or a network.
     tolerance : float or str
-        Relative widening of the simulated bracket ``[lo, hi]``: the model's critical RTT must
-        lie in ``[(1 - tol) lo, (1 + tol) hi]`` (default 0.1: the project's own pairs).
+        Relative widening of the simulated bracket ``[lo, hi]``: the model's critical RTT (a
+        stable band's end) must lie in ``[(1 - tol) lo, (1 + tol) hi]``, a band's start above
+        ``hi / (1 + tol)`` of the packets' onset from below (default 0.1: the project's own
+        pairs).
     params : QCNParams, str or path, optional
         Parameters (default: the model object's, else the scenario's preset).
     rtts : sequence, optional
@@ -384,7 +449,9 @@ def assert_boundary_matches(model, scenario_or_spec, tolerance=0.1, *, params=No
         above the grid is put to longer RTTs: the grid continues by doublings to 2.8 x a
         finite critical RTT, or, for a model stable at every RTT (``inf``), to the longest
         RTT of which the analysed window holds ``MIN_RTTS`` = 10 (30 ms for the default 0.3
-        s window), as ``check --confirm`` requires of a run.
+        s window), as ``check --confirm`` requires of a run. For a stable band: the start x
+        0.5, 0.7, 1 below it, and around its end above it; RTTs given are split at the
+        band's start (a side given none keeps its default).
     duration, settle : float or str, optional
         Run length (default 0.6 s after the hotspot starts, at most to its end) and settling
         time after the hotspot start left out of the verdict (default 0.3 s, at most half of
@@ -397,8 +464,9 @@ def assert_boundary_matches(model, scenario_or_spec, tolerance=0.1, *, params=No
     Raises
     ------
     AssertionError
-        The critical RTT lies outside the widened bracket; the message gives the model's
-        value, the bracket, every simulated point and the figure's path.
+        The critical RTT lies outside the widened bracket, or a stable band's start or end
+        disagrees with the packets; the message gives the model's values, the brackets,
+        every simulated point and the figure's path.
     """
     tol = _tolerance(tolerance)
     seeds = [int(s) for s in ([seeds] if isinstance(seeds, int) else seeds)]
@@ -428,12 +496,10 @@ def assert_boundary_matches(model, scenario_or_spec, tolerance=0.1, *, params=No
     mg, crit, err = _linear(m)  # (the arguments first: this costs seconds)
     if mg is None:
         raise AssertionError(f"assert_boundary_matches: the model has no loop here ({err})")
-    center = crit if math.isfinite(crit) and crit > 0 else op.rtt
-    grid = [center * f for f in (0.5, 0.7, 1.0, 1.4, 2.0, 2.8)] if listed is None else listed
     from qcnmodel.studies.confirm import MIN_RTTS
+    from qcnmodel.validation.measure import scan_boundary
 
     reach = (dur - t0) / MIN_RTTS  # the longest RTT of which the window holds MIN_RTTS
-    grid = _extended(sorted(grid), crit, reach)
     runs = {}
 
     def unstable(r: float) -> bool:
@@ -447,61 +513,26 @@ def assert_boundary_matches(model, scenario_or_spec, tolerance=0.1, *, params=No
             votes += v["verdict"] != "stable"
         return 2 * votes > len(seeds)
 
-    from qcnmodel.validation.measure import scan_boundary
+    def scan(grid, steps=int(bisect_steps)):
+        return scan_boundary(unstable, sorted(grid), steps)
 
-    lo, hi, pts = scan_boundary(unstable, sorted(grid), int(bisect_steps))
-    ok = _agrees(crit, lo, hi, min(grid), tol)
-    bracket = f"[{_us(lo)}, {_us(hi)}]"
-    points = ", ".join(f"{_us(r)} {'U' if u else 'S'}" for r, u in pts)
+    band = _band(m, mg)
+    if band is None:
+        ok, said, numbers, pts, (lo, hi) = _critical_matches(scan, crit, listed, op.rtt, tol,
+                                                             reach)  # fmt: skip
+    else:
+        ok, said, numbers, pts, (lo, hi) = _band_matches(scan, band, listed, tol, reach, m)
     name = model if isinstance(model, str) else type(model).__name__
     subject = f"{name} on {label} (N={op.n_flows}, C={fmt(op.capacity / 1e9)} Gb/s, CP {op.cp})"
     fig = None
     if report.figures_wanted(ok):
-        fig = _boundary_figure(pts, runs, crit, lo, hi, tol, p.qeq, t0, subject)
-    top = max(r for r, _ in pts)
+        fig = boundary_figure(pts, runs, crit, lo, hi, tol, p.qeq, t0, subject, band)
     msg = (
-        f"model critical RTT {_us(crit)} {'within' if ok else 'OUTSIDE'} the simulated "
-        f"bracket {bracket} widened by {fmt(100 * tol)} %\nsimulated points (S stable, "
-        f"U not stable): {points}; scanned {_us(min(grid))} to {_us(top)}"
-        + (" (no instability up to there)" if not math.isfinite(hi) else "")
-        + f"\nscenario RTT {_us(op.rtt)}, phase margin there "
+        said + f"\nscenario RTT {_us(op.rtt)}, phase margin there "
         f"{fmt(float(mg.phase_margin_deg))} deg" + (f"\nfigure: {fig}" if fig else "")
     )
-    numbers = {"model critical RTT (s)": crit, "simulated stable up to (s)": lo,
-               "simulated unstable from (s)": hi, "scanned up to (s)": top, "tolerance": tol,
-               "scenario RTT (s)": op.rtt,
-               "flows": op.n_flows, "capacity (bit/s)": op.capacity}  # fmt: skip
+    numbers.update({"tolerance": tol, "scenario RTT (s)": op.rtt, "flows": op.n_flows,
+                    "capacity (bit/s)": op.capacity})  # fmt: skip
     report.add("assert_boundary_matches", subject, ok, numbers, msg, [fig] if fig else [])
     if not ok:
         raise AssertionError("assert_boundary_matches: " + msg)
-
-
-def _boundary_figure(pts, runs, crit, lo, hi, tol, qeq, t0, title) -> str:
-    import matplotlib
-
-    matplotlib.use("Agg", force=False)
-    import matplotlib.pyplot as plt
-
-    fig, (a1, a2) = plt.subplots(1, 2, figsize=(11, 3.6))
-    for r, u in pts:
-        a1.plot(r * 1e6, 1 if u else 0, "x" if u else "o", color="r" if u else "g")
-    if math.isfinite(crit):
-        a1.axvline(crit * 1e6, color="k", label="model critical RTT")
-    hi_f = hi if math.isfinite(hi) else max(r for r, _ in pts)
-    a1.axvspan((1 - tol) * lo * 1e6, (1 + tol) * hi_f * 1e6, color="b", alpha=0.1,
-               label="simulated bracket +- tolerance")  # fmt: skip
-    a1.set(xlabel="RTT (us)", yticks=[0, 1], yticklabels=["stable", "oscillating"])
-    a1.legend(fontsize=7)
-    for r in sorted(runs):
-        t, q, v = runs[r]
-        a2.plot(t, q / 1e3, lw=0.6, label=f"{r * 1e6:.0f} us: {v['verdict']}")
-    a2.axhline(qeq / 1e3, color="k", ls=":", lw=0.8)
-    a2.axvline(t0, color="grey", ls="--", lw=0.8)
-    tops = [float(q[t > t0].max()) for t, q, _ in runs.values() if (t > t0).any()]
-    if tops:  # the analysis window, not the start-up transient, sets the scale
-        a2.set_ylim(0, 1.2 * max(tops) / 1e3)
-    a2.set(xlabel="time (s)", ylabel="CP queue (KB, bin mean)")
-    a2.legend(fontsize=6)
-    fig.suptitle(title, fontsize=9)
-    fig.tight_layout()
-    return report.save_figure(fig, "assert_boundary_matches")

@@ -9,6 +9,7 @@ the assertions themselves.
 
 import dataclasses
 import math
+import re
 
 import numpy as np
 import pytest
@@ -182,3 +183,59 @@ def test_the_model_verdict_is_the_one_check_and_margins_give(rtt, monkeypatch):
     rec = qt.report.records()[-1]
     assert rec.passed == expected
     assert rec.numbers[f"RTT {rtt * 1e6:.4g} us, N=30: stable band from (s)"] == band[0]
+
+
+def _packets_unstable_where(monkeypatch, unstable):
+    """Stand-in packet runs: the queue at RTT r is "oscillating" where ``unstable(r)``, else
+    "stable" (the network's RTT is handed through as the run's trace)."""
+    from qcnmodel.testing import _resolve
+
+    monkeypatch.setattr(_resolve, "with_rtt", lambda spec, r, p: r)
+    monkeypatch.setattr(_sim, "queue_trace", lambda r, **kw: r)
+    t = np.arange(1, 11) * 1e-3
+
+    def verdict(r, *args):
+        v = {"verdict": "oscillating" if unstable(r) else "stable", "drift": 0.0}
+        return v, t, np.full(t.size, P.qeq)
+
+    monkeypatch.setattr(_sim, "queue_verdict", verdict)
+
+
+def _band_of_band_model():
+    from qcnmodel.analysis.boundary import trajectory_boundary
+
+    crit, band = trajectory_boundary(BandModel(rtt=300e-6))
+    assert math.isnan(crit) and band is not None  # the analysis layer's band, ~84-413 us
+    return band
+
+
+def test_a_stable_band_is_compared_with_the_packets_onset_and_their_band_end(monkeypatch):
+    # packets stable at the smallest RTTs, unstable from 0.6 x the band's start up to 0.9 x
+    # it, stable from there to the band's end and unstable past it: both of the model's
+    # claims hold (the onset below the start, the end within 10 % of the packets' bracket);
+    # the scan around the scenario's 300 us saw a stable first point and failed
+    start, end = _band_of_band_model()
+    _packets_unstable_where(monkeypatch, lambda r: 0.6 * start <= r < 0.9 * start or r >= end)
+    qt.assert_boundary_matches(BandModel(), bottleneck_spec(30, 300e-6, 10e9))
+    rec = qt.report.records()[-1]
+    assert rec.passed and rec.numbers["model stable band to (s)"] == end
+    assert f"stable band [{start * 1e6:.4g} us, {end * 1e6:.4g} us] matches" in rec.message
+    assert "band's end" in rec.message and "onset of instability from below" in rec.message
+
+
+@pytest.mark.parametrize(
+    ("unstable", "words"),
+    [  # no instability past the band: its end is not the packets'
+        (lambda r, s, e: 0.6 * s <= r < 0.9 * s, r"band's end [\d.]+ us OUTSIDE .*, inf\]"),
+        # cycling inside the band too: the packets show no band
+        (lambda r, s, e: r >= 0.6 * s, "the packets are unstable at .*, inside the band"),
+        # stable up to the band's start: no onset below it
+        (lambda r, s, e: r >= e, "no onset of instability below the start"),
+    ],
+)
+def test_a_stable_band_the_packets_do_not_show_fails(monkeypatch, unstable, words):
+    start, end = _band_of_band_model()
+    _packets_unstable_where(monkeypatch, lambda r: unstable(r, start, end))
+    with pytest.raises(AssertionError, match="does NOT match the packets") as exc:
+        qt.assert_boundary_matches(BandModel(), bottleneck_spec(30, 300e-6, 10e9))
+    assert re.search(words, str(exc.value))
