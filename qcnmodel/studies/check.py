@@ -11,7 +11,9 @@ evaluated over the whole range grid:
   margin than that; **unstable** when some point is unstable;
 * when the verdict is not stable, the fix: one ``[qcn]`` field change that makes it stable,
   verified by recomputing the grid (:func:`qcnmodel.studies.verdict.search_fix`), or the
-  statement that none within the searched intervals does;
+  statement that none within the searched intervals does; where the model's trajectories
+  judge some flow counts, the fix is put to them and, where they reject it, sized by them
+  (:func:`qcnmodel.studies._fix_sizing.put_to_trajectories`);
 * the fields of the file that have no effect in its current mode, and a one-paragraph
   headline naming the model that produced the verdict (:mod:`qcnmodel.studies.verdict`).
 """
@@ -408,8 +410,10 @@ def _check(params, ranges, model, variant, base, fallback, recommend, confirm,
     if recommend and verdict != "stable":
         search = search_fix(params, functools.partial(_rebuilt, base), ranges, lin,
                             progress=progress, jobs=jobs)  # fmt: skip
-        if judged and search["fixes"]:  # the headline's fix, put to the trajectories
-            search["fixes"][0] = _put_to_trajectories(search["fixes"][0], base, judged, ranges)
+        if judged and search["fixes"]:  # put to the trajectories, and sized by them
+            from qcnmodel.studies._fix_sizing import put_to_trajectories
+
+            search["fixes"] = put_to_trajectories(search["fixes"], base, judged, ranges)
     result = CheckResult(
         verdict=verdict,
         pm_threshold_deg=float(ranges.pm_threshold),
@@ -512,20 +516,6 @@ def _held(base, overloaded: dict, held) -> int | None:
     first = min(overloaded)
     below = [n for n in held if n < first and n not in overloaded]
     return held_flows(base, first, n_min=max(below, default=1))
-
-
-def _put_to_trajectories(fix: dict, base, judged, ranges: CheckRanges) -> dict:
-    """``fix`` with ``trajectories_unstable_n``: the flow counts judged by the model's
-    trajectories at which most of their runs at the largest RTT checked still oscillate
-    with the fix applied (empty: none; stability below a boundary that is crossed once, as
-    the RTT grows, needs only the largest RTT)."""
-    fixed = base.replace(params=base.params.replace(**{fix["field"]: fix["value"]}))
-    bad = [
-        int(n)
-        for n in judged
-        if fixed.replace(n_flows=int(n), rtt=float(ranges.rtt[1])).trajectory_unstable()
-    ]
-    return {**fix, "trajectories_unstable_n": bad}
 
 
 def _cannot(model, n: int, ranges: CheckRanges, exc: Exception) -> str:

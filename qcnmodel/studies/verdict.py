@@ -288,7 +288,9 @@ def search_fix(params, build, ranges, base_table: dict, progress=None,
     Every candidate is judged by its linearised loop (every point closed-loop stable with the
     phase-margin threshold to spare), also at the flow counts whose verdict the model's
     trajectories give: a trajectory critical RTT costs seconds, and a search judges dozens of
-    candidates.
+    candidates. The check then puts the changes found to the trajectories, and continues a
+    change they reject along its field
+    (:func:`qcnmodel.studies._fix_sizing.put_to_trajectories`).
 
     Parameters
     ----------
@@ -503,31 +505,9 @@ def headline(result, ranges) -> str:
         text.append(_binding(r, ranges))
     fix = r.fix
     if r.verdict != "stable" and fix is not None:
-        fp = fix["worst_point"]
-        bad = fix.get("trajectories_unstable_n")
-        what = "Fix" if not bad else "A change that stabilises the linearised loop only"
-        text.append(
-            f"{what}: set {fix['field']} = {fix['value']:.4g} in [qcn] (now "
-            f"{fix['current']:.4g}"
-            + (
-                f"; outside the validation's matched pairs: {fix['untested']}"
-                if fix.get("untested")
-                else ""
-            )
-            + "); recomputed over the same ranges, the linearised loop is "
-            f"stable, worst phase margin {fix['worst_phase_margin_deg']:.1f} deg at N = "
-            f"{fp['n_flows']}, RTT = {_us(fp['rtt_s'])}"
-            + (
-                "."
-                if bad is None
-                else "; the model's trajectories at the largest RTT checked "
-                + (
-                    "are stable at every N."
-                    if not bad
-                    else "still oscillate at N = " + ", ".join(map(str, bad)) + "."
-                )
-            )
-        )
+        from qcnmodel.studies._fix_sizing import fix_sentence
+
+        text.append(fix_sentence(fix, r.pm_threshold_deg))
     elif r.verdict != "stable" and r.searched:
         names = ", ".join(f"{k} {lo:.3g} .. {hi:.3g}{_UNITS.get(k, '')}"
                           for k, (lo, hi) in r.searched.items())  # fmt: skip
