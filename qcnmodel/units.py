@@ -25,7 +25,7 @@ import re
 from decimal import Decimal
 from fractions import Fraction
 
-__all__ = ["parse_number", "parse_rate", "parse_size", "parse_time"]
+__all__ = ["parse_number", "parse_rate", "parse_size", "parse_time", "split_range"]
 
 #: a decimal literal, or nan/inf (read so that the message says "not a finite number")
 _NUM = r"([-+]?(?:\d+(?:\.\d*)?|\.\d+)(?:[eE][-+]?\d+)?|[-+]?(?i:nan|inf(?:inity)?))"
@@ -276,3 +276,18 @@ def parse_number(value, field: str | None = None) -> float:
             f"{_label(field)}cannot parse {value!r} as a number "
             "(examples: 0.5, '1/128', '2^-7', '1%')"
         ) from None
+
+
+def split_range(value, field: str | None = None) -> tuple[str, str] | None:
+    """``("lo", "hi")`` of a range text ``lo..hi`` (stripped), or None for a single value.
+
+    Three dots in a row are refused (a ValueError naming ``field``): ``2us...1ms`` would
+    otherwise read as ``2us`` to ``.1ms``, a range the user did not write."""
+    text = str(value)
+    if ".." not in text:
+        return None
+    if "..." in text:
+        raise ValueError(f"{_label(field)}'{text}' has three dots in a row; write a range as "
+                         "lo..hi (two dots), e.g. 2us..1ms")  # fmt: skip
+    lo, hi = text.split("..", 1)
+    return lo.strip(), hi.strip()

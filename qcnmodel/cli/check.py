@@ -128,7 +128,7 @@ def parse_ranges(rtt_text, flows_text, pm_text=None, table=None, path=None, text
         text, count = grid_count(value, field)
         if count is not None:
             given[f"n_{field}"] = count
-        ends = split_range(text) or (text, text)
+        ends = split_range(text, field) or (text, text)
         lo, hi = parse(ends[0], field), parse(ends[1], field)
         if not 0 < lo <= hi:  # named as CheckRanges names it
             floor = "1 <= lo" if field == "flows" else "0 < lo"
@@ -259,14 +259,14 @@ def file_ranges(args):
     """The ``[ranges]`` table of ``args``' parameter file, with the file's path and text."""
     from pathlib import Path
 
-    from qcnmodel.params.qcn import _read_bounded, tomllib
+    from qcnmodel.params.qcn import _read_bounded, loads_toml
 
     name = _file(args)
     if not name:
         return {}, None, None
     path = Path(name)
     text = _read_bounded(path).decode("utf-8-sig")  # bounded; a BOM is dropped
-    return tomllib.loads(text).get("ranges", {}), path, text
+    return loads_toml(text, path).get("ranges", {}), path, text
 
 
 def _file(args):

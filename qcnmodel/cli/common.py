@@ -368,13 +368,12 @@ def split_list(text, field: str) -> list[str]:
     return items
 
 
-def split_range(value) -> tuple[str, str] | None:
-    """``("lo", "hi")`` of a ``lo..hi`` text, or None for a single value."""
-    text = str(value)
-    if ".." not in text:
-        return None
-    lo, hi = text.split("..", 1)
-    return lo.strip(), hi.strip()
+def split_range(value, field: str | None = None) -> tuple[str, str] | None:
+    """``("lo", "hi")`` of a ``lo..hi`` text, or None for a single value
+    (:func:`qcnmodel.units.split_range`: three dots are refused, naming ``field``)."""
+    from qcnmodel.units import split_range as split
+
+    return split(value, field)
 
 
 def free_cores() -> int:

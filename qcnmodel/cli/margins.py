@@ -79,7 +79,7 @@ def register(subparsers) -> None:
 
 
 def _one(value, field: str, parse):
-    if value is not None and split_range(value) is not None:
+    if value is not None and split_range(value, field) is not None:
         raise ValueError(
             f"{field}: margins analyses one operating point; give one value (for a range over "
             f"{field} use `qcnmodel check --{field} lo..hi` or `qcnmodel sweep`)"

@@ -380,8 +380,10 @@ def _at(path, text: str, key: str) -> str:
 MAX_PARAMS_FILE_BYTES = 1 << 20
 
 
-def _read_bounded(path: Path) -> bytes:
-    """The bytes of the regular file ``path``, at most :data:`MAX_PARAMS_FILE_BYTES`.
+def _read_bounded(path: Path, limit: int = MAX_PARAMS_FILE_BYTES,
+                  what: str = "parameter file (they are a few kB of TOML)") -> bytes:  # fmt: skip
+    """The bytes of the regular file ``path``, at most ``limit`` (default
+    :data:`MAX_PARAMS_FILE_BYTES`; ``what`` names the kind of file in the message).
 
     The file is opened without blocking and its type read from the open descriptor: a named
     pipe would otherwise wait for a writer without end, and a device (``/dev/zero``) be read
@@ -403,13 +405,24 @@ def _read_bounded(path: Path) -> bytes:
         kind = ("a directory" if stat.S_ISDIR(mode) else
                 "a device" if stat.S_ISCHR(mode) or stat.S_ISBLK(mode) else
                 "a named pipe (FIFO)" if stat.S_ISFIFO(mode) else "a special file")  # fmt: skip
-        raise ValueError(f"{path}: {kind}, not a regular file; give a TOML parameter file")
+        raise ValueError(f"{path}: {kind}, not a regular file; give a TOML {what.split(' (')[0]}")
     with open(fd, "rb") as f:
-        data = f.read(MAX_PARAMS_FILE_BYTES + 1)
-    if len(data) > MAX_PARAMS_FILE_BYTES:
-        raise ValueError(f"{path}: larger than {MAX_PARAMS_FILE_BYTES} bytes; not a parameter "
-                         "file (they are a few kB of TOML)")  # fmt: skip
+        data = f.read(limit + 1)
+    if len(data) > limit:
+        raise ValueError(f"{path}: larger than {limit} bytes; not a {what}")
     return data
+
+
+def loads_toml(text: str, source) -> dict:
+    """The TOML document ``text`` as a dict; a syntax error, or arrays and tables nested
+    deeper than the parser's recursion allows, is a ValueError naming ``source``."""
+    try:
+        return tomllib.loads(text)
+    except tomllib.TOMLDecodeError as exc:
+        raise ValueError(f"{source}: invalid TOML: {exc}") from None
+    except RecursionError:
+        raise ValueError(f"{source}: invalid TOML: arrays or tables nested too deeply "
+                         "for the parser") from None  # fmt: skip
 
 
 def load_params(path: str | Path, extra_tables: tuple[str, ...] = ("ranges",)) -> QCNParams:
@@ -459,10 +472,7 @@ def load_params(path: str | Path, extra_tables: tuple[str, ...] = ("ranges",)) -
     except OSError as exc:
         raise ValueError(f"{path}: cannot read the parameter file "
                          f"({exc.strerror or exc})") from None  # fmt: skip
-    try:
-        data = tomllib.loads(text)
-    except tomllib.TOMLDecodeError as exc:
-        raise ValueError(f"{path}: invalid TOML: {exc}") from None
+    data = loads_toml(text, path)
     base = QCNParams()
     if "preset" in data:
         try:

@@ -59,12 +59,12 @@ from __future__ import annotations
 
 import math
 import re
-import sys
 from collections import deque
 from dataclasses import dataclass
 from pathlib import Path
 
 from qcnmodel._errors import did_you_mean
+from qcnmodel.params.qcn import _read_bounded, loads_toml
 from qcnmodel.sim.network import (
     Buffers,
     ConstantFlow,
@@ -80,10 +80,8 @@ from qcnmodel.sim.network import (
 from qcnmodel.sim.network.spec import headroom_refusal
 from qcnmodel.units import parse_number, parse_rate, parse_size, parse_time
 
-if sys.version_info >= (3, 11):
-    import tomllib
-else:  # pragma: no cover
-    import tomli as tomllib
+#: the largest topology file read (bytes): a rate matrix of a thousand nodes is a few MB
+MAX_TOPOLOGY_FILE_BYTES = 64 << 20
 
 __all__ = ["Topology", "load_topology", "parse_topology", "read_topology", "routes",
            "simulate_topology"]  # fmt: skip
@@ -488,10 +486,7 @@ def _run_settings(data: dict, ctx: _Ctx, g: _Graph):
 def parse_topology(text: str, source: str = "<string>") -> Topology:
     """Parse topology TOML ``text`` (see the module docstring); ``source`` names it in errors."""
     ctx = _Ctx(text, source)
-    try:
-        data = tomllib.loads(text)
-    except tomllib.TOMLDecodeError as exc:
-        raise ValueError(f"{source}: invalid TOML: {exc}") from None
+    data = loads_toml(text, source)
     _check_keys(data, _TOP, "top level", None, ctx)
     name = str(data.get("name", Path(source).stem if source != "<string>" else "topology"))
     d_rate, d_delay, d_lat = _defaults(data, ctx)
@@ -560,8 +555,8 @@ def _matrix(m, ctx: _Ctx, g: _Graph) -> list[ConstantFlow]:
 def read_topology(path) -> Topology:
     """Read and validate a topology file (see the module docstring)."""
     p = Path(path)
-    try:
-        text = p.read_text(encoding="utf-8-sig")  # a BOM is dropped
+    try:  # bounded, a BOM dropped
+        text = _read_bounded(p, MAX_TOPOLOGY_FILE_BYTES, "topology file").decode("utf-8-sig")
     except OSError as exc:
         raise ValueError(f"topology: cannot read {str(path)!r}: {exc.strerror}") from None
     except UnicodeDecodeError as exc:

@@ -46,6 +46,7 @@ from qcnmodel.studies.verdict import (
     trajectory_note,
     wrap_phase,
 )
+from qcnmodel.units import split_range
 
 __all__ = [
     "CheckRanges",
@@ -59,10 +60,10 @@ __all__ = [
 
 def parse_range(text: str, parser, field: str, integer: bool = False) -> tuple[float, float]:
     """Parse ``"lo..hi"`` with a unit parser; ``lo`` must be positive and below ``hi``."""
-    if not isinstance(text, str) or ".." not in text:
+    ends = split_range(text, field) if isinstance(text, str) else None
+    if ends is None:
         raise ValueError(f"{field}: expected a range 'lo..hi' (e.g. 2us..1ms), got {text!r}")
-    lo_s, hi_s = text.split("..", 1)
-    lo, hi = parser(lo_s.strip(), field), parser(hi_s.strip(), field)
+    lo, hi = parser(ends[0], field), parser(ends[1], field)
     if integer and (lo != int(lo) or hi != int(hi)):
         raise ValueError(f"{field}: range ends must be whole numbers, got {text!r}")
     if not (0 < lo <= hi):

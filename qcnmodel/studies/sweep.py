@@ -30,6 +30,7 @@ from qcnmodel._errors import unknown_name
 from qcnmodel._io import to_jsonable
 from qcnmodel._netcdf import write_netcdf
 from qcnmodel.studies._checkpoint import _key, _plain, open_checkpoint, remove_checkpoint
+from qcnmodel.units import split_range
 
 if TYPE_CHECKING:
     import xarray as xr
@@ -510,7 +511,7 @@ def parse_grid_spec(
     conv = parser or (lambda v, f: float(v))
     if ".." in rhs:
         body, *opts = rhs.split(":")
-        lo_s, hi_s = body.split("..", 1)
+        lo_s, hi_s = split_range(body, f"--grid {name}")
         lo, hi = conv(lo_s, name), conv(hi_s, name)
         if not opts or not opts[0].strip():  # check's lo..hi means its own log grid: no guess
             raise ValueError(f"--grid {name}: a range needs its number of points, "

@@ -114,14 +114,12 @@ def file_capacity(params) -> float | None:
         params = known[1]
     if not _is_file_name(params):
         return None
-    import tomllib
-
     from qcnmodel.cli.check import parse_ranges
-    from qcnmodel.params.qcn import _read_bounded
+    from qcnmodel.params.qcn import _read_bounded, loads_toml
 
     path = params_file(params)
     text = _read_bounded(path).decode("utf-8-sig")
-    table = tomllib.loads(text).get("ranges", {})
+    table = loads_toml(text, path).get("ranges", {})
     if not isinstance(table, dict) or not table:
         return None
     return parse_ranges(None, None, None, table=table, path=path, text=text).capacity
