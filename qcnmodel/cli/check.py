@@ -313,7 +313,7 @@ def run(args) -> int:
         seconds_example,
     )
     from qcnmodel.studies.check import check_params, rtt_floor
-    from qcnmodel.studies.check_text import headline_text, render
+    from qcnmodel.studies.check_text import render
     from qcnmodel.studies.confirm import check_duration, check_rate
 
     if args.out:
@@ -351,7 +351,6 @@ def run(args) -> int:
            "rtt_points": int(ranges.rtt_grid().size), "flow_counts": ranges.flow_grid().tolist(),
            "capacity_bps": ranges.capacity}  # fmt: skip
     out.update(result.to_dict())
-    out["headline"] = headline_text(result)  # the printed headline, stable bands named
     _write_json(args.out, out)  # --out holds the same object as --json, text or not
     if args.json:
         print_json(out)

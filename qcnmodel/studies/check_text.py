@@ -81,7 +81,7 @@ def render(result, ranges, file: str, figure=None) -> str:
     path of its ``figure`` of the traces, when one was drawn).
     """
     r = result
-    lines = [f"{file}: valid", "", headline_text(r), ""]
+    lines = [f"{file}: valid", "", r.headline, ""]
     for note in r.notes:
         lines.append(f"note: {note}")
     if r.notes:
