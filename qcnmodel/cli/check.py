@@ -333,6 +333,8 @@ def run(args) -> int:
     figure = _figure(args) if confirm is not None else None
     if args.figure is not None and confirm is None:
         raise ValueError("figure: the traces come from --confirm; add --confirm")
+    if not getattr(args, "quiet", False):
+        workload_note(ranges.flow_grid(), jobs)
     bar = _bar(params, ranges, args)
     result = check_params(params, ranges, model=args.model, recommend=not args.no_recommend,
                           variant=args.variant, progress=bar, confirm=confirm is not None,
@@ -383,6 +385,33 @@ def _write_json(path, obj) -> None:
 
     with atomic_path(path) as tmp:
         tmp.write_text(json.dumps(to_jsonable(obj), indent=2) + "\n")
+
+
+#: flow counts judged by trajectories past which check and report say how long they may take
+NOTE_FLOW_COUNTS = 24
+
+
+def workload_note(flow_counts, jobs=None) -> str | None:
+    """One line on stderr, before a long analysis starts, when more than
+    :data:`NOTE_FLOW_COUNTS` flow counts may be judged by the model's trajectories (those up
+    to ``config.defaults["analysis.trajectory_max_flows"]``): each is a search of runs, about
+    5-60 s of CPU (10 of the 802.1Qau defaults' flow counts take about a minute on 2 cores),
+    so a grid of hundreds takes hours. Returns the line (None when none is due)."""
+    from qcnmodel import config
+    from qcnmodel.cli.common import free_cores
+
+    cap = config.defaults["analysis.trajectory_max_flows"]
+    n = sum(1 for k in flow_counts if k <= cap)
+    if n <= NOTE_FLOW_COUNTS:
+        return None
+    workers = max(1, int(jobs) if jobs not in (None, -1) else free_cores())
+    lo, hi = n * 5.0 / workers / 60.0, n * 60.0 / workers / 60.0
+    plural = "s" if workers > 1 else ""
+    line = (f"qcnmodel: {n} flow counts (up to N = {cap}) are judged by the model's "
+            f"trajectories, a search of about 5-60 s of CPU each: roughly {lo:.0f}-{hi:.0f} "
+            f"minutes on {workers} worker{plural} (fewer counts: --flows lo..hi:n)")  # fmt: skip
+    print(line, file=sys.stderr, flush=True)
+    return line
 
 
 def _bar(params, ranges, args):

@@ -213,6 +213,10 @@ def run(args) -> int:
 
     cfg = report_config(args)
     check_out(args.out, directory=True)
+    if not getattr(args, "quiet", False):
+        from qcnmodel.cli.check import workload_note
+
+        workload_note(cfg.flows, cfg.jobs)
     paths = write_report(args.out, cfg, progress=progress_on(args), command=confirm_command(args))
     remove_stale_figures(args.out, paths["figures"])
     print(f"wrote {paths['html']}")
