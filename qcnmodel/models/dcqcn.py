@@ -295,14 +295,7 @@ class DCQCNFluidModel(RunsJudged, LoopModel):
             rhs = 2 * math.log(tau) + math.log(r_ai * rc) + np.logaddexp(lc, le)
             return log_alpha + 2 * log_a - rhs - np.logaddexp(lb, ld)
 
-        try:
-            return math.exp(brentq(h, math.log(1e-15), math.log(1 - 1e-9), xtol=1e-14))
-        except ValueError:  # no sign change: no p in (1e-15, 1) balances cuts and increases
-            raise ValueError(
-                f"no equilibrium: no marking probability in (1e-15, 1) balances the rate cuts "
-                f"and increases at C/N = {rc:.4g} packets/s per flow (N = {p[eq.P_N]:.0f}); fewer "
-                "flows or a higher capacity give one"
-            ) from None
+        return math.exp(brentq(h, math.log(1e-15), math.log(1 - 1e-9), xtol=1e-14))
 
     @functools.cached_property
     def _x_star(self) -> np.ndarray:

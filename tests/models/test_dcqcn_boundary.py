@@ -86,16 +86,3 @@ def test_stability_map_judges_by_the_runs(short_search):
     assert np.isnan(ds["phase_margin_deg"].sel(n_flows=20)).all()
     crit = ds["critical_rtt"].values
     assert crit[0] > 100e-6 and math.isnan(crit[1])
-
-
-def test_no_equilibrium_names_the_share_per_flow():
-    """At 40 Gb/s with 100000 flows (50 packets/s each) no marking probability balances the
-    cuts and the increases: the message says so with the share per flow, not the root
-    finder's "f(a) and f(b) must have different signs"."""
-    import pytest
-
-    import qcnmodel as qm
-
-    model = qm.DCQCNFluidModel(n_flows=100000, rtt=85e-6)
-    with pytest.raises(ValueError, match=r"no equilibrium: .*C/N = 50 packets/s per flow"):
-        model.exact_p()
