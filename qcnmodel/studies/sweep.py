@@ -511,7 +511,10 @@ def parse_grid_spec(
     conv = parser or (lambda v, f: float(v))
     if ".." in rhs:
         body, *opts = rhs.split(":")
-        lo_s, hi_s = split_range(body, f"--grid {name}")
+        ends = split_range(body, f"--grid {name}")
+        if ends is None:  # the '..' lies after a ':' (e.g. 'w=:..5:3')
+            raise ValueError(f"--grid {name}: expected lo..hi:n[:log], got {rhs!r}")
+        lo_s, hi_s = ends
         lo, hi = conv(lo_s, name), conv(hi_s, name)
         if not opts or not opts[0].strip():  # check's lo..hi means its own log grid: no guess
             raise ValueError(f"--grid {name}: a range needs its number of points, "

@@ -78,3 +78,9 @@ def test_a_topology_file_larger_than_the_bound_is_not_read(monkeypatch, tmp_path
     monkeypatch.setattr(topology, "MAX_TOPOLOGY_FILE_BYTES", 4096)
     with pytest.raises(ValueError, match="larger than 4096 bytes; not a topology file"):
         topology.read_topology(f)
+
+
+def test_a_grid_range_after_its_colon_is_refused(capsys):
+    # 'w=:..nan:1' has '..' only after a ':' (the point count's place): no range to read
+    line = _refused(capsys, ["sweep", "--model", "qcn", "--grid", "w=:..nan:1"])
+    assert "--grid w: expected lo..hi:n[:log], got ':..nan:1'" in line
