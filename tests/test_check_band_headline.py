@@ -11,7 +11,7 @@ import dataclasses
 import math
 
 from qcnmodel.studies.check import CheckRanges, CheckResult
-from qcnmodel.studies.check_text import headline_text, render
+from qcnmodel.studies.check_text import render
 from qcnmodel.studies.verdict import headline
 
 BAND = (269.6e-6, 466.8e-6)
@@ -24,8 +24,7 @@ def _result(verdict: str, rtt: float, rtts=(300e-6, 400e-6), bands=None) -> tupl
                     worst_point={"n_flows": 40, "rtt_s": rtt},
                     critical_rtt_s={40: math.nan}, model_label="M", judged_flows=(40,),
                     stable_bands={40: BAND} if bands is None else bands)  # fmt: skip
-    r = dataclasses.replace(r, headline=headline(r, ranges))
-    return dataclasses.replace(r, headline=headline_text(r)), ranges  # as check_params does
+    return dataclasses.replace(r, headline=headline(r, ranges)), ranges
 
 
 def _headline(r, ranges) -> str:

@@ -31,7 +31,6 @@ from qcnmodel import config
 from qcnmodel._errors import unknown_name
 from qcnmodel.models._base import NoStandingQueue, Overloaded
 from qcnmodel.params import QCNParams
-from qcnmodel.studies.check_text import headline_text
 from qcnmodel.studies.verdict import (
     _verdict_of,
     headline,
@@ -445,7 +444,6 @@ def _check(params, ranges, model, variant, base, fallback, recommend, confirm,
     )
     result = dataclasses.replace(result, headline=headline(result, ranges),
                                  validity=_validity(result, ranges, params))  # fmt: skip
-    result = dataclasses.replace(result, headline=headline_text(result))  # bands named
     if confirm:
         from qcnmodel.studies.confirm import confirm_verdict, drop_traces
 

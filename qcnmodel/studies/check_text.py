@@ -6,13 +6,7 @@ import math
 
 from qcnmodel.studies.verdict import wrap_phase
 
-__all__ = ["band_words", "confirmation_lines", "headline_text", "render", "validity_lines"]
-
-#: the stability rule of the model's trajectories, in the headline's words
-_TRAJ_RULE = ("below the critical RTT of the model's trajectories, where the odds that a run "
-              "oscillates pass one half")  # fmt: skip
-#: the headline's words for a flow count whose trajectories cycle at the search's start
-_NO_CRITICAL = "no critical RTT: they oscillate from the smallest RTT they are run at"
+__all__ = ["band_words", "confirmation_lines", "judged_bands", "render", "validity_lines"]
 
 
 def _band_us(x: float) -> str:
@@ -42,34 +36,10 @@ def band_words(band: tuple[float, float], rtt: float) -> str:
             f"stable {span}, a band above the cycling at small RTTs; {bound}")  # fmt: skip
 
 
-def _judged_bands(r) -> dict:
+def judged_bands(r) -> dict:
+    """The stable bands of the flow counts a check result judges by trajectories."""
     judged = set(getattr(r, "judged_flows", ()))
     return {n: b for n, b in getattr(r, "stable_bands", {}).items() if n in judged and b}
-
-
-def headline_text(result) -> str:
-    """The headline of a check result, with the stable bands of its flow counts named.
-
-    A flow count judged by the model's trajectories whose runs cycle at the smallest RTTs
-    has no critical RTT; it is stable inside its stable band alone. The headline's rule of
-    stability then adds "or inside its stable band", and where the worst point is at such a
-    flow count, its explanation names the band and the bound that binds (or the side of the
-    band the point lies on) instead of saying only that the runs oscillate from the
-    smallest RTT.
-    """
-    r = result
-    text = r.headline
-    bands = _judged_bands(r)
-    if not bands:
-        return text
-    at = "" if len(bands) == len(getattr(r, "judged_flows", ())) else (
-        f" (at N = {', '.join(map(str, bands))})")  # fmt: skip
-    text = text.replace(_TRAJ_RULE, f"{_TRAJ_RULE}, or inside its stable band{at}", 1)
-    wp = r.worst_point
-    band = bands.get(wp.get("n_flows"))
-    if band is not None and "rtt_s" in wp:
-        text = text.replace(_NO_CRITICAL, band_words(band, wp["rtt_s"]), 1)
-    return text
 
 
 def render(result, ranges, file: str, figure=None) -> str:
@@ -127,7 +97,7 @@ def render(result, ranges, file: str, figure=None) -> str:
     need = f"stable with PM >= {r.pm_threshold_deg:g} deg"
     if judged:
         rule = "below its critical RTT" + (", or inside its stable band"
-                                           if _judged_bands(r) else "")  # fmt: skip
+                                           if judged_bands(r) else "")  # fmt: skip
         need = (rule if len(judged) == len(r.critical_rtt_s)
                 else f"{need}, or at [t] {rule}")  # fmt: skip
     lines.append(f"verdict: {r.verdict.upper()} (stable needs every point {need})")

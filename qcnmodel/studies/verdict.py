@@ -463,8 +463,13 @@ def headline(result, ranges) -> str:
     pm = wrap_phase(r.worst_phase_margin_deg)
     where = f"N = {wp['n_flows']}, RTT = {_us(wp['rtt_s'])}"
     judged = getattr(r, "judged_flows", ())
+    from qcnmodel.studies.check_text import band_words, judged_bands
+
+    bands = judged_bands(r)  # where a band, not a critical RTT, makes a flow count stable
+    at = "" if len(bands) == len(judged) else f" (at N = {', '.join(map(str, bands))})"
     traj = ("below the critical RTT of the model's trajectories, where the odds that a run "
-            "oscillates pass one half")  # fmt: skip
+            "oscillates pass one half"
+            + (f", or inside its stable band{at}" if bands else ""))  # fmt: skip
     lin = (f"closed-loop stable with a phase margin of at least {r.pm_threshold_deg:g} deg "
            "(exact delay)")  # fmt: skip
     if judged and len(judged) == len(r.critical_rtt_s):
@@ -482,6 +487,7 @@ def headline(result, ranges) -> str:
     elif wp["n_flows"] in judged:  # its verdict is the trajectories', not the phase margin's
         crit = r.critical_rtt_s.get(wp["n_flows"], float("nan"))
         said = (f"critical RTT {_us(crit)}" if math.isfinite(crit) else
+                band_words(bands[wp["n_flows"]], wp["rtt_s"]) if wp["n_flows"] in bands else
                 "no critical RTT: they oscillate from the smallest RTT they are run at"
                 if math.isnan(crit) else "stable at every RTT they are run at")  # fmt: skip
         lin_pm = (f"linearised phase margin {pm:.1f} deg" if math.isfinite(pm) else
