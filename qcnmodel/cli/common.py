@@ -530,10 +530,6 @@ def check_no_empty_paths(args) -> None:
                          "seed000)")  # fmt: skip
 
 
-#: the largest topology file read (bytes): a 1000-node traffic matrix is a few MB
-MAX_TOPOLOGY_FILE_BYTES = 64 << 20
-
-
 def check_input_file(path, field: str, limit: int | None = None) -> None:
     """Refuse an input file that is not a regular file (a device such as ``/dev/zero`` would
     be read without end, a named pipe would wait for a writer) or a regular file above

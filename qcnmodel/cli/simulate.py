@@ -235,8 +235,8 @@ def run(args) -> int:
     progress = progress_on(args)
     target, preset = args.scenario, qcn_params(args)
     if getattr(args, "topology", None):
-        from qcnmodel.cli.common import MAX_TOPOLOGY_FILE_BYTES, check_input_file
-        from qcnmodel.sim.topology import read_topology
+        from qcnmodel.cli.common import check_input_file
+        from qcnmodel.sim.topology import MAX_TOPOLOGY_FILE_BYTES, read_topology
 
         check_input_file(args.topology, "topology", MAX_TOPOLOGY_FILE_BYTES)
         topo = read_topology(args.topology)

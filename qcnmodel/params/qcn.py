@@ -380,10 +380,11 @@ def _at(path, text: str, key: str) -> str:
 MAX_PARAMS_FILE_BYTES = 1 << 20
 
 
-def _read_bounded(path: Path, limit: int = MAX_PARAMS_FILE_BYTES,
-                  what: str = "parameter file (they are a few kB of TOML)") -> bytes:  # fmt: skip
+def _read_bounded(path: Path, limit: int = MAX_PARAMS_FILE_BYTES, what: str = "parameter file",
+                  why: str = " (they are a few kB of TOML)") -> bytes:  # fmt: skip
     """The bytes of the regular file ``path``, at most ``limit`` (default
-    :data:`MAX_PARAMS_FILE_BYTES`; ``what`` names the kind of file in the message).
+    :data:`MAX_PARAMS_FILE_BYTES`; ``what`` names the kind of file in the messages, ``why``
+    follows it where the file is too large).
 
     The file is opened without blocking and its type read from the open descriptor: a named
     pipe would otherwise wait for a writer without end, and a device (``/dev/zero``) be read
@@ -405,11 +406,11 @@ def _read_bounded(path: Path, limit: int = MAX_PARAMS_FILE_BYTES,
         kind = ("a directory" if stat.S_ISDIR(mode) else
                 "a device" if stat.S_ISCHR(mode) or stat.S_ISBLK(mode) else
                 "a named pipe (FIFO)" if stat.S_ISFIFO(mode) else "a special file")  # fmt: skip
-        raise ValueError(f"{path}: {kind}, not a regular file; give a TOML {what.split(' (')[0]}")
+        raise ValueError(f"{path}: {kind}, not a regular file; give a TOML {what}")
     with open(fd, "rb") as f:
         data = f.read(limit + 1)
     if len(data) > limit:
-        raise ValueError(f"{path}: larger than {limit} bytes; not a {what}")
+        raise ValueError(f"{path}: larger than {limit} bytes; not a {what}{why}")
     return data
 
 

@@ -80,7 +80,7 @@ from qcnmodel.sim.network import (
 from qcnmodel.sim.network.spec import headroom_refusal
 from qcnmodel.units import parse_number, parse_rate, parse_size, parse_time
 
-#: the largest topology file read (bytes): a rate matrix of a thousand nodes is a few MB
+#: the largest topology file read (bytes): a 1000-node traffic matrix is a few MB
 MAX_TOPOLOGY_FILE_BYTES = 64 << 20
 
 __all__ = ["Topology", "load_topology", "parse_topology", "read_topology", "routes",
@@ -556,7 +556,7 @@ def read_topology(path) -> Topology:
     """Read and validate a topology file (see the module docstring)."""
     p = Path(path)
     try:  # bounded, a BOM dropped
-        text = _read_bounded(p, MAX_TOPOLOGY_FILE_BYTES, "topology file").decode("utf-8-sig")
+        text = _read_bounded(p, MAX_TOPOLOGY_FILE_BYTES, "topology file", "").decode("utf-8-sig")
     except OSError as exc:
         raise ValueError(f"topology: cannot read {str(path)!r}: {exc.strerror}") from None
     except UnicodeDecodeError as exc:
