@@ -521,6 +521,7 @@ def _searched(model, lo: float, hi: float, tol: float, start, n_seeds, bar) -> f
         return math.inf if turn is None else math.nan
     ka, kb = index(turn[0]), index(turn[1])
     grid = [at(k) for k in range(ka, kb + 1)]  # the bracket, every run counted
+    a, b = grid[0], grid[-1]
     for _ in range(_EXTEND + 1):
         for rtt in grid:
             if rtt not in odds or odds[rtt][1] < n_seeds[1]:
@@ -536,7 +537,6 @@ def _searched(model, lo: float, hi: float, tol: float, start, n_seeds, bar) -> f
             grid = [at(kb)]
         else:
             break
-    a, b = at(index(turn[0])), at(index(turn[1]))
     return cross if 0.0 < cross < math.inf else math.sqrt(a * b)
 
 
