@@ -107,8 +107,9 @@ def parse_ranges(rtt_text, flows_text, pm_text=None, table=None, path=None, text
     numbers), else the defaults. ``rtt`` and ``flows`` are one value or ``lo..hi``;
     ``capacity`` (``--rate``) one rate."""
     from qcnmodel._errors import unknown_name
-    from qcnmodel.cli.common import cli_rate, flows_value, rtt_value, split_range
+    from qcnmodel.cli.common import cli_rate, flows_value, rtt_value
     from qcnmodel.studies.check import CheckRanges
+    from qcnmodel.units import split_range
 
     table = table or {}
     for key in table:

@@ -59,7 +59,6 @@ __all__ = [
     "rtt_value",
     "seed_value",
     "split_list",
-    "split_range",
 ]
 
 #: The linearised models, the same choices in every sub-command that picks one.
@@ -366,14 +365,6 @@ def split_list(text, field: str) -> list[str]:
         raise ValueError(f"{field}: empty item in {str(text)!r}; give the values separated by "
                          "single commas")  # fmt: skip
     return items
-
-
-def split_range(value, field: str | None = None) -> tuple[str, str] | None:
-    """``("lo", "hi")`` of a ``lo..hi`` text, or None for a single value
-    (:func:`qcnmodel.units.split_range`: three dots are refused, naming ``field``)."""
-    from qcnmodel.units import split_range as split
-
-    return split(value, field)
 
 
 def free_cores() -> int:

@@ -39,9 +39,9 @@ from qcnmodel.cli.common import (
     progress_on,
     qcn_params,
     rtt_value,
-    split_range,
     trajectory_progress,
 )
+from qcnmodel.units import split_range
 
 MODELS = MODEL_CHOICES
 
