@@ -147,6 +147,68 @@ def _packet_words(v: dict, qeq: float, rtts_held: float) -> str:
     )
 
 
+def _model_point(m, r: float, n: int) -> dict:
+    """One point of :func:`assert_stable` judged by the model: the verdict ``margins`` and
+    ``check`` give (below the trajectories' critical RTT, or in their stable band, for a model
+    judged by them, else the linearised loop's Nyquist count), with its words."""
+    from qcnmodel.analysis.boundary import judged_by_trajectories, judged_stable
+    from qcnmodel.cli.margins import critical_rtt_words
+
+    mg, crit, err = _linear(m)
+    pm = float(mg.phase_margin_deg) if mg is not None else math.nan
+    band = _band(m, mg)
+    ok_model = mg is not None and bool(judged_stable(m, [r], [mg.stable], crit, band)[0])
+    text = f"RTT {_us(r)}, N={n}: "
+    text += (
+        (
+            f"model {'stable' if ok_model else 'UNSTABLE'} (phase margin {fmt(pm)} deg, "
+            f"critical RTT {critical_rtt_words(crit, m, judged_by_trajectories(m))}"
+            + (f"; stable band {_us(band[0])} to {_us(band[1])}" if band else "")
+            + ")"
+        )
+        if mg is not None
+        else f"model failed ({err})"
+    )
+    return dict(rtt=r, n=n, pm=pm, crit=crit, model=ok_model, packets=None, band=band, text=text)
+
+
+def _confirm_point(pt: dict, p, cap: float, run: tuple, traces: list) -> None:
+    """Add the packets' verdict on ``pt`` (a packet run of ``run`` = (duration, settle, seed,
+    bin width)) to it and its text; the queue trace joins ``traces``."""
+    dur, st, seed, bw = run
+    r, n = pt["rtt"], pt["n"]
+    run_s, settle_s, why = packet_run(r, dur, st)
+    pt["run"] = (run_s, settle_s)
+    if why is not None:  # not simulated: it could not confirm anything
+        pt["packets"] = False
+        pt["text"] += f"; packets cannot confirm: {why}"
+        return
+    v, t, q = _packets(p, n, r, cap, run_s, settle_s, seed, bw)
+    pt["packets"] = v["verdict"] == "stable"
+    pt["drift"] = v["drift"]
+    traces.append((f"RTT {_us(r)}, N={n}", t, q, pt["packets"], settle_s))
+    pt["text"] += _packet_words(v, p.qeq, (run_s - settle_s) / r)
+
+
+def _stable_numbers(points: list) -> dict:
+    """The numbers :func:`assert_stable` reports, by point."""
+    numbers = {}
+    for pt in points:
+        key = f"RTT {_us(pt['rtt'])}, N={pt['n']}"
+        numbers[key + ": phase margin (deg)"] = pt["pm"]
+        numbers[key + ": critical RTT (s)"] = pt["crit"]
+        if pt["band"] is not None:
+            numbers[key + ": stable band from (s)"] = pt["band"][0]
+            numbers[key + ": stable band to (s)"] = pt["band"][1]
+        if pt["packets"] is not None:
+            numbers[key + ": packets stable"] = pt["packets"]
+            numbers[key + ": packet run (s)"] = pt["run"][0]
+            numbers[key + ": packets settle (s)"] = pt["run"][1]
+            if "drift" in pt:
+                numbers[key + ": packets trend across the window (B)"] = pt["drift"]
+    return numbers
+
+
 def assert_stable(params, rtt, n_flows, confirm=None, *, model="qcn", capacity=None,
                   duration=None, settle=None, seed=0, bin_width=BIN):  # fmt: skip
     """Assert that a parameter set gives a stable loop at every RTT and number of flows.
@@ -196,9 +258,6 @@ def assert_stable(params, rtt, n_flows, confirm=None, *, model="qcn", capacity=N
         A bad argument (naming it), or a parameter file or ``[ranges]`` table that
         ``qcnmodel check`` refuses (naming the file, line and field).
     """
-    from qcnmodel.analysis.boundary import judged_by_trajectories, judged_stable
-    from qcnmodel.cli.margins import critical_rtt_words
-
     if confirm not in (None, "packets"):
         raise ValueError(f"confirm: must be None or 'packets', got {confirm!r}")
     p = _resolve.as_params(params)
@@ -209,45 +268,15 @@ def assert_stable(params, rtt, n_flows, confirm=None, *, model="qcn", capacity=N
     dur = None if duration is None else _positive_time(duration, "duration")
     st = None if settle is None else parse_time(settle, "settle")
     bw = _positive_time(bin_width, "bin_width")
-    points, fails, traces = [], [], []
+    points, traces = [], []
     for n in ns:
         for r in rtts:
             m = _resolve.as_model(model, p, rtt=r, n_flows=n, capacity=cap)
-            mg, crit, err = _linear(m)
-            pm = float(mg.phase_margin_deg) if mg is not None else math.nan
-            # the verdict margins and check give: below the trajectories' critical RTT, or in
-            # their stable band, for a model judged by them, else the linearised loop's
-            # Nyquist count
-            band = _band(m, mg)
-            ok_model = mg is not None and bool(judged_stable(m, [r], [mg.stable], crit, band)[0])
-            pt = dict(rtt=r, n=n, pm=pm, crit=crit, model=ok_model, packets=None, band=band)
-            text = f"RTT {_us(r)}, N={n}: "
-            text += (
-                (
-                    f"model {'stable' if ok_model else 'UNSTABLE'} (phase margin {fmt(pm)} deg, "
-                    f"critical RTT {critical_rtt_words(crit, m, judged_by_trajectories(m))}"
-                    + (f"; stable band {_us(band[0])} to {_us(band[1])}" if band else "")
-                    + ")"
-                )
-                if mg is not None
-                else f"model failed ({err})"
-            )
+            pt = _model_point(m, r, n)
             if confirm == "packets":
-                run_s, settle_s, why = packet_run(r, dur, st)
-                pt["run"] = (run_s, settle_s)
-                if why is not None:  # not simulated: it could not confirm anything
-                    pt["packets"] = False
-                    text += f"; packets cannot confirm: {why}"
-                else:
-                    v, t, q = _packets(p, n, r, cap, run_s, settle_s, seed, bw)
-                    pt["packets"] = v["verdict"] == "stable"
-                    pt["drift"] = v["drift"]
-                    traces.append((f"RTT {_us(r)}, N={n}", t, q, pt["packets"], settle_s))
-                    text += _packet_words(v, p.qeq, (run_s - settle_s) / r)
-            pt["text"] = text
+                _confirm_point(pt, p, cap, (dur, st, seed, bw), traces)
             points.append(pt)
-            if not ok_model or pt["packets"] is False:
-                fails.append(text)
+    fails = [pt["text"] for pt in points if not pt["model"] or pt["packets"] is False]
     fig = stable_figure(points, traces, p.qeq) if report.figures_wanted(not fails) else None
     rate = f"C = {fmt(cap / 1e9)} Gb/s" + (" (the file's [ranges] capacity)" if file_cap else "")
     subject = (
@@ -255,20 +284,7 @@ def assert_stable(params, rtt, n_flows, confirm=None, *, model="qcn", capacity=N
         f"{', '.join(_us(r) for r in rtts)}, N {', '.join(map(str, ns))}"
         + (", confirmed with packets" if confirm else "")
     )
-    numbers = {}
-    for pt in points:
-        key = f"RTT {_us(pt['rtt'])}, N={pt['n']}"
-        numbers[key + ": phase margin (deg)"] = pt["pm"]
-        numbers[key + ": critical RTT (s)"] = pt["crit"]
-        if pt["band"] is not None:
-            numbers[key + ": stable band from (s)"] = pt["band"][0]
-            numbers[key + ": stable band to (s)"] = pt["band"][1]
-        if pt["packets"] is not None:
-            numbers[key + ": packets stable"] = pt["packets"]
-            numbers[key + ": packet run (s)"] = pt["run"][0]
-            numbers[key + ": packets settle (s)"] = pt["run"][1]
-            if "drift" in pt:
-                numbers[key + ": packets trend across the window (B)"] = pt["drift"]
+    numbers = _stable_numbers(points)
     msg = (
         f"{len(fails)} of {len(points)} point(s) unstable at {rate}:\n  " + "\n  ".join(fails)
         if fails
@@ -409,6 +425,30 @@ def _band_matches(scan, band, listed, tol: float, reach: float, m):
     return ok, text, numbers, pts1 + pts2, (lo2, hi2)
 
 
+def _seeds(seeds) -> list:
+    """The packet runs' seeds, checked: one or more whole numbers >= 0."""
+    seeds = [int(s) for s in ([seeds] if isinstance(seeds, int) else seeds)]
+    if not seeds or min(seeds) < 0:
+        raise ValueError(f"seeds: give at least one seed >= 0, got {seeds!r}")
+    return seeds
+
+
+def _run_window(window: tuple, duration, settle) -> tuple[float, float]:
+    """The packet runs' length and the start of their judged part (s) for a scenario whose
+    hotspot lasts ``window``: by default 0.6 s after the hotspot starts (at most to its end),
+    judged after the pairs' 0.3 s of settling, at most half of a shorter run (a hotspot of
+    tens of ms)."""
+    start, stop = window
+    dur = (min(stop, start + DURATION) if duration is None else
+           _positive_time(duration, "duration"))  # fmt: skip
+    if dur <= start:  # (the settling window would be empty: nothing to judge)
+        raise ValueError(f"duration: the run ({dur:g} s) ends before the scenario's hotspot "
+                         f"starts at {start:g} s; lengthen it")  # fmt: skip
+    t0 = start + (min(SETTLE, 0.5 * (dur - start)) if settle is None else
+                  parse_time(settle, "settle"))  # fmt: skip
+    return dur, t0
+
+
 def assert_boundary_matches(model, scenario_or_spec, tolerance=0.1, *, params=None, rtts=None,
                             duration=None, settle=None, seeds=(0,), bisect_steps=2,
                             protocol="qcn", overrides=None, bin_width=BIN):  # fmt: skip
@@ -469,9 +509,7 @@ def assert_boundary_matches(model, scenario_or_spec, tolerance=0.1, *, params=No
         every simulated point and the figure's path.
     """
     tol = _tolerance(tolerance)
-    seeds = [int(s) for s in ([seeds] if isinstance(seeds, int) else seeds)]
-    if not seeds or min(seeds) < 0:
-        raise ValueError(f"seeds: give at least one seed >= 0, got {seeds!r}")
+    seeds = _seeds(seeds)
     if isinstance(bisect_steps, bool) or not 0 <= int(bisect_steps) <= 10:
         raise ValueError(f"bisect_steps: must be an integer in [0, 10], got {bisect_steps!r}")
     spec, label, preset, _ = _resolve.as_spec(scenario_or_spec, overrides, protocol)
@@ -483,15 +521,7 @@ def assert_boundary_matches(model, scenario_or_spec, tolerance=0.1, *, params=No
     if p.line_rate != op.line_rate or p.frame_size != spec.frame_size:
         p = p.replace(line_rate=op.line_rate, frame_size=spec.frame_size)
     m = _resolve.as_model(model, p, rtt=op.rtt, n_flows=op.n_flows, capacity=op.capacity)
-    start, stop = op.window
-    dur = (min(stop, start + DURATION) if duration is None else
-           _positive_time(duration, "duration"))  # fmt: skip
-    if dur <= start:  # (the settling window would be empty: nothing to judge)
-        raise ValueError(f"duration: the run ({dur:g} s) ends before the scenario's hotspot "
-                         f"starts at {start:g} s; lengthen it")  # fmt: skip
-    # default: the pairs' 0.3 s, at most half of a shorter run (a hotspot of tens of ms)
-    t0 = start + (min(SETTLE, 0.5 * (dur - start)) if settle is None else
-                  parse_time(settle, "settle"))  # fmt: skip
+    dur, t0 = _run_window(op.window, duration, settle)
     listed = None if rtts is None else _listed(rtts, lambda v: _positive_time(v, "rtts"), "rtts")
     mg, crit, err = _linear(m)  # (the arguments first: this costs seconds)
     if mg is None:
