@@ -473,8 +473,6 @@ class QCNPacketModel(LoopModel):
             not a hazard), and ``bytes_sent`` (time, flow) is each flow's cumulative bytes
             while N x records stays within ``config.defaults["models.max_records"]``.
         """
-        import xarray as xr
-
         duration, dt, record_dt, stride = time_grid(duration, dt, record_dt,
                                                     self.default_dt())  # fmt: skip
         if method is None:
@@ -485,8 +483,6 @@ class QCNPacketModel(LoopModel):
         if off is not None and not (off > 0):
             raise ValueError(f"offered: must be in (0, inf) bit/s, got {offered!r}")
         k = self.param_vector(offered=off, hotspot=hotspot)
-        tt, tb = self.tables
-        fr = float(self.params.frame_size)
         x0 = dict(x0 or {})
         for key in x0:
             if key != "q":
@@ -514,6 +510,14 @@ class QCNPacketModel(LoopModel):
             q0 = parse_number(x0.get("q", q_eq), "x0 q")
             return self._simulate_agents(duration, record_dt, k, hotspot, start, q0, seed, buf,
                                          bool(frame_noise))  # fmt: skip
+        return self._simulate_cohorts(duration, dt, stride, k, start, x0)
+
+    def _simulate_cohorts(self, duration, dt, stride, k, start, x0):
+        """:meth:`simulate` with ``method="cohorts"``: the renewal population's trajectory."""
+        import xarray as xr
+
+        tt, tb = self.tables
+        fr = float(self.params.frame_size)
         if start == "equilibrium":
             st0 = self._equilibrium_cohorts()
             fp = self.fixed_point()
@@ -539,12 +543,9 @@ class QCNPacketModel(LoopModel):
                 "fb": ("time", rec[:, 8] * fr, {"units": "B"}),
             },
             coords={"time": ("time", rec[:, 0], {"units": "s"})},
-            attrs={
-                "model": "QCNPacketModel",
-                "method": "cohorts",
-                "n_flows": self.n_flows,
-                "rtt": self.rtt,
-            },  # fmt: skip
+            attrs=dict(
+                model="QCNPacketModel", method="cohorts", n_flows=self.n_flows, rtt=self.rtt
+            ),
         )
 
     def _simulate_agents(self, duration, record_dt, k, hotspot, start, q0, seed, buf=0.0,
