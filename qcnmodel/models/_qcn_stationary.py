@@ -151,8 +151,6 @@ def equilibrium(k, tt, tb, roff, fb_guess=None, jitter=0.15):
     (:func:`grid_steps`). Raises ValueError when no equilibrium exists (a clear sentence:
     full-scale feedback, or the rate never reaches C/N).
     """
-    from scipy.optimize import root
-
     per_cycle, rel = grid_steps(jitter)
 
     def grid(rate, kappa):
@@ -177,22 +175,20 @@ def equilibrium(k, tt, tb, roff, fb_guess=None, jitter=0.15):
                 break
         kap0, _ = _signals(k, fb0, target)
         st = Stationary(k, tt, tb, roff, grid(target, max(kap0, 1e-6) / 3.0))
-
-        def resid(x, st=st):
-            st.kappa, st.cut = _signals(k, x[0] * scale, target)
-            st.set_birth(*np.exp(x[1:]))
-            r = st.birth_residual()
-            return [math.log(st.R / target), r[0], r[1]]
-
         x0 = [fb0 / scale, math.log(target), math.log(target)]
         try:
-            with np.errstate(all="ignore"):
-                sol = root(resid, x0, method="hybr", options={"xtol": 1e-12})
-                res = np.max(np.abs(resid(sol.x))) if np.all(np.isfinite(sol.x)) else np.inf
+            x, res = _solve(st, x0, scale, target)
+            # the grid was sized by the start's CNM probability: where the balance has a
+            # smaller one, the population outlives the grid; size it by the balance's own
+            for _ in range(_REGRIDS):
+                if not (res < 1e-7 and st.path[5, -1] > _TRUNCATED_LOG_SURVIVAL):
+                    break
+                st = Stationary(k, tt, tb, roff, grid(target, max(st.kappa, 1e-6) / 3.0))
+                x, res = _solve(st, x, scale, target)
         except (ValueError, FloatingPointError, ZeroDivisionError, OverflowError):
             continue
         if res < 1e-7 and _cut_within_grid(st):
-            return float(sol.x[0] * scale), st
+            return float(x[0] * scale), st
         if res < 1e-7:
             cnm_free = True
         else:
@@ -231,6 +227,35 @@ def equilibrium(k, tt, tb, roff, fb_guess=None, jitter=0.15):
 #: grid is finite (legitimate equilibria end at e^-3 or below: e^-30 to e^-117 at the
 #: defaults, e^-6 at fixed Ps = 0.2)
 _MAX_END_LOG_SURVIVAL = -1.0
+
+
+#: log survival at a balance's last age above which its age grid is rebuilt from the
+#: balance's own CNM probability (the grid, sized by the search start's, would leave more
+#: than e^-20 of the population beyond it: at a fixed Ps of 0.3-0.995 and N = 10, 5 % of it,
+#: which moved the equilibrium queue by up to 6 % with the start the search converged from)
+_TRUNCATED_LOG_SURVIVAL = -20.0
+
+#: grids rebuilt at most, one after another, for one start
+_REGRIDS = 3
+
+
+def _solve(st, x0, scale: float, target: float):
+    """Balance ``st``'s population from ``x0`` = (Fb / scale, log T0, log c0): the rate at
+    C/N and self-consistent births; returns the solution and its largest residual."""
+    from scipy.optimize import root
+
+    k = st.k
+
+    def resid(x):
+        st.kappa, st.cut = _signals(k, x[0] * scale, target)
+        st.set_birth(*np.exp(x[1:]))
+        r = st.birth_residual()
+        return [math.log(st.R / target), r[0], r[1]]
+
+    with np.errstate(all="ignore"):
+        sol = root(resid, x0, method="hybr", options={"xtol": 1e-12})
+        res = np.max(np.abs(resid(sol.x))) if np.all(np.isfinite(sol.x)) else np.inf
+    return sol.x, res
 
 
 def _cut_within_grid(st) -> bool:
