@@ -33,6 +33,7 @@ from qcnmodel.analysis.margins import critical_rtt, extra_delay, margins_over_de
 
 __all__ = [
     "critical_rtt",
+    "check_grid_size",
     "critical_rtt_curve",
     "extra_delay",
     "rtt_offset",
@@ -166,17 +167,53 @@ def _axis_values(model, name: str, values, field: str) -> np.ndarray:
     return vals
 
 
+#: bytes of results one grid point holds: four float margins and the two flags, as the
+#: map's arrays (``_VARS`` and ``valid``; the Dataset built from them holds them once more)
+BYTES_PER_POINT = 4 * 8 + 2 * 1
+
+
+def _axis_length(values, default: int) -> int | None:
+    """The number of values of a grid axis, without reading them: ``default`` for None, 1
+    for one unit string, ``len`` (an array's size) for a sequence; None when it has no
+    length (a generator, a scalar: the checks of the values answer it)."""
+    if values is None:
+        return default
+    if isinstance(values, str):
+        return 1
+    size = getattr(values, "size", None)
+    if isinstance(size, (int, np.integer)):
+        return int(size)
+    try:
+        return len(values)
+    except TypeError:
+        return None
+
+
+def check_grid_size(x_values, y_values) -> None:
+    """Refuse a grid of more than ``config.defaults["analysis.map_max_points"]`` points from
+    the lengths of ``x_values`` and ``y_values`` alone (the defaults' lengths where None),
+    before any value is read or parsed: reading ten million values takes seconds, and
+    computing them far longer. The message names both arguments, their lengths, the size of
+    the results they would hold (:data:`BYTES_PER_POINT` per point) and the limit."""
+    lo, hi, n = config.defaults["analysis.map_rtt"]
+    nx = _axis_length(x_values, int(n))
+    ny = _axis_length(y_values, int(config.defaults["analysis.map_max_flows"]))
+    limit = int(config.defaults["analysis.map_max_points"])
+    if nx is None or ny is None or nx * ny <= limit:
+        return
+    need = nx * ny * BYTES_PER_POINT
+    raise ValueError(f"x_values, y_values: {nx:,} x {ny:,} = {nx * ny:,} grid points (about "
+                     f"{need / 2**20:,.0f} MiB of results, one margin computation per point) "
+                     f"is above the limit of {limit:,} points "
+                     f'(qcnmodel.config.defaults["analysis.map_max_points"]); give fewer '
+                     "values")  # fmt: skip
+
+
 def _check_grid(model, x, xs, y, ys) -> None:
-    """Refuse, before any point is computed, a grid the map cannot answer: a model without
-    ``replace``, a name the model does not have, values that are not finite numbers (an RTT
-    or a flow count must be positive), or more points than ``analysis.map_max_points``."""
-    if not (hasattr(model, "replace") and hasattr(model, "loop")):
-        raise ValueError(f"model: must be a loop model (with replace() and loop()), got "
-                         f"{type(model).__name__}")  # fmt: skip
-    limit = config.defaults["analysis.map_max_points"]
-    if xs.size * ys.size > limit:
-        raise ValueError(f"x_values, y_values: at most {limit} grid points "
-                         f"(analysis.map_max_points), got {xs.size} x {ys.size}")  # fmt: skip
+    """Refuse, before any point is computed, a grid the map cannot answer: a name the model
+    does not have, values that are not finite numbers (an RTT or a flow count must be
+    positive), or more points than ``analysis.map_max_points``."""
+    check_grid_size(xs, ys)  # axes given without a length are sized here, once read
     for name, vals in ((x, xs), (y, ys)):
         field = "x_values" if name == x else "y_values"
         try:
@@ -256,6 +293,10 @@ def stability_map(
     """
     if x == y:
         raise ValueError(f"x and y must differ (both {x!r})")
+    if not (hasattr(model, "replace") and hasattr(model, "loop")):
+        raise ValueError(f"model: must be a loop model (with replace() and loop()), got "
+                         f"{type(model).__name__}")  # fmt: skip
+    check_grid_size(x_values, y_values)  # from the lengths alone, before a value is read
     lo, hi, n = config.defaults["analysis.map_rtt"]
     lo = max(lo, min(_cp_latency(model), hi))
     if x_values is not None:  # numbers in SI units, or unit strings ("50us", "26KB")

@@ -105,7 +105,8 @@ def register(subparsers) -> None:
 
 
 def run_scenarios(args) -> int:
-    """List the scenarios (one line each)."""
+    """List the scenarios (one line each; with ``--params`` each parameter's default and
+    allowed range, with units)."""
     from qcnmodel.sim.scenarios import SCENARIOS
 
     if getattr(args, "json", False):
@@ -126,7 +127,8 @@ def run_scenarios(args) -> int:
         print(f"{name:<{width}}  {s.summary}")
         if getattr(args, "params", False):
             for p in s.params:
-                print(f"{'':<{width}}    {p.name} = {p.default!r} ({p.kind}) {p.doc}")
+                print(f"{'':<{width}}    {p.name} = {p.value_text(p.default)} ({p.kind}, "
+                      f"{p.range_text()}) {p.doc}")  # fmt: skip
     return 0
 
 
@@ -213,6 +215,22 @@ def _check_unused_settings(args, overrides: dict) -> None:
     check_settings_read(sc, overrides, args.protocol)
 
 
+def _announce_run(target, args, duration, overrides: dict, bin_width) -> str | None:
+    """Say on stderr, before the run starts, how long it may take when that may exceed
+    :data:`qcnmodel.studies.sim_workload.ANNOUNCE_ABOVE_S`
+    (:func:`qcnmodel.studies.sim_workload.announce`). A bad input is left to the simulator,
+    which refuses it naming the field."""
+    from qcnmodel.studies.sim_workload import announce, point_events, wall_range
+
+    try:
+        events, flows = point_events(target, args.protocol, duration, overrides, bin_width)
+    except ValueError:
+        return None
+    engine = "oracle" if getattr(args, "engine", "auto") == "oracle" else "kernel"
+    return announce("simulate", "this run", events, wall_range(events, flows, engine), flows,
+                    engine=engine, hint="a shorter --duration takes less")  # fmt: skip
+
+
 def run(args) -> int:
     """Run one simulation and report it."""
     from qcnmodel._io import atomic_path
@@ -242,6 +260,8 @@ def run(args) -> int:
         topo = read_topology(args.topology)
         target, preset = topo.spec, preset or topo.preset
         duration = duration if duration is not None else topo.duration
+    if not args.quiet:
+        _announce_run(target, args, duration, overrides, bin_width)
     with explicit_bin_width(args.bin is not None):
         res = simulate(
             target,

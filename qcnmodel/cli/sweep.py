@@ -106,7 +106,7 @@ SIM_ONLY = ("protocol", "duration")
 
 def _grid(args) -> dict:
     from qcnmodel.studies.points import value_parser
-    from qcnmodel.studies.sweep import parse_grid_spec
+    from qcnmodel.studies.sweep import check_grid_size, parse_grid_spec
 
     specs = list(args.grid)
     if args.rtt is not None:
@@ -144,6 +144,7 @@ def _grid(args) -> dict:
         if args.model:
             _check_operating_point(name, values)
         grid[name] = values
+    check_grid_size(grid)  # from the axes' lengths, before any value or point is checked
     return grid
 
 
@@ -275,6 +276,8 @@ def run(args) -> int:
             raise ValueError("max-time: bounds the estimated run time of a --model sweep; a "
                              "simulator sweep's runs are set by --duration")  # fmt: skip
         check_grid(check_simulation_point, fixed, grid)  # every value, before any run
+        if not args.quiet:
+            _announce_runs(fixed, grid, n_jobs, args.scheduler)
         attrs = {"seeds": grid.get("seed", [0])}
     checkpoint = args.checkpoint or str(out) + ".partial"
     check_out(checkpoint, field="checkpoint", directory=True)
@@ -295,12 +298,19 @@ def run(args) -> int:
     return 0
 
 
-def _duration_text(seconds: float) -> str:
-    """``seconds`` in the largest of s, min, h and days that reads well."""
-    for unit, size in (("days", 86400.0), ("h", 3600.0), ("min", 60.0)):
-        if seconds >= 2 * size:
-            return f"{seconds / size:.3g} {unit}"
-    return f"{seconds:.3g} s"
+def _announce_runs(fixed: dict, grid: dict, n_jobs: int, scheduler) -> str | None:
+    """Say on stderr, before a simulator sweep starts, how long its runs may take when that
+    may exceed :data:`qcnmodel.studies.sim_workload.ANNOUNCE_ABOVE_S`: the events of its
+    points (:func:`~qcnmodel.studies.sim_workload.sweep_events`) over the workers that run
+    at once (one on a ``--scheduler`` cluster: its workers divide it)."""
+    from qcnmodel.studies.sim_workload import announce, sweep_events, workers_at_once
+
+    events, seconds, total, flows = sweep_events(fixed, grid)
+    workers = 1 if scheduler is not None else workers_at_once(n_jobs, total)
+    where = " (on one worker of the cluster)" if scheduler is not None else ""
+    runs = f"{total:,} simulator run{'s' if total > 1 else ''}"
+    return announce("sweep", f"its {runs}{where}", events, seconds, flows, workers,
+                    hint="Ctrl-C stops it and a rerun resumes")  # fmt: skip
 
 
 def estimate_run_time(func, fixed: dict, grid: dict, n_workers: int) -> tuple[float, float]:
@@ -340,6 +350,7 @@ def _check_run_time(args, func, fixed: dict, grid: dict, n_jobs: int) -> None:
     stderr above :data:`ANNOUNCE_ABOVE_S`. On a ``--scheduler`` cluster the estimate is for
     one worker and is only said (the cluster's workers divide it)."""
     from qcnmodel.cli.common import _unit_time, seconds_example
+    from qcnmodel.studies.sim_workload import duration_text
 
     bound = _unit_time(args.max_time or DEFAULT_MAX_TIME, "max-time", seconds_example)
     if not bound > 0:
@@ -351,12 +362,12 @@ def _check_run_time(args, func, fixed: dict, grid: dict, n_jobs: int) -> None:
            f"{'worker' if workers == 1 else 'workers'}")  # fmt: skip
     if seconds > bound and args.scheduler is None:
         given = args.max_time or DEFAULT_MAX_TIME
-        raise ValueError(f"max-time: the sweep's estimated run time, {_duration_text(seconds)} "
+        raise ValueError(f"max-time: the sweep's estimated run time, {duration_text(seconds)} "
                          f"({how}), is above --max-time {given}; give fewer points, more "
                          "--jobs, a --scheduler cluster, or a longer --max-time (in s or "
                          "min) to run it anyway")  # fmt: skip
     if seconds > ANNOUNCE_ABOVE_S:
         where = " on one worker of the cluster" if args.scheduler is not None else ""
-        print(f"qcnmodel sweep: estimated run time {_duration_text(seconds)}{where} ({how}); "
+        print(f"qcnmodel sweep: estimated run time {duration_text(seconds)}{where} ({how}); "
               "--max-time bounds it; Ctrl-C stops it and a rerun resumes", file=sys.stderr,
               flush=True)  # fmt: skip

@@ -35,8 +35,8 @@ from qcnmodel.units import split_range
 if TYPE_CHECKING:
     import xarray as xr
 
-__all__ = ["chunk_size", "free_cores", "parse_grid_spec", "remove_checkpoint", "save_dataset",
-           "sweep"]  # fmt: skip
+__all__ = ["check_grid_size", "chunk_size", "free_cores", "parse_grid_spec",
+           "remove_checkpoint", "save_dataset", "sweep"]  # fmt: skip
 
 
 def _points(grid: dict[str, Sequence]) -> list[dict[str, Any]]:
@@ -174,9 +174,7 @@ def sweep(
     for name, values in grid.items():
         if len(values) == 0:
             raise ValueError(f"grid: parameter {name!r} has no values")
-    total = math.prod(len(v) for v in grid.values())
-    if total > max_points():
-        raise _too_many("grid", total)
+    check_grid_size(grid)
     fixed = dict(fixed or {})
     if n_jobs == -1:
         n_jobs = free_cores()
@@ -488,6 +486,20 @@ def max_points() -> int:
     from qcnmodel import config
 
     return int(config.defaults["studies.max_sweep_points"])
+
+
+def check_grid_size(grid: dict[str, Sequence]) -> int:
+    """The number of points of ``grid`` (the product of its axes' lengths), refused above
+    :func:`max_points` from the lengths alone, naming every axis and its length: a check
+    to make before any value is checked or any point computed."""
+    total = math.prod(len(v) for v in grid.values())
+    if total > max_points():
+        axes = " x ".join(f"{len(v):,} {k}" for k, v in grid.items())
+        raise ValueError(f"grid: {total:,} points ({axes}) is above the limit of "
+                         f"{max_points():,} points per sweep "
+                         "(qcnmodel.config.defaults['studies.max_sweep_points']); give fewer "
+                         "values")  # fmt: skip
+    return total
 
 
 def _too_many(what: str, n) -> ValueError:

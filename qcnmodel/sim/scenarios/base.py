@@ -46,6 +46,30 @@ __all__ = ["BASE_SCENARIOS", "Scenario", "ScenarioParam"]
 INF = math.inf
 
 
+#: the units a scenario parameter's value is written in, largest first: (factor, unit)
+_UNITS = {
+    "time": ((1.0, "s"), (1e-3, "ms"), (1e-6, "us"), (1e-9, "ns"), (1e-12, "ps")),
+    "rate": ((1e12, "Tbps"), (1e9, "Gbps"), (1e6, "Mbps"), (1e3, "kbps"), (1.0, "bps")),
+    "size": ((1e9, "GB"), (1e6, "MB"), (1e3, "KB"), (1.0, "B")),
+}
+
+
+def quantity_text(value: float, kind: str) -> str:
+    """``value`` (s, bit/s or bytes by ``kind``: time, rate, size) in the largest unit in
+    which it is at least 1 (``5e-06`` time as ``5 us``, ``1.5e6`` size as ``1.5 MB``; 0 in
+    the base unit, infinity as ``inf``); other kinds as plain numbers (``%g``). The text
+    parses back to ``value`` (:mod:`qcnmodel.units`) to six significant figures."""
+    if kind not in _UNITS:
+        return f"{value:g}"
+    if math.isinf(value):
+        return "inf"
+    units = _UNITS[kind]
+    factor, unit = next(((f, u) for f, u in units if abs(value) >= f), units[-1])
+    if value == 0:
+        factor, unit = next((f, u) for f, u in units if f == 1.0)
+    return f"{value / factor:.6g} {unit}"
+
+
 @dataclass(frozen=True)
 class ScenarioParam:
     """One scenario parameter: ``kind`` in time|rate|size|number|int|bool; range [lo, hi]."""
@@ -57,6 +81,22 @@ class ScenarioParam:
     hi: float = INF
     doc: str = ""
     choices: tuple[str, ...] = ()
+
+    def value_text(self, value) -> str:
+        """``value`` (SI) with the unit of its kind, as ``--set`` reads it back: ``5 us``,
+        ``10 Gbps``, ``150 KB``; numbers plainly, ``inf`` as such."""
+        if self.kind in ("bool", "choice") or not isinstance(value, (int, float)):
+            return str(value).lower() if isinstance(value, bool) else str(value)
+        return quantity_text(value, self.kind)
+
+    def range_text(self) -> str:
+        """The allowed range with units, ``lo..hi`` (``0 s..1 s``, ``1 Mbps..1 Tbps``,
+        ``2..1000``); the choices of a choice, ``true|false`` for a switch."""
+        if self.kind == "choice":
+            return " | ".join(self.choices)
+        if self.kind == "bool":
+            return "true | false"
+        return f"{self.value_text(self.lo)}..{self.value_text(self.hi)}"
 
     def parse(self, value):
         """Parse ``value`` (unit strings accepted) and check the range; ValueError names it."""
@@ -81,14 +121,17 @@ class ScenarioParam:
             v = parser.get(self.kind, parse_number)(value, n)
         if self.kind == "int":
             if v != int(v):
-                raise ValueError(f"{n}: must be an integer in [{self.lo:g}, {self.hi:g}], "
-                                 f"got {value!r}")  # fmt: skip
+                raise ValueError(f"{n}: must be a whole number in {self.range_text()}, got "
+                                 f"{value!r}")  # fmt: skip
             v = int(v)
         if not self.lo <= v <= self.hi:
-            raise ValueError(
-                f"{n}: {value!r} is outside the allowed range [{self.lo:g}, {self.hi:g}]"
-            )
+            raise ValueError(f"{n}: {value!r} is outside the allowed range "
+                             f"{self.range_text()}{self._doc_note()}")  # fmt: skip
         return v
+
+    def _doc_note(self) -> str:
+        """The parameter's description, when it explains a special value (``0 = none``)."""
+        return f"; {self.doc}" if "=" in self.doc or ":" in self.doc else ""
 
 
 @dataclass(frozen=True)
