@@ -64,6 +64,8 @@ _SIZE_PREFIX = {"": 1.0, "k": 1e3, "K": 1e3, "M": 1e6, "G": 1e9, "T": 1e12,
                 "Ki": 1024.0, "Mi": 1024.0**2, "Gi": 1024.0**3, "Ti": 1024.0**4}  # fmt: skip
 #: the word a size may end with (any case) besides ``B``
 _BYTE_WORDS = ("byte", "bytes", "octet", "octets")
+#: an example of each kind of value, for a message that asks for one
+_EXAMPLE = {"time": "'500us'", "rate": "'10Gbps'", "size": "'150KB'"}
 _SIZE_ALLOWED = "B, kB or KB, MB, GB, TB (powers of 1000), KiB, MiB, GiB, TiB; bytes, octets"
 
 
@@ -145,6 +147,8 @@ def _split(value, field: str | None, kind: str) -> tuple[float, str]:
         return _as_float(value, field, value), ""
     if not isinstance(value, str):
         raise InputError(f"{_label(field)}expected a {kind} (number or string), got {value!r}")
+    if not value.strip():
+        raise InputError(f"{_label(field)}empty value; give a {kind}, e.g. {_EXAMPLE[kind]}")
     # the number, then the rest as the unit (one pass: a regex with a lazy unit and trailing
     # blanks took quadratic time on long inputs, 16 s for 50 000 characters)
     m = re.match(r"\s*" + _NUM, value)
@@ -325,6 +329,8 @@ def parse_number(value, field: str | None = None) -> float:
     if not isinstance(value, str):
         raise InputError(f"{_label(field)}expected a number, got {value!r}")
     s = value.strip()
+    if not s:
+        raise InputError(f"{_label(field)}empty value; give a number, e.g. 0.5 or '1/128'")
     try:
         if s.endswith("%"):
             pct = _text_float(s[:-1], field, value)

@@ -147,3 +147,19 @@ def test_a_model_refuses_a_bad_rtt_with_the_public_type():
     p = qm.QCNParams.preset("802.1qau")
     with pytest.raises(qm.InputError, match=r"^rtt: value 'inf' is not a finite number"):
         qm.QCNFluidModel(p, rtt="inf", n_flows=10)
+
+
+@pytest.mark.parametrize(
+    ("parse", "example"),
+    [
+        (parse_time, "'500us'"),
+        (parse_rate, "'10Gbps'"),
+        (parse_size, "'150KB'"),
+        (qm.parse_number, "0.5"),
+    ],  # fmt: skip
+)
+@pytest.mark.parametrize("text", ["", "   "])
+def test_an_empty_value_is_said_to_be_empty(parse, example, text):
+    # it was "cannot parse '' as a number (examples: ...)"
+    with pytest.raises(ValueError, match=rf"^fld: empty value; give a .*e\.g\. {example}"):
+        parse(text, "fld")

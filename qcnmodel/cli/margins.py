@@ -87,6 +87,19 @@ def _one(value, field: str, parse):
     return None if value is None else parse(value, field)
 
 
+def _number(value, field: str, example: str):
+    """``--w`` or ``--ps``: None when left out, else a number (an empty one is refused with
+    an ``example`` of the field's own values)."""
+    from qcnmodel.units import parse_number
+
+    if value is None:
+        return None
+    if not str(value).strip():
+        raise ValueError(f"{field}: empty value; give a number, e.g. {example}, or leave the "
+                         "flag out")  # fmt: skip
+    return parse_number(value, field)
+
+
 #: the flag of each operating-point setting whose name differs from the flag's
 _FLAG_OF = {"n_flows": "--flows", "capacity": "--rate", "fixed_point_method": "--fixed-point"}
 
@@ -105,7 +118,6 @@ def build_model(args):
     another quantiser...; no ``--variant`` given), the published equations and why, as
     ``qcnmodel check`` does (:func:`~qcnmodel.studies.verdict.qcn_or_paper`)."""
     from qcnmodel.models import build_model as build
-    from qcnmodel.units import parse_number
 
     settings: dict = check_operating_values(parse_set(args.set))
     if args.model == "dcqcn":
@@ -123,8 +135,8 @@ def build_model(args):
     flags = {
         "rtt": _one(args.rtt, "rtt", rtt_value),
         "n_flows": _one(args.flows, "flows", flows_value),
-        "w": None if args.w is None else parse_number(args.w, "w"),
-        "ps": None if args.ps is None else parse_number(args.ps, "ps"),
+        "w": _number(args.w, "w", "2 or 1/2"),
+        "ps": _number(args.ps, "ps", "0.01 or 1%"),
         "capacity": None if args.rate is None else cli_rate(args.rate, "rate"),
     }
     for key, value in flags.items():
