@@ -9,7 +9,8 @@ The public API is deliberately small::
     print(qm.summary(qm.build_model("fopdt", p, variant="zoh", rtt="100us")))
 
 Units are SI inside (seconds, bit/s, bytes); unit strings such as ``"500us"``,
-``"10Gbps"`` or ``"150KB"`` are accepted at the edges (parameters, CLI, TOML).
+``"10Gbps"`` or ``"150KB"`` are accepted at the edges (parameters, CLI, TOML); a value they
+refuse raises :class:`~qcnmodel.units.InputError`, a ``ValueError`` naming the field.
 
 The package is laid out by layer, data flowing one way: :mod:`qcnmodel.params` (parameter
 classes) -> :mod:`qcnmodel.analysis` (delayed loops, margins, integrators; no protocol) ->
@@ -27,7 +28,13 @@ from qcnmodel import _compat, config  # noqa: E402
 _compat.install()
 
 from qcnmodel.params import PRESETS, QCNParams, load_params  # noqa: E402
-from qcnmodel.units import parse_number, parse_rate, parse_size, parse_time  # noqa: E402
+from qcnmodel.units import (  # noqa: E402
+    InputError,
+    parse_number,
+    parse_rate,
+    parse_size,
+    parse_time,
+)
 
 #: public name -> module that defines it, imported on first access
 _LAZY = {
@@ -62,6 +69,7 @@ _LAZY = {
 }
 
 __all__ = [
+    "InputError",
     "PRESETS",
     "QCNParams",
     "__version__",

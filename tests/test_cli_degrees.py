@@ -22,7 +22,7 @@ def test_a_percentage_is_refused_naming_the_flag_and_the_unit(text, capsys):
 
 def test_a_percentage_in_the_ranges_table_is_refused_with_its_line(tmp_path):
     text = '[ranges]\nrtt = "100us"\npm_threshold = "50%"\n'
-    with pytest.raises(ValueError, match=r"p\.toml, line 3: pm-threshold: .*not a percentage"):
+    with pytest.raises(ValueError, match=r"p\.toml, line 3: pm_threshold: .*not a percentage"):
         parse_ranges(None, None, None, {"rtt": "100us", "pm_threshold": "50%"},
                      tmp_path / "p.toml", text)  # fmt: skip
 

@@ -73,7 +73,7 @@ def test_zero_and_extreme_but_representable_values_are_kept(parse, value, expect
     assert parse(value, "fld") == expected
 
 
-@pytest.mark.parametrize("value", ["1/0", "abc", "", "1e", "2^x", "1//2"])
+@pytest.mark.parametrize("value", ["1/0", "abc", "1e", "2^x", "1//2"])
 def test_unparsable_numbers_say_so(value):
     with pytest.raises(ValueError, match=r"^fld: cannot parse"):
         parse_number(value, "fld")

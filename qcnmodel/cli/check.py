@@ -100,62 +100,109 @@ def register(subparsers) -> None:
     p.set_defaults(func=run)
 
 
+#: the name a message gives each ``[ranges]`` field when its value comes from the command line
+#: (its flag); a value from the file is named by the field itself
+FLAG_OF = {"rtt": "rtt", "flows": "flows", "pm_threshold": "pm-threshold", "capacity": "rate"}
+
+#: what each ``[ranges]`` field holds, as a message asks for it
+_WANTED = {
+    "rtt": "a loop delay with a unit or a range lo..hi, e.g. 100us or 2us..1ms",
+    "flows": "a flow count or a range lo..hi, e.g. 10 or 1..100",
+    "pm_threshold": "a phase margin in degrees, in [0, 90), e.g. 30 or 30deg",
+    "capacity": "one rate with a unit, e.g. 5Gbps",
+}
+
+
 def parse_ranges(rtt_text, flows_text, pm_text=None, table=None, path=None, text=None,
                  rate_text=None):  # fmt: skip
     """:class:`~qcnmodel.studies.check.CheckRanges` from command-line values, else the
     ``[ranges]`` table of a parameter file (``table``, its ``path`` and ``text`` for line
     numbers), else the defaults. ``rtt`` and ``flows`` are one value or ``lo..hi``;
-    ``capacity`` (``--rate``) one rate."""
-    from qcnmodel._errors import unknown_name
-    from qcnmodel.cli.common import cli_rate, flows_value, rtt_value
-    from qcnmodel.studies.check import CheckRanges
-    from qcnmodel.units import split_range
+    ``capacity`` (``--rate``) one rate.
 
-    table = table or {}
+    A value of the table is checked even where the command line replaces it (the file is
+    judged as it is written), and a command-line value as the table's is: both are refused
+    for the same things, a message naming the file's field (``pm_threshold``, with the file
+    and line) or the flag (``pm-threshold``)."""
+    from qcnmodel._errors import unknown_name
+    from qcnmodel.studies.check import CheckRanges
+
+    table = {} if table is None else table
+    if not isinstance(table, dict):
+        raise ValueError(f"{path}: [ranges] must be a table of rtt, flows, pm_threshold and "
+                         f"capacity, got {table!r}")  # fmt: skip
     for key in table:
         if key not in RANGE_KEYS:
             line = _line(text, key)
             raise unknown_name(f"{path}, line {line}" if line else str(path), "[ranges] field",
                                key, RANGE_KEYS)  # fmt: skip
-
-    def pick(cli_value, key):
-        if cli_value is not None:
-            return cli_value, None
-        if key in table:
-            return table[key], _line(text, key)
-        return None, None
-
-    def both(value, parse, field):
-        text, count = grid_count(value, field)
-        if count is not None:
-            given[f"n_{field}"] = count
-        ends = split_range(text, field) or (text, text)
-        lo, hi = parse(ends[0], field), parse(ends[1], field)
-        if not 0 < lo <= hi:  # named as CheckRanges names it
-            floor = "1 <= lo" if field == "flows" else "0 < lo"
-            raise ValueError(f"{field}: need {floor} <= hi (the smaller end first), got "
-                             f"{value!r}")  # fmt: skip
-        return lo, hi
-
     given = {}
-    for key, cli_value, parse in (("rtt", rtt_text, rtt_value), ("flows", flows_text, flows_value),
-                                  ("pm_threshold", pm_text, None),
-                                  ("capacity", rate_text, None)):  # fmt: skip
-        value, line = pick(cli_value, key)
-        if value is None:
-            continue
-        try:
-            if key == "capacity":  # named as the user gave it: --rate, or the file's field
-                given[key] = cli_rate(value, "rate" if cli_value is not None else "capacity")
-            elif parse is None:
-                given[key] = degrees_value(value, "pm-threshold")
-            else:
-                given[key] = both(value, parse, key)
-            CheckRanges(**{key: given[key]})  # its own range, said with the file's line
-        except ValueError as exc:
-            where = f"{path}, line {line}: " if line else ""
-            raise ValueError(where + str(exc)) from None
+    cli = {"rtt": rtt_text, "flows": flows_text, "pm_threshold": pm_text, "capacity": rate_text}
+    for key in FLAG_OF:
+        if key in table:
+            try:
+                from_file = range_value(key, table[key], key)
+            except ValueError as exc:
+                line = _line(text, key)
+                where = f"{path}, line {line}: " if line else f"{path}: " if path else ""
+                raise ValueError(where + str(exc)) from None
+            if cli[key] is None:
+                given.update(from_file)
+        if cli[key] is not None:
+            given.update(range_value(key, cli[key], FLAG_OF[key]))
     return CheckRanges(**given)
+
+
+def range_value(key: str, value, field: str) -> dict:
+    """The :class:`~qcnmodel.studies.check.CheckRanges` settings of one ``[ranges]`` field
+    ``key`` (with the grid's point count of ``lo..hi:n``), checked within its own range.
+
+    Parameters
+    ----------
+    key : {"rtt", "flows", "pm_threshold", "capacity"}
+        The field.
+    value : str, int or float
+        The command line's or the table's value.
+    field : str
+        The name the errors give (the flag, or the file's field).
+
+    Raises
+    ------
+    ValueError
+        Naming ``field`` and the allowed values: a value of another type (a TOML boolean,
+        array or table), an empty one, a range where one value is expected, a value that
+        does not parse or lies outside its range, ends in the wrong order.
+    """
+    from qcnmodel.cli.common import cli_rate, flows_value, rtt_value
+    from qcnmodel.units import split_range
+
+    wanted = _WANTED[key]
+    if isinstance(value, bool) or not isinstance(value, (str, int, float)):
+        kind = {bool: "boolean", list: "list", dict: "table"}.get(type(value), type(value).__name__)
+        raise ValueError(f"{field}: expected {wanted}; got a {kind}, {value!r}")
+    if isinstance(value, str) and not value.strip():
+        raise ValueError(f"{field}: empty value; give {wanted}")
+    if key in ("capacity", "pm_threshold"):
+        if split_range(value, field) is not None:
+            raise ValueError(f"{field}: expected {wanted}, not a range; got {value!r}")
+        if key == "capacity":
+            return {key: cli_rate(value, field)}
+        deg = degrees_value(value, field)
+        if not 0 <= deg < 90:
+            raise ValueError(f"{field}: must be in [0, 90) degrees, got {value!r}")
+        return {key: deg}
+    out = {}
+    body, count = grid_count(value, field)
+    if count is not None:
+        out[f"n_{key}"] = count
+    ends = split_range(body, field) or (body, body)
+    parse = rtt_value if key == "rtt" else flows_value
+    lo, hi = parse(ends[0], field), parse(ends[1], field)
+    if not lo <= hi:
+        floor = "1 <= lo" if key == "flows" else "0 < lo"
+        raise ValueError(f"{field}: need {floor} <= hi (the smaller end first), got {value!r}")
+    out[key] = (lo, hi)
+    return out
 
 
 #: the most points ``lo..hi:n`` may ask of check's or the report's RTT or flow grid

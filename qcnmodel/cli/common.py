@@ -208,6 +208,9 @@ def _with_unit(value, field: str, example) -> str:
     from qcnmodel.units import parse_number
 
     text = str(value).strip()
+    if not text:
+        raise ValueError(f"{field}: empty value; give a value with a unit, e.g. "
+                         f"{example('1', 1.0)}")  # fmt: skip
     try:
         x = parse_number(text, field)
     except ValueError:
@@ -301,14 +304,24 @@ def cli_rate(value, field: str) -> float:
 
 
 def flows_value(value, field: str = "flows") -> int:
-    """A flow count: a whole number in [1, ``cli.max_flows``]."""
+    """A flow count: a whole number in [1, ``cli.max_flows``]; an empty value, or text that is
+    no number, is refused with that range (not with the fractions a plain number may be)."""
     from qcnmodel.units import parse_number
 
     top = _limit("cli.max_flows")
-    n = parse_number(value, field)
+    msg = (f"{field}: expected a whole number in [1, {top}], got {value!r} "
+           "(qcnmodel.config.defaults['cli.max_flows'])")  # fmt: skip
+    if isinstance(value, str) and not value.strip():
+        raise ValueError(f"{field}: empty value; give a flow count, a whole number in "
+                         f"[1, {top}], e.g. 10")  # fmt: skip
+    try:
+        n = parse_number(value, field)
+    except ValueError as exc:
+        if "cannot parse" in str(exc) or "boolean" in str(exc):  # no number: the count's range
+            raise ValueError(msg) from None
+        raise  # a number, but not finite or beyond a float: said as such
     if not (1 <= n <= top) or n != int(n):
-        raise ValueError(f"{field}: expected a whole number in [1, {top}], got {value!r} "
-                         "(qcnmodel.config.defaults['cli.max_flows'])")  # fmt: skip
+        raise ValueError(msg)
     return int(n)
 
 

@@ -11,6 +11,12 @@ that is not a parameter field or when prefixed with ``model.``, a model option
 (``model.timer=true``, ``lag=zoh``). Unknown keys are an error that lists the allowed ones.
 ``--variant`` picks a named configuration of the model (``qcnmodel.models.MODELS``); the
 output names the model and its variant (``model``, ``model_variant``).
+
+A point whose port never congests (N flows at the line rate no faster than the port's rate,
+e.g. ``--flows 1`` at the line rate) has no equilibrium queue and no loop to linearise: the
+answer says "not congested" (JSON: ``congested`` false, ``no_congestion`` the reason, the
+margins those of the open loop, infinite, and no crossover) and exits 0, as ``check`` counts
+such a flow count stable. Every answer has ``congested``.
 """
 
 from __future__ import annotations
@@ -87,6 +93,19 @@ def _one(value, field: str, parse):
     return None if value is None else parse(value, field)
 
 
+def _number(value, field: str, example: str):
+    """``--w`` or ``--ps``: None when left out, else a number (an empty one is refused with
+    an ``example`` of the field's own values)."""
+    from qcnmodel.units import parse_number
+
+    if value is None:
+        return None
+    if not str(value).strip():
+        raise ValueError(f"{field}: empty value; give a number, e.g. {example}, or leave the "
+                         "flag out")  # fmt: skip
+    return parse_number(value, field)
+
+
 #: the flag of each operating-point setting whose name differs from the flag's
 _FLAG_OF = {"n_flows": "--flows", "capacity": "--rate", "fixed_point_method": "--fixed-point"}
 
@@ -105,7 +124,6 @@ def build_model(args):
     another quantiser...; no ``--variant`` given), the published equations and why, as
     ``qcnmodel check`` does (:func:`~qcnmodel.studies.verdict.qcn_or_paper`)."""
     from qcnmodel.models import build_model as build
-    from qcnmodel.units import parse_number
 
     settings: dict = check_operating_values(parse_set(args.set))
     if args.model == "dcqcn":
@@ -123,8 +141,8 @@ def build_model(args):
     flags = {
         "rtt": _one(args.rtt, "rtt", rtt_value),
         "n_flows": _one(args.flows, "flows", flows_value),
-        "w": None if args.w is None else parse_number(args.w, "w"),
-        "ps": None if args.ps is None else parse_number(args.ps, "ps"),
+        "w": _number(args.w, "w", "2 or 1/2"),
+        "ps": _number(args.ps, "ps", "0.01 or 1%"),
         "capacity": None if args.rate is None else cli_rate(args.rate, "rate"),
     }
     for key, value in flags.items():
@@ -210,11 +228,14 @@ def run(args) -> int:
     from qcnmodel.studies.compiling import announce_model
 
     announce_model(model, not getattr(args, "quiet", False))
+    idle = no_congestion(model)
     try:
         with warnings.catch_warnings(), trajectory_progress(progress_on(args)):
             warnings.simplefilter("ignore", RuntimeWarning)  # a point outside the model's
             out = summary(model)  # domain is said once, as the error below
     except ValueError as exc:  # the analysis at a point where the model does not apply
+        if "no congestion" in str(exc):  # a model without an idle port's answer (ECM)
+            idle, out = no_congestion(model, True), open_loop_summary(model)
         # past the marking ramp (DCQCN's cliff regime) only the every-flow runs answer
         extra = ""
         if _has_runs(model) and "on the marking ramp" in str(exc):
@@ -222,7 +243,11 @@ def run(args) -> int:
 
             extra = ("; the every-flow runs, which answer past the ramp, were not run: "
                      f"{runs_skipped(model)}")  # fmt: skip
-        raise ValueError(_at_point(args.model, model, exc) + extra) from None
+        if idle is None:
+            raise ValueError(_at_point(args.model, model, exc) + extra) from None
+    out["congested"] = idle is None
+    if idle is not None:  # a valid question whose answer is "not congested": exit 0
+        out["no_congestion"] = idle
     if "no_fixed_point" in out:
         out["no_fixed_point"] = _at_point(args.model, model, out["no_fixed_point"])
     if out.get("boundary_method") == "overload":  # how many flows the set holds, then
@@ -247,6 +272,40 @@ def run(args) -> int:
     for k, v in rows:
         print(f"{k:<{width}}  {v}")
     return 0
+
+
+def no_congestion(model, raised: bool = False) -> str | None:
+    """Why the port of ``model`` never congests at its point, or None when it does: its
+    N flows at the line rate offer no more than the port serves (the model's ``congested``,
+    :func:`qcnmodel.models._base.port_congested`; ``raised`` where the model refused the
+    point for that reason). The queue then stays empty and no feedback is sent: there is no
+    equilibrium queue and no loop to linearise (the open loop: infinite margins, stable at
+    any RTT), as ``check`` counts such a flow count stable."""
+    if not raised and getattr(model, "congested", True):
+        return None
+    line = getattr(getattr(model, "params", None), "line_rate", math.nan)
+    cap = getattr(model, "capacity_bps", None) or getattr(model, "capacity", None) or line
+    n = int(model.n_flows)
+    return (f"not congested: N = {n} flow{'s' if n > 1 else ''} at the line rate "
+            f"{line / 1e9:g} Gb/s offer{'' if n > 1 else 's'} {n * line / 1e9:g} Gb/s, no more "
+            f"than the port's C = {cap / 1e9:g} Gb/s; the queue stays empty and no feedback is "
+            "sent, so there is no equilibrium queue and no loop to linearise (open loop: "
+            "stable at any RTT)")  # fmt: skip
+
+
+def open_loop_summary(model) -> dict:
+    """The summary (:func:`qcnmodel.models.summary.summary`'s keys) of a point whose port
+    never congests, for a model that has no answer there: the open loop's infinite margins,
+    no crossover, no critical RTT, stable, no fixed point computed."""
+    from qcnmodel.models import identify
+
+    name, variant = identify(model)
+    return {"model": name, "model_variant": variant, "model_class": type(model).__name__,
+            "rtt_s": float(model.rtt), "loop_delay_s": float(model.rtt),
+            "n_flows": int(model.n_flows), "phase_margin_deg": math.inf,
+            "gain_margin_db": math.inf, "delay_margin_s": math.inf, "crossover_rad_s": math.nan,
+            "phase_crossover_rad_s": math.nan, "critical_rtt_s": math.inf, "stable": True,
+            "boundary_method": "linearisation", "fixed_point": {}}  # fmt: skip
 
 
 def critical_rtt_words(value: float, model, judged: bool) -> str:
@@ -285,6 +344,12 @@ def _text_rows(out: dict, model) -> list[tuple[str, str]]:
     ]
     if out["loop_delay_s"] != out["rtt_s"]:
         rows.append(("loop delay", f"{out['loop_delay_s'] * 1e6:.4g} us"))
+    if "no_congestion" in out:  # no loop: the margins and the critical RTT are no numbers
+        rows += [("congestion", out["no_congestion"]),
+                 ("margins", "none: no loop (infinite margins, no crossover)"),
+                 ("critical RTT", "none: not congested at this N"),
+                 ("closed loop", "stable (not congested)")]  # fmt: skip
+        return rows + _tail_rows(out)
     loop = "no_fixed_point" not in out
     if loop:
         rows += [
@@ -340,12 +405,18 @@ def _text_rows(out: dict, model) -> list[tuple[str, str]]:
     rows.append(("closed loop", "stable" if out["stable"] else "UNSTABLE"))
     if "text" in runs:
         rows.append(("runs at this RTT", runs["text"]))
-    if out["validity"]:
-        for note in out["validity"]:
-            rows.append(("outside validity", f"{note['finding']}: {note['where']}; "
-                                             f"{note['effect']}"))  # fmt: skip
-    else:
+    return rows + _tail_rows(out)
+
+
+def _tail_rows(out: dict) -> list[tuple[str, str]]:
+    """The validity and fixed-point rows of the margins table (an idle port's fixed point
+    without its NaN entries: the renewal births of flows that are never cut)."""
+    rows = [("outside validity", f"{note['finding']}: {note['where']}; {note['effect']}")
+            for note in out["validity"]]  # fmt: skip
+    if not rows:
         rows.append(("validity", "inside the validated domain of this model"))
+    idle = "no_congestion" in out
     for k, v in out["fixed_point"].items():
-        rows.append((f"fixed point {k}", f"{v:.6g}" if isinstance(v, float) else str(v)))
+        if not (idle and isinstance(v, float) and math.isnan(v)):
+            rows.append((f"fixed point {k}", f"{v:.6g}" if isinstance(v, float) else str(v)))
     return rows

@@ -94,14 +94,14 @@ class CheckRanges:
 
     def __post_init__(self) -> None:
         if self.capacity is not None and not (0 < self.capacity < np.inf):
-            raise ValueError(f"rate: the port's capacity must be in (0, inf) bit/s, got "
-                             f"{self.capacity!r}")  # fmt: skip
+            raise ValueError(f"capacity: the port's service rate must be in (0, inf) bit/s, "
+                             f"got {self.capacity!r}")  # fmt: skip
         if not (0 < self.rtt[0] <= self.rtt[1]):
             raise ValueError(f"rtt: need 0 < lo <= hi, got {self.rtt}")
         if not (1 <= self.flows[0] <= self.flows[1]):
             raise ValueError(f"flows: need 1 <= lo <= hi, got {self.flows}")
         if not (0 <= self.pm_threshold < 90):
-            raise ValueError(f"pm-threshold: must be in [0, 90) degrees, got {self.pm_threshold}")
+            raise ValueError(f"pm_threshold: must be in [0, 90) degrees, got {self.pm_threshold}")
 
     def rtt_grid(self) -> np.ndarray:
         """Log-spaced RTT values (s); one value for a range of one RTT."""
