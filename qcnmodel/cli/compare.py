@@ -68,6 +68,8 @@ def run(args) -> int:
             raise ValueError(f"protocols: {name!r} given twice in {args.protocols!r}")
     duration = cli_time(args.duration, "duration") if args.duration is not None else None
     note_unread_params(args, names)
+    if not args.quiet:
+        _announce_runs(args, names, duration)
     with explicit_bin_width(args.bin is not None):
         cmp = compare(
             args.scenario, names, duration=duration, seed=seed_value(args.seed),
@@ -83,3 +85,24 @@ def run(args) -> int:
     for path, _ in files:
         print(f"wrote {path}")
     return 0
+
+
+def _announce_runs(args, names: list, duration) -> str | None:
+    """Say on stderr, before the runs start, how long the comparison may take when that may
+    exceed :data:`qcnmodel.studies.sim_workload.ANNOUNCE_ABOVE_S`: the sum over its
+    protocols' runs, one after another (:func:`qcnmodel.studies.sim_workload.announce`). A bad
+    input is left to the simulator, which refuses it naming the field."""
+    from qcnmodel.cli.simulate import _bin
+    from qcnmodel.studies.sim_workload import announce, point_events, wall_range
+
+    events, low, high, flows = 0.0, 0.0, 0.0, 0
+    try:
+        for name in names:
+            e, f = point_events(args.scenario, name, duration, parse_set(args.set),
+                                _bin(args.bin, duration))  # fmt: skip
+            lo, hi = wall_range(e, f)
+            events, low, high, flows = events + e, low + lo, high + hi, max(flows, f)
+    except ValueError:
+        return None
+    return announce("compare", f"its {len(names)} runs", events, (low, high), flows,
+                    hint="a shorter --duration takes less")  # fmt: skip

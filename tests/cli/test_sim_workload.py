@@ -131,3 +131,26 @@ def test_the_offered_load_is_read_as_the_compiled_network_sums_it():
         offered, flows = spec_load(spec)
         assert offered == pytest.approx(float(np.sum(net.offered_bps)), rel=1e-12), name
         assert flows == net.n_flows, name
+
+
+def test_a_long_comparison_says_the_sum_over_its_protocols(monkeypatch, capsys, tmp_path):
+    import qcnmodel.studies.compare as compare
+    from qcnmodel.studies import sim_workload as w
+
+    monkeypatch.setattr(compare, "compare", _stop)
+    out = str(tmp_path / "cmp")
+    args = ["compare", "--scenario", "og-hotspot", "--protocols", "qcn,none,dcqcn",
+            "--duration", "1000s", "--out", out]  # fmt: skip
+    assert main(args) == 130
+    lines = [x for x in capsys.readouterr().err.splitlines() if "may take" in x]
+    assert len(lines) == 1
+    events = 3 * _og_events(1000.0)  # the same offered load under each protocol
+    lo = events * w.EVENTS_PER_ESTIMATE[0] * w.S_PER_EVENT[0]
+    hi = events * w.EVENTS_PER_ESTIMATE[1] * w.S_PER_EVENT[1]
+    assert lines[0].startswith(f"qcnmodel compare: its 3 runs may take {w.range_text(lo, hi)} ")
+    assert main([*args, "--quiet"]) == 130
+    assert "may take" not in capsys.readouterr().err
+    # a short comparison starts without a word
+    assert main(["compare", "--scenario", "og-hotspot", "--protocols", "qcn,none",
+                 "--duration", "50ms", "--out", out]) == 130  # fmt: skip
+    assert "may take" not in capsys.readouterr().err
