@@ -43,9 +43,6 @@ LARGE_NETWORK_FLOWS = 30_000
 #: the factor on :data:`S_PER_EVENT` beyond :data:`LARGE_NETWORK_FLOWS` (485/120 to 722/120)
 LARGE_NETWORK_FACTOR = (4.0, 6.0)
 
-#: the pure-Python oracle's seconds per event, idle to loaded
-#: (:data:`qcnmodel.sim.engines.ORACLE_S_PER_EVENT` and its measurement, 15-35 us)
-ORACLE_S_PER_EVENT = (15e-6, 35e-6)
 
 #: simulator work whose wall time may exceed this (s, the upper end of the range) is said
 ANNOUNCE_ABOVE_S = 30.0
@@ -139,12 +136,20 @@ def wall_range(events: float, flows: int, engine: str = "kernel") -> tuple[float
     :func:`qcnmodel.sim.engines.estimate_events`) and ``flows``: the events runs make of it
     (:data:`EVENTS_PER_ESTIMATE`) times the cost per event of ``engine``
     (:data:`S_PER_EVENT`, by :data:`LARGE_NETWORK_FACTOR` beyond
-    :data:`LARGE_NETWORK_FLOWS` flows; :data:`ORACLE_S_PER_EVENT`)."""
-    cost = ORACLE_S_PER_EVENT if engine == "oracle" else S_PER_EVENT
+    :data:`LARGE_NETWORK_FLOWS` flows; :func:`_oracle_cost`)."""
+    cost = _oracle_cost() if engine == "oracle" else S_PER_EVENT
     big = LARGE_NETWORK_FACTOR if engine != "oracle" and flows > LARGE_NETWORK_FLOWS else (1, 1)
     lo = events * EVENTS_PER_ESTIMATE[0] * cost[0] * big[0]
     hi = events * EVENTS_PER_ESTIMATE[1] * cost[1] * big[1]
     return lo, hi
+
+
+def _oracle_cost() -> tuple[float, float]:
+    """The pure-Python oracle's seconds per event, idle to loaded
+    (:data:`qcnmodel.sim.engines.ORACLE_S_PER_EVENT_RANGE`)."""
+    from qcnmodel.sim.engines import ORACLE_S_PER_EVENT_RANGE
+
+    return ORACLE_S_PER_EVENT_RANGE
 
 
 def duration_text(seconds: float) -> str:
@@ -179,7 +184,7 @@ def announce(command: str, what: str, events: float, seconds: tuple[float, float
     lo, hi = (t / max(1, workers) for t in seconds)
     if hi <= ANNOUNCE_ABOVE_S:
         return None
-    cost = ORACLE_S_PER_EVENT if engine == "oracle" else S_PER_EVENT
+    cost = _oracle_cost() if engine == "oracle" else S_PER_EVENT
     each = (f"{cost[0] * 1e9:.0f}-{cost[1] * 1e9:.0f} ns each" if engine != "oracle" else
             f"{cost[0] * 1e6:.0f}-{cost[1] * 1e6:.0f} us each on the oracle")  # fmt: skip
     if flows > LARGE_NETWORK_FLOWS and engine != "oracle":
