@@ -92,7 +92,13 @@ _SHIPPED: dict = {
     # Its sources are the packet simulator's greedy ones of the matched pairs and of
     # `check --confirm` (qcnmodel.validation.network): each offers min(line rate,
     # offered_share x C/N) from idle and holds back up to source_buffer bytes in its
-    # adapter, so a backlogged flow sends at its rate limiter's rate
+    # adapter, so a backlogged flow sends at its rate limiter's rate. Where the loop is slow
+    # (a small fair rate C/N) the run is stretched until its analysed part holds
+    # window_cycles of the loop's slowest cycle (models._verdict_run.loop_cycle: a flow's
+    # sampling interval, or its byte-counter/timer cycle; 10, as a window holds 10 RTTs:
+    # the detector's longest period is a third of it), up to max_duration, the longest
+    # packet run `check --confirm` allows (past it the linearised loop judges); the
+    # shipped run holds 10 cycles of up to 30 ms (N = 125 at 10 Gb/s, 12 at 1 Gb/s)
     "models.verdict_run": {
         "duration": 0.6,
         "settle": 0.3,
@@ -100,6 +106,8 @@ _SHIPPED: dict = {
         "seeds": 9,
         "offered_share": 2.0,
         "source_buffer": 1.5e6,
+        "window_cycles": 10,
+        "max_duration": 10.0,
     },
     # a DCQCN run of the every-flow model for its verdict (models.dcqcn_runs), and of the
     # validation's matched pairs, which read it from here (the cycle through Kmax settles

@@ -230,3 +230,43 @@ def test_a_saved_confirmation_without_its_rate_is_described_without_one():
            "conclusive": True, "agree": True}  # fmt: skip
     text = describe({"rows": [row], "duration_s": 0.4, "seed": 0})
     assert "Gb/s" not in text and json.dumps(text)
+
+
+# a queue that still climbs at the longest run allowed (no longer run can decide)
+@pytest.mark.parametrize("stable, word", [(True, "DISAGREE"), (False, "agree")])
+def test_a_queue_climbing_at_the_longest_run_is_not_stable(monkeypatch, stable, word):
+    # 10 flows into a 0.1 Gb/s port at 30 ms: the packets' queue climbs by megabytes in 8 of
+    # 9 runs of 10 s, which was "inconclusive: a longer run can decide" (none is allowed)
+    conf = _confirm(monkeypatch, [_point(stable)], ["climbing"], confirm.MAX_DURATION)
+    row = conf["rows"][0]
+    assert (row["outcome"], conf["outcome"]) == (word, word)
+    assert row["conclusive"] and row["packets_climb"]
+    assert "the packets do not hold a queue here" in row["note"]
+    from qcnmodel.studies.check_text import confirmation_lines
+
+    text = "\n".join(confirmation_lines(conf))
+    assert "do not hold a queue" in text and f"-> {word}" in text
+
+
+def test_a_queue_climbing_in_a_shorter_run_stays_inconclusive(monkeypatch):
+    # guard: below the longest run a longer run can still decide
+    conf = _confirm(monkeypatch, [_point(True)], ["climbing"], 1.0)
+    row = conf["rows"][0]
+    assert row["outcome"] == "inconclusive" and "a longer run can decide" in row["open_reason"]
+
+
+def test_a_drain_at_the_longest_run_says_no_longer_run_is_allowed(monkeypatch):
+    conf = _confirm(monkeypatch, [_point(True)], ["draining"], confirm.MAX_DURATION)
+    row = conf["rows"][0]
+    assert row["outcome"] == "inconclusive"
+    assert "no run longer than this one is allowed" in row["open_reason"]
+
+
+def test_the_majority_counts_the_climbing_runs():
+    from qcnmodel.studies.confirm_judge import _majority, climbing
+
+    runs = [{"seed": s, "verdict": "drifting", "drift": 5 * P.qeq} for s in range(8)]
+    runs.append({"seed": 8, "verdict": "stable", "drift": 0.0})
+    m = _majority(runs)
+    assert (m["verdict"], m["runs_climbing"], m["runs_open"]) == ("drifting", 8, 8)
+    assert climbing(m, longest=True) and not climbing(m, longest=False)

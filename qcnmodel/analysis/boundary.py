@@ -202,7 +202,8 @@ def search_interval(model) -> tuple[float, float]:
     ``config.defaults["analysis.trajectory_rtt_search"]`` (trajectories cost time per RTT, so
     the interval is the physically relevant one), which ends where the analysed part of the
     runs (``config.defaults["models.verdict_run"]``: duration - settle) holds
-    :data:`WINDOW_RTTS` RTTs (30 ms by default): past it a run's verdict is its start-up
+    :data:`WINDOW_RTTS` RTTs (30 ms by default; the model's ``verdict_run``, ``(duration,
+    settle)``, where it stretches its runs): past it a run's verdict is its start-up
     transient, not the loop; it starts no lower than the parameter set's ``cp_latency``,
     which every loop delay contains."""
     from qcnmodel import config
@@ -211,7 +212,8 @@ def search_interval(model) -> tuple[float, float]:
     lo, hi = own or config.defaults["analysis.trajectory_rtt_search"]
     if own is None:
         run = config.defaults["models.verdict_run"]
-        hi = min(float(hi), (float(run["duration"]) - float(run["settle"])) / WINDOW_RTTS)
+        duration, settle = getattr(model, "verdict_run", (run["duration"], run["settle"]))
+        hi = min(float(hi), (float(duration) - float(settle)) / WINDOW_RTTS)
     lo = max(float(lo), float(getattr(getattr(model, "params", None), "cp_latency", 0.0) or 0.0))
     return lo, max(float(hi), 1.5 * lo)
 

@@ -9,9 +9,22 @@ the majority of an odd number of seeds (:func:`verdict_seeds`), and :func:`seed_
 gives the runs one by one for a caller that wants their odds.
 
 The run (length, settling time, record step, seeds) is
-``config.defaults["models.verdict_run"]``; the detector is
-:func:`qcnmodel.analysis.timeseries.oscillation`, the one the validation applies to model and
-packet traces alike.
+``config.defaults["models.verdict_run"]``, stretched where the loop is slow
+(:func:`run_length`); the detector is :func:`qcnmodel.analysis.timeseries.oscillation`, the
+one the validation applies to model and packet traces alike.
+
+**Slow loops.** The loop's time scales grow as the fair rate C/N falls: a flow is sampled
+every N frames / (p C) on average (IEEE 802.1Qau's 1 % base sampling: 150 KB x 8 / (C/N),
+0.12 s at 10 Mb/s per flow) and its rate limiter recovers in byte-counter or timer cycles
+(150 KB at C/N, 15 ms). A run whose analysed part holds few of these cycles cannot see a
+cycle of the loop or a queue that never settles. So the run is stretched until its analysed
+part holds ``window_cycles`` of the loop's slowest cycle (:func:`loop_cycle`), the settling
+time in proportion (the start from idle rate limiters lasts a number of the same cycles),
+up to ``max_duration`` (:func:`fits`: past it the trajectories do not judge). And a run whose
+queue still trends through its analysed part by more than Qeq has reached no equilibrium
+(:func:`trend`): one still draining its start-up backlog is run twice as long (settling
+too), up to ``max_duration``; one whose queue climbs, or still drains at that length, is
+*drifting*, which is not stable.
 """
 
 from __future__ import annotations
@@ -25,6 +38,10 @@ from qcnmodel import config
 __all__ = [
     "MAX_VERDICT_SEEDS",
     "agreed",
+    "fits",
+    "loop_cycle",
+    "run_length",
+    "trend",
     "bin_means",
     "count_unstable",
     "decided",
@@ -49,32 +66,83 @@ def verdict_seeds(seeds: int | None = None) -> int:
     return int(seeds)
 
 
+def loop_cycle(model) -> float:
+    """The slowest cycle of ``model``'s loop at its fair rate C/N, s.
+
+    The longer of a flow's mean interval between samples at the base sampling probability
+    p, N x frame / (p C) (a flow is cut at most that often), and its rate limiter's recovery
+    cycle, which ends at the byte counter's expiry (``bc_limit`` bytes at C/N) or the timer's
+    (``timer``), whichever comes first (IEEE 802.1Qau-2010 32.13; at the 802.1Qau defaults
+    and 10 Gb/s, N = 10: 1.2 ms; at 0.1 Gb/s, N = 10: 0.12 s). 0 for a model without these
+    parameters."""
+    p = model.params
+    if not all(hasattr(p, k) for k in ("bc_limit", "timer", "frame_size")):
+        return 0.0
+    fair = float(getattr(model, "capacity_bps", p.line_rate)) / model.n_flows
+    sampled = 8.0 * p.frame_size / (float(getattr(model, "p_sample", 1.0)) * fair)
+    return max(sampled, min(8.0 * p.bc_limit / fair, float(p.timer)))
+
+
+def run_length(model) -> tuple[float, float]:
+    """``(duration, settle)`` of ``model``'s verdict runs, s: ``models.verdict_run``'s,
+    stretched (both by one factor) until the analysed part, duration - settle, holds
+    ``window_cycles`` of the loop's slowest cycle (:func:`loop_cycle`; at the 802.1Qau
+    defaults from 10 Gb/s down to C/N = 40 Mb/s the shipped run already does)."""
+    run = config.defaults["models.verdict_run"]
+    duration, settle = float(run["duration"]), float(run["settle"])
+    need = float(run["window_cycles"]) * loop_cycle(model)
+    stretch = max(1.0, need / (duration - settle)) if duration > settle else 1.0
+    return duration * stretch, settle * stretch
+
+
+def fits(model) -> bool:
+    """Whether ``model``'s verdict runs (:func:`run_length`) fit ``models.verdict_run
+    ["max_duration"]``: past it its trajectories cannot judge the loop in a run allowed."""
+    return run_length(model)[0] <= float(config.defaults["models.verdict_run"]["max_duration"])
+
+
+def trend(q, dt: float) -> float:
+    """How far the least-squares line through ``q`` (bins of ``dt`` s) moves across them."""
+    q = np.asarray(q, float)
+    if q.size < 2:
+        return 0.0
+    t = np.arange(q.size) * dt
+    return float(np.polyfit(t, q, 1)[0] * (t[-1] - t[0]))
+
+
 def seed_verdicts(model, seeds: int | None = None) -> Iterator[str]:
-    """The detector's class (``"stable"``, ``"oscillating"``, ``"underflow"`` ...) of the runs
-    of ``model`` with seeds 0, 1, ... ``seeds - 1``, lazily.
+    """The detector's class (``"stable"``, ``"oscillating"``, ``"underflow"``,
+    ``"drifting"`` ...) of the runs of ``model`` with seeds 0, 1, ... ``seeds - 1``, lazily.
 
     Each run starts from idle rate limiters (greedy sources, :func:`greedy_sources`), lasts
-    ``models.verdict_run["duration"]`` and is judged after ``["settle"]`` on the queue's bin
-    means (the simulator's trace is binned). ``model`` needs ``simulate(duration,
-    start="idle", offered=..., record_dt=..., seed=..., source_buffer=...)`` returning a
-    dataset with ``q`` (bytes), ``params.qeq``, ``params.line_rate`` and ``n_flows``.
+    :func:`run_length` and is judged after its settling time on the queue's bin means (the
+    simulator's trace is binned). A run the detector calls stable whose queue trends by more
+    than Qeq across the analysed part (:func:`trend`) is run again twice as long while it
+    drains and that fits ``max_duration``, else it is ``"drifting"`` (module docstring).
+    ``model`` needs ``simulate(duration, start="idle", offered=..., record_dt=..., seed=...,
+    source_buffer=...)`` returning a dataset with ``q`` (bytes).
     """
     from qcnmodel.analysis.timeseries import EMPTY_BYTES, oscillation
 
     run = config.defaults["models.verdict_run"]
     n = verdict_seeds(seeds)
-    dt = run["record_dt"]
-    skip = int(round(run["settle"] / dt))
+    dt, cap = run["record_dt"], float(run["max_duration"])
     offered, buffer = greedy_sources(model)
+    qeq = float(model.params.qeq)
+    empty = float(getattr(model.params, "frame_size", EMPTY_BYTES))
     for seed in range(n):
-        ds = model.simulate(run["duration"], start="idle", offered=offered, record_dt=dt,
-                            seed=seed, source_buffer=buffer)  # fmt: skip
-        yield oscillation(
-            bin_means(ds)[skip:],
-            dt,
-            model.params.qeq,
-            empty=float(getattr(model.params, "frame_size", EMPTY_BYTES)),
-        )["verdict"]
+        duration, settle = run_length(model)
+        while True:
+            ds = model.simulate(duration, start="idle", offered=offered, record_dt=dt,
+                                seed=seed, source_buffer=buffer)  # fmt: skip
+            q = bin_means(ds)[int(round(settle / dt)) :]
+            verdict = oscillation(q, dt, qeq, empty=empty)["verdict"]
+            drift = trend(q, dt) if verdict == "stable" else 0.0
+            if drift < -qeq and 2 * duration <= cap * (1 + 1e-12):
+                duration, settle = 2 * duration, 2 * settle  # the start-up still drains
+                continue
+            yield "drifting" if abs(drift) > qeq else verdict
+            break
 
 
 def bin_means(ds) -> np.ndarray:

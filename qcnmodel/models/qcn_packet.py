@@ -49,6 +49,7 @@ import numpy as np
 from qcnmodel import config
 from qcnmodel._errors import unknown_name
 from qcnmodel.models import _qcn_cp as cp
+from qcnmodel.models import _verdict_run as vr
 from qcnmodel.models._base import (
     LoopModel,
     NoStandingQueue,
@@ -73,7 +74,6 @@ from qcnmodel.models._qcn_cohort import (
     integrate,
 )
 from qcnmodel.models._renewal import K_MAX, renewal_table
-from qcnmodel.models._verdict_run import majority_unstable, odds_unstable, seed_verdicts
 from qcnmodel.params import QCNParams
 from qcnmodel.units import parse_number, parse_rate, parse_size
 
@@ -365,12 +365,19 @@ class QCNPacketModel(LoopModel):
         half. Without congestion (:attr:`congested`) the loop is open and its linearisation
         (zero gain) is exact: ``"linearisation"``; likewise past ``config.defaults[
         "analysis.trajectory_max_flows"]`` flows or ``["analysis.trajectory_max_frames"]``
-        frames at the port over a verdict's runs (a run follows every flow and frame)."""
+        frames at the port over a verdict's runs (a run follows every flow and frame), or for
+        a loop too slow for runs of ``["models.verdict_run"]["max_duration"]`` (``vr.fits``)."""
         d, run = config.defaults, config.defaults["models.verdict_run"]
-        frames = run["seeds"] * run["duration"] * self.capacity_bps / self._bits
-        within = self.n_flows <= d["analysis.trajectory_max_flows"]
+        frames = run["seeds"] * self.verdict_run[0] * self.capacity_bps / self._bits
+        within = self.n_flows <= d["analysis.trajectory_max_flows"] and vr.fits(self)
         within &= frames <= d["analysis.trajectory_max_frames"]
         return "trajectories" if self.congested and within else "linearisation"
+
+    @property
+    def verdict_run(self) -> tuple[float, float]:
+        """``(duration, settle)`` of the verdict's runs, s (``models.verdict_run``'s, stretched
+        where the loop is slow: :func:`._verdict_run.run_length`)."""
+        return vr.run_length(self)
 
     @property
     def trajectory_needs_loop(self) -> bool:
@@ -384,27 +391,20 @@ class QCNPacketModel(LoopModel):
             return True
 
     def trajectory_unstable(self, seeds: int | None = None) -> bool:
-        """The trajectories' verdict at this operating point: a majority of ``seeds`` runs
-        from idle rate limiters (the packet simulator's greedy sources,
-        :func:`._verdict_run.greedy_sources`; run length, settling and seeds from
-        ``config.defaults["models.verdict_run"]``) oscillate or underflow by
-        :func:`qcnmodel.analysis.timeseries.oscillation`, the detector the validation applies
-        to model and packet traces alike (:mod:`._verdict_run`)."""
-        return majority_unstable(self, seeds)
+        """The trajectories' verdict: most of ``seeds`` runs from idle rate limiters (greedy
+        sources, :attr:`verdict_run`) oscillate, underflow or drift (:mod:`._verdict_run`: the
+        detector the validation applies to model and packet traces alike, and the trend)."""
+        return vr.majority_unstable(self, seeds)
 
     def trajectory_odds(self, seeds: int | None = None, unanimous: int | None = 5
                         ) -> tuple[int, int]:  # fmt: skip
-        """``(unstable, runs)`` of the runs of :meth:`trajectory_unstable`, every one run
-        unless the first ``unanimous`` agree (:func:`._verdict_run.odds_unstable`; None runs
-        them all): the odds that a boundary search
-        (:func:`~qcnmodel.analysis.boundary.trajectory_critical_rtt`) fits."""
-        return odds_unstable(self, seeds, unanimous)
+        """``(unstable, runs)`` of the runs of :meth:`trajectory_unstable`, every one run unless
+        the first ``unanimous`` agree (:func:`._verdict_run.odds_unstable`)."""
+        return vr.odds_unstable(self, seeds, unanimous)
 
     def trajectory_verdicts(self, seeds: int | None = None) -> tuple[str, ...]:
-        """The detector's class of each run of :meth:`trajectory_unstable` (seeds 0, 1, ...
-        ``seeds - 1``, every one of them run): their odds, where the verdict takes their
-        majority."""
-        return tuple(seed_verdicts(self, seeds))
+        """The class of each run of :meth:`trajectory_unstable` (seeds 0 .. ``seeds - 1``)."""
+        return tuple(vr.seed_verdicts(self, seeds))
 
     def default_dt(self) -> float:
         """Integration step: min(rtt/10, 10 us)."""

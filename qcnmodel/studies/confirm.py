@@ -271,6 +271,7 @@ def _searched_from(point, out: dict) -> dict:
         from qcnmodel.analysis.boundary import search_interval
 
         out["searched_from_s"] = float(search_interval(point)[0])
+        out["verdict_run_s"] = getattr(point, "verdict_run", None)
     return out
 
 
@@ -302,10 +303,13 @@ def mode_time_constant(loop, margins=None) -> float:
     return float((a * a + b * b) / den) if den > 0 else float("inf")
 
 
-def trajectory_run() -> tuple[float, float]:
-    """(duration, settle) of the model's verdict runs (``models.verdict_run``), s."""
+def trajectory_run(point: dict | None = None) -> tuple[float, float]:
+    """(duration, settle) of the model's verdict runs, s: at ``point`` its own
+    (``verdict_run_s``: stretched where the loop is slow), else ``models.verdict_run``."""
     from qcnmodel import config
 
+    if point is not None and point.get("verdict_run_s") is not None:
+        return tuple(float(x) for x in point["verdict_run_s"])
     run = config.defaults["models.verdict_run"]
     return float(run["duration"]), float(run["settle"])
 
@@ -331,7 +335,7 @@ def auto_duration(points) -> float:
     need = 0.0
     for p in points:
         if _by_trajectories(p):
-            run, settle = trajectory_run()
+            run, settle = trajectory_run(p)
             need = max(need, run, 2.0 * settle)
         else:
             need = max(need, 2.0 * SETTLE_TAUS * p["time_constant_s"])
@@ -343,14 +347,14 @@ def conclusive(point: dict, duration: float) -> bool:
     :data:`SETTLE_TAUS` time constants of the point's mode, or, where the model's
     trajectories judge, starts no earlier than the model's own runs are judged."""
     if _by_trajectories(point):
-        return duration / 2 >= trajectory_run()[1] * (1 - 1e-12)
+        return duration / 2 >= trajectory_run(point)[1] * (1 - 1e-12)
     return duration / 2 >= SETTLE_TAUS * point["time_constant_s"]
 
 
 def _short_reason(point: dict, duration: float) -> str:
     """Why a run of ``duration`` s cannot decide ``point`` (:func:`conclusive` is False)."""
     if _by_trajectories(point):
-        run, settle = trajectory_run()
+        run, settle = trajectory_run(point)
         return (f"the analysed half starts at {duration / 2:.3g} s, before the model judges "
                 f"its own runs ({settle:g} s into {run:g} s)")  # fmt: skip
     return (f"the analysed half, {duration / 2:.3g} s, holds fewer than {SETTLE_TAUS:g} time "
@@ -515,7 +519,7 @@ def confirm_verdict(
         for key, out in _execute(call, todo, n_jobs, None):
             runs[key] = {**out, "seed": int(seed) + key[1]}
             bar.update(1)
-    rows = []
+    rows, longest = [], duration >= MAX_DURATION * (1 - 1e-12)  # no longer run allowed
     for i, pt in enumerate(points):
         run = _majority([runs[(i, j)] for j in range(runs_at(pt))])
         row = {
@@ -527,11 +531,11 @@ def confirm_verdict(
             "phase_margin_deg": pt["phase_margin_deg"],
             "time_constant_s": pt["time_constant_s"],
             **run,
-            **judge(pt, run, params.qeq, conclusive(pt, duration)),
+            **judge(pt, run, params.qeq, conclusive(pt, duration), longest),
         }
         if (row["conclusive"] and not row["agree"] and _by_trajectories(pt)
                 and hasattr(model, "trajectory_verdicts")):  # fmt: skip
-            row.update(_odds_test(model, pt, run))
+            row.update(_odds_test(model, pt, run, bool(row.get("packets_climb"))))
         if not row["conclusive"] and "open_reason" not in row:
             row["open_reason"] = _short_reason(pt, duration)
         note = extrapolated(pt)

@@ -12,7 +12,10 @@ so a point whose packets show no regime is *inconclusive*, whatever the model pr
 (:func:`no_regime`), with the reason in its row. The one exception is a point the model
 calls overloaded (no equilibrium): there the prediction is that the queue climbs, and a
 queue that climbs through the analysed half and never falls below Qeq
-(:func:`qcnmodel.validation.overload.climbs`) confirms it.
+(:func:`qcnmodel.validation.overload.climbs`) confirms it. And a queue that still climbs in
+most runs at the longest run allowed is no longer a start-up that a longer run could see
+end: the packets do not hold a queue there (:func:`climbing`), which is not stable, and the
+point is judged so (a stable prediction is then contradicted).
 
 **Odds.** Where the model's trajectories judge a point, its verdict is a majority of runs
 from idle, and so is the packets' (:func:`_majority`); a contradiction must differ
@@ -31,6 +34,7 @@ __all__ = [
     "ODDS_ALPHA",
     "OPEN_VERDICTS",
     "OVERLOAD",
+    "climbing",
     "model_word",
     "no_regime",
     "outcome",
@@ -71,28 +75,43 @@ def _majority(runs: list[dict]) -> dict:
     else:
         verdict = opened.most_common(1)[0][0]
     shown = next(r for r in runs if r["verdict"] == verdict)
+    up = sum(r["verdict"] == "drifting" and float(r.get("drift", 0.0)) > 0 for r in runs)
     return {**{key: v for key, v in shown.items() if key != "seed"}, "runs": n,
-            "runs_unstable": int(k), "runs_open": int(o),
+            "runs_unstable": int(k), "runs_open": int(o), "runs_climbing": int(up),
             "shown_seed": int(shown["seed"])}  # fmt: skip
 
 
-def no_regime(pt: dict, run: dict) -> str | None:
+def climbing(run: dict, longest: bool) -> bool:
+    """Whether the packets' queue climbs through the analysed half by more than Qeq (class
+    *drifting*, upward) in most of the point's runs, ``run`` (:func:`_majority`), and
+    ``longest``: no longer run is allowed. The packets then do not hold a queue there."""
+    n = int(run.get("runs", 1))
+    up = int(run.get("runs_climbing", int(run.get("verdict") == "drifting"
+                                          and float(run.get("drift", 0.0)) > 0)))  # fmt: skip
+    return bool(longest) and 2 * up > n
+
+
+def no_regime(pt: dict, run: dict, longest: bool = False) -> str | None:
     """Why the packets' result ``run`` at point ``pt`` decides nothing, or None.
 
     The packets' majority is a class of :data:`OPEN_VERDICTS` (module docstring), except at
-    a point the model calls overloaded (there a climbing queue is the prediction). The
+    a point the model calls overloaded (there a climbing queue is the prediction) and where
+    most runs' queue climbs at the longest run allowed (``longest``, :func:`climbing`). The
     reason names the class's evidence: the queue's trend, or the share of empty bins.
     """
     verdict = run.get("verdict")
     if pt.get("judged_by") == OVERLOAD or verdict not in OPEN_VERDICTS:
         return None
+    if climbing(run, longest):
+        return None
     if verdict == "drifting":
         drift = float(run.get("drift", 0.0))
         how = "the start-up backlog is still draining" if drift < 0 else "the queue still fills"
+        then = ("no run longer than this one is allowed, so the packets cannot decide here"
+                if longest else "a longer run can decide")  # fmt: skip
         why = (f"{how} (the queue trends by {drift / 1e3:+.3g} KB across the analysed half, "
                "more than Qeq): no regime is reached, so the run is too short for the "
-               "start-up to end and says nothing about stability; a longer run can "
-               "decide")  # fmt: skip
+               f"start-up to end and says nothing about stability; {then}")  # fmt: skip
     else:
         why = (f"the port is idle: its queue is empty in {run.get('underflow', 0.0):.0%} of "
                "the bins and spreads by less than one frame, with no standing queue to hold "
@@ -116,13 +135,22 @@ def _agrees(pt: dict, run: dict, qeq: float) -> bool:
     return (run["verdict"] == "stable") == pt["stable"]  # the majority's, with several runs
 
 
-def judge(pt: dict, run: dict, qeq: float, conclusive: bool) -> dict:
+def judge(pt: dict, run: dict, qeq: float, conclusive: bool, longest: bool = False) -> dict:
     """The row's ``conclusive``, ``agree`` and, when the packets show no regime,
     ``open_reason`` (``agree`` is then None: there is nothing to compare). ``conclusive``:
-    whether the run is long enough for the point's mode."""
-    why = no_regime(pt, run)
+    whether the run is long enough for the point's mode; ``longest``: whether no longer run
+    is allowed. Where most runs' queue climbs at the longest run (:func:`climbing`), the
+    packets do not hold a queue: not stable, said in ``note``, with ``packets_climb``."""
+    why = no_regime(pt, run, longest)
     if why is not None:
         return {"conclusive": False, "agree": None, "open_reason": why}
+    if pt.get("judged_by") != OVERLOAD and climbing(run, longest):
+        n, up = int(run.get("runs", 1)), int(run.get("runs_climbing", 1))
+        return {"conclusive": True, "agree": not pt["stable"], "packets_climb": True,
+                "note": f"the packets do not hold a queue here: it climbs through the analysed "
+                        f"half by more than Qeq in {up} of {n} runs (by "
+                        f"{float(run.get('drift', 0.0)) / 1e3:+.3g} KB in the run shown) at the "
+                        "longest run allowed, which is not stable"}  # fmt: skip
     return {"conclusive": bool(conclusive), "agree": _agrees(pt, run, qeq)}
 
 
@@ -136,22 +164,24 @@ def extrapolated(pt: dict) -> str | None:
             f"searched from {lo * 1e6:.4g} us, above this RTT")  # fmt: skip
 
 
-def _odds_test(model, pt: dict, run: dict) -> dict:
+def _odds_test(model, pt: dict, run: dict, climb: bool = False) -> dict:
     """Where the packets' majority contradicts the model's trajectory verdict: the model's
     own runs at the point (``model_runs_unstable`` of ``model_runs``) and Fisher's exact
     test (two-sided) of the two counts, ``odds_p`` (the packets' runs that show no regime
-    are left out). Unless the counts differ at the :data:`ODDS_ALPHA` level, the point is
-    inconclusive (``open_reason`` says why): both sides' odds lie near one half, or the
-    model's own runs at the point do not support its verdict (their majority is the
-    packets', and the verdict comes from the flow count's critical RTT or band)."""
+    are left out, but where ``climb`` the runs whose queue climbs count as unstable). Unless
+    the counts differ at the :data:`ODDS_ALPHA` level, the point is inconclusive
+    (``open_reason`` says why): both sides' odds lie near one half, or the model's own runs
+    at the point do not support its verdict (their majority is the packets', and the verdict
+    comes from the flow count's critical RTT or band)."""
     from scipy.stats import fisher_exact
 
     verdicts = model.replace(
         n_flows=int(pt["n_flows"]), rtt=float(pt["rtt_s"])
     ).trajectory_verdicts()
     km, m = sum(v != "stable" for v in verdicts), len(verdicts)
-    kp = int(run["runs_unstable"])
-    mp = int(run["runs"]) - int(run.get("runs_open", 0))
+    up = int(run.get("runs_climbing", 0)) if climb else 0
+    kp = int(run["runs_unstable"]) + up
+    mp = int(run["runs"]) - int(run.get("runs_open", 0)) + up
     p = float(fisher_exact([[kp, mp - kp], [km, m - km]]).pvalue)
     out = {"model_runs_unstable": int(km), "model_runs": int(m), "odds_p": p}
     if p >= ODDS_ALPHA:

@@ -89,8 +89,9 @@ def packet_word(row: dict) -> str:
     (e.g. ``oscillating (6 of 9 runs unstable; seed 2 shown)``)."""
     if row.get("runs", 1) <= 1:
         return row["verdict"]
-    return (f"{row['verdict']} ({row['runs_unstable']} of {row['runs']} runs unstable; seed "
-            f"{row['shown_seed']} shown)")  # fmt: skip
+    up = f", {row['runs_climbing']} climbing" if row.get("packets_climb") else ""
+    return (f"{row['verdict']} ({row['runs_unstable']} of {row['runs']} runs unstable{up}; "
+            f"seed {row['shown_seed']} shown)")  # fmt: skip
 
 
 def plot_confirmation(confirmation: dict, qeq: float, path):
