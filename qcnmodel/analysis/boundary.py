@@ -34,7 +34,7 @@ import math
 import numpy as np
 
 from qcnmodel.analysis._args import require, time_or_none
-from qcnmodel.analysis.odds import odds_crossing, unstable_fraction
+from qcnmodel.analysis.odds import odds_crossing, trajectory_odds, unstable_fraction
 
 __all__ = ["METHODS", "band_grid", "boundary_method", "check_method", "first_unstable_rtt",
            "critical_rtt_above", "judged_by_trajectories", "judged_stable", "majority_stable",
@@ -94,7 +94,7 @@ def majority_stable(model) -> bool:
     """Whether most of ``model``'s first runs at its RTT are stable: the first count of its
     odds (``trajectory_odds``: five runs when they agree), or its one trajectory."""
     if hasattr(model, "trajectory_odds"):
-        k, n = model.trajectory_odds()
+        k, n = trajectory_odds(model)
     else:
         k, n = int(bool(model.trajectory_unstable())), 1
     return 2 * k <= n
@@ -497,7 +497,7 @@ def _searched(model, lo: float, hi: float, tol: float, start, n_seeds, bar) -> f
         at_rtt = model.replace(rtt=rtt)
         try:
             if hasattr(at_rtt, "trajectory_odds"):
-                odds[rtt] = at_rtt.trajectory_odds(runs, None if every else 5)
+                odds[rtt] = trajectory_odds(at_rtt, runs, None if every else 5)
             else:
                 odds[rtt] = (int(bool(at_rtt.trajectory_unstable())), 1)
             bar.update(odds[rtt][1])

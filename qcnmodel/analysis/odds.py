@@ -1,6 +1,7 @@
 """The odds that a stochastic model's trajectories turn unstable, over RTT, and where they
 pass one half (:mod:`qcnmodel.analysis.boundary` searches for that crossing; these give the
-odds over a grid and the crossing of given odds).
+odds over a grid and the crossing of given odds), and the counts at one RTT that a search
+takes (:func:`trajectory_odds`, each counted once per process).
 
 Like the rest of this layer it knows no protocol: a model is anything with ``rtt``,
 ``.replace(rtt=...)`` and ``.trajectory_verdicts()``.
@@ -12,7 +13,7 @@ import math
 
 import numpy as np
 
-__all__ = ["odds_crossing", "unstable_fraction"]
+__all__ = ["odds_crossing", "trajectory_odds", "unstable_fraction"]
 
 
 #: the detector's classes of a run that empties the queue (an idle run is counted with them:
@@ -163,3 +164,34 @@ def odds_crossing(odds, rtts=None, full: bool = False, weights=None):
         cross = math.exp(math.log(r[i - 1]) + x * math.log(r[i] / r[i - 1]))
         out = (cross, float(r[i - 1]), float(r[i]))
     return out if full else out[0]
+
+
+#: the counts of :func:`trajectory_odds` in this process, by model (at its RTT) and count
+_ODDS: dict = {}
+#: counts kept in :data:`_ODDS` at most (the oldest are dropped first)
+_ODDS_SIZE = 4096
+
+
+def trajectory_odds(model, seeds: int | None = None, unanimous: int | None = 5
+                    ) -> tuple[int, int]:  # fmt: skip
+    """``model.trajectory_odds(seeds, unanimous)``, counted once per process.
+
+    The runs are deterministic (seeds 0, 1, ... of the model at its RTT), so the same count
+    asked again, e.g. the first count at the start of a stable band, which the band's climb
+    and the search from that start both take, is a lookup. The key is the model itself (its
+    parameters and RTT), the count's settings and every model setting of
+    :mod:`qcnmodel.config` (``models.*``: the runs' length and seeds, the integration's
+    method and noise); a model that cannot be hashed is counted every time."""
+    from qcnmodel import config
+
+    try:
+        runs = repr(sorted((k, v) for k, v in config.defaults.items() if k.startswith("models.")))
+        key = (model, seeds, unanimous, runs)
+        hash(key)
+    except (TypeError, ValueError, AttributeError):
+        return model.trajectory_odds(seeds, unanimous)
+    if key not in _ODDS:
+        if len(_ODDS) >= _ODDS_SIZE:
+            _ODDS.pop(next(iter(_ODDS)))
+        _ODDS[key] = model.trajectory_odds(seeds, unanimous)
+    return _ODDS[key]
