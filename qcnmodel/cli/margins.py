@@ -418,5 +418,17 @@ def _tail_rows(out: dict) -> list[tuple[str, str]]:
     idle = "no_congestion" in out
     for k, v in out["fixed_point"].items():
         if not (idle and isinstance(v, float) and math.isnan(v)):
-            rows.append((f"fixed point {k}", f"{v:.6g}" if isinstance(v, float) else str(v)))
+            unit = FIXED_POINT_UNITS.get(k, "")
+            value = f"{v:.6g}" if isinstance(v, float) else str(v)
+            rows.append((f"fixed point {k}", f"{value} {unit}" if unit else value))
     return rows
+
+
+#: units of the models' fixed-point entries (SI, as ``fixed_point()`` returns them) in the
+#: text table; the others (probabilities, fractions, the residual) are dimensionless
+FIXED_POINT_UNITS = {
+    "q": "B", "fb": "B", "qfb": "B",
+    "rate": "bit/s", "target_rate": "bit/s", "rate_current": "bit/s", "rate_target": "bit/s",
+    "birth_rate_current": "bit/s", "birth_target": "bit/s",
+    "cnm_rate": "1/s", "sampling_interval": "s", "age": "s",
+}  # fmt: skip

@@ -21,9 +21,9 @@ def register(subparsers) -> None:
     p.add_argument(
         "--quick",
         action="store_true",
-        help="a subset: 44-52 s on 2 idle cores with warm numba caches, 3.5 minutes on a "
-        "first run (it compiles the kernels); the full run 5.3 minutes with --jobs 2 (the "
-        "README's Run times)",
+        help="a subset: 1-2 minutes with --jobs 2 on 2 shared cores with warm numba caches "
+        "(68-111 s at load 1.4-2.8), 3.5 minutes on a first run (it compiles the kernels); "
+        "the full run 5.3 minutes with --jobs 2 on idle cores (the README's Run times)",
     )
     add_jobs_option(p, "processes for the comparisons")
     add_out_option(p, "validation-report", "output directory (default validation-report)")

@@ -545,25 +545,38 @@ def _overload_text(r) -> str:
 
 
 def _binding(r, ranges) -> str:
-    """The binding constraint: the N with the smallest critical RTT."""
+    """The binding constraint: the N with the smallest critical RTT.
+
+    A flow count unstable over the whole range is named with its reason: for one judged by
+    the model's trajectories, either no critical RTT (``nan``: its runs oscillate already at
+    the smallest RTT they are run at, ``config.defaults["analysis.trajectory_rtt_search"]``,
+    whatever the range's start) or a critical RTT below the range's start (its runs are
+    stable below it, at RTTs the range does not reach); for one judged by its linearised
+    loop, no positive phase margin at the range's start."""
     crit = {n: c for n, c in r.critical_rtt_s.items()}
     n_bad = [n for n, c in crit.items() if not (c > ranges.rtt[0])]
     if n_bad:
         judged = set(getattr(r, "judged_flows", ()))
-        by_runs = ", ".join(str(n) for n in n_bad if n in judged)
+        by_runs = [n for n in n_bad if n in judged]
+        never = ", ".join(str(n) for n in by_runs if math.isnan(crit[n]))
+        below = [n for n in by_runs if not math.isnan(crit[n])]
         by_loop = ", ".join(str(n) for n in n_bad if n not in judged)
         parts = []
-        if by_runs:
+        if never:
             from qcnmodel import config
 
-            low = max(ranges.rtt[0], config.defaults["analysis.trajectory_rtt_search"][0])
+            low = config.defaults["analysis.trajectory_rtt_search"][0]
             bands = getattr(r, "stable_bands", {})
             within = "; ".join(f"{_us(b[0])} to {_us(b[1])} at N = {n}"
                                for n, b in bands.items() if n in n_bad)  # fmt: skip
-            parts.append(f"at N = {by_runs} the model's trajectories oscillate already at "
-                         f"{_us(low)}, the smallest RTT they are run at"
+            parts.append(f"at N = {never} the model's trajectories have no critical RTT: they "
+                         f"oscillate already at {_us(low)}, the smallest RTT they are run at"
                          + (f" (the flows' timers in step; stable from {within})"
                             if within else ""))  # fmt: skip
+        if below:
+            values = ", ".join(f"{_us(crit[n])} at N = {n}" for n in below)
+            parts.append(f"the critical RTT of the model's trajectories lies below the "
+                         f"smallest RTT checked ({_us(ranges.rtt[0])}): {values}")  # fmt: skip
         if by_loop:
             parts.append(f"at N = {by_loop} the loop has no positive phase margin even at "
                          f"the smallest RTT checked ({_us(ranges.rtt[0])})")  # fmt: skip

@@ -1,7 +1,7 @@
 """``assert_stable`` judges at ``capacity`` (default half the line rate, docs/ci.md) with the
 verdict ``margins`` gives at that ``--rate``; ``capacity=line_rate`` gives the verdict of
 ``margins`` without ``--rate``. N = 10 at 300 us lies between the two critical RTTs (about
-500 us at 5 Gb/s, 252 us at 10 Gb/s), so the two rates disagree there. A parameter file's
+526 us at 5 Gb/s, 240 us at 10 Gb/s), so the two rates disagree there. A parameter file's
 ``[ranges] capacity`` is the default rate, as in ``qcnmodel check FILE``."""
 
 from __future__ import annotations
