@@ -15,8 +15,8 @@ Where no delay of the grid cycles (N = 2-6 at the defaults), the full run goes o
 longer delays :data:`LONG_TAUS` until one does, each packet run as long as the every-flow
 runs' at that delay (:func:`~qcnmodel.models.dcqcn_runs.run_length_at`: at least 50 RTTs of
 settling and 400 of window), so that the runs' critical RTT beyond 100 us is compared too
-(N = 2: 879 us against a first cycle between 650 and 1000 us; N = 4: 416 against 400-650;
-N = 6: 199 against 150-250).
+(N = 2: 876 us against a first cycle between 650 and 1000 us; N = 4: 430 against 400-650;
+N = 6: 204 against 150-250).
 """
 
 from __future__ import annotations
