@@ -107,10 +107,11 @@ def report_config(args):
     if sets:
         params = params.replace(**sets)
     table, path, text = file_ranges(argparse.Namespace(params_file=None, params=args.params))
-    table = {k: v for k, v in table.items() if k != "pm_threshold"}
     ranges = parse_ranges(args.rtt, args.flows, None, table, path, text,
                           getattr(args, "rate", None))  # fmt: skip
     kw = {"capacity": ranges.capacity}
+    if "pm_threshold" in table:  # checked as check checks it; the verdict's threshold too
+        kw["pm_threshold"] = ranges.pm_threshold
     if args.rtt is not None or "rtt" in table:
         kw["rtt_min"], kw["rtt_max"] = ranges.rtt
         if ranges.rtt[0] == ranges.rtt[1]:
