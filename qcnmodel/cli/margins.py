@@ -220,6 +220,7 @@ _DEFAULT_PRESET = {"fopdt": "802.1qau", "qcn": "802.1qau", "ecm": "seed004"}
 
 def run(args) -> int:
     """Run ``qcnmodel margins``."""
+    from qcnmodel.models._base import NotCongested
     from qcnmodel.models.summary import summary
 
     if args.out:
@@ -234,7 +235,7 @@ def run(args) -> int:
             warnings.simplefilter("ignore", RuntimeWarning)  # a point outside the model's
             out = summary(model)  # domain is said once, as the error below
     except ValueError as exc:  # the analysis at a point where the model does not apply
-        if "no congestion" in str(exc):  # a model without an idle port's answer (ECM)
+        if isinstance(exc, NotCongested):  # a model without an idle port's answer (ECM)
             idle, out = no_congestion(model, True), open_loop_summary(model)
         # past the marking ramp (DCQCN's cliff regime) only the every-flow runs answer
         extra = ""

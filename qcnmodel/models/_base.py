@@ -30,6 +30,7 @@ from qcnmodel.units import parse_number, parse_rate, parse_time
 __all__ = [
     "LoopModel",
     "NoStandingQueue",
+    "NotCongested",
     "NotModelled",
     "Overloaded",
     "OPERATING_POINT",
@@ -55,6 +56,12 @@ class NoStandingQueue(ValueError):
     exists (the queue empties, or holds well below its set point, and the port can idle).
     It is a ValueError, the model's "no answer here": ``check`` names the flow count and
     the parameters, and its fix search does not recommend such a value."""
+
+
+class NotCongested(ValueError):
+    """No equilibrium because the port never congests: the flows at their line rate cannot
+    fill it, so its queue stays empty and no feedback is sent. A ValueError for a model with
+    no answer there; a surface reads it as the answer "not congested" (stable at any RTT)."""
 
 
 class NotModelled(ValueError):

@@ -52,6 +52,7 @@ from qcnmodel.analysis.linearize import DelaySystem, LinearDDE
 from qcnmodel.models import _ecm_eqs as eq
 from qcnmodel.models._base import (
     LoopModel,
+    NotCongested,
     check_operating_point,
     hotspot_spec,
     initial_state,
@@ -165,7 +166,7 @@ class ECMFluidModel(LoopModel):
         p = self.param_vector()
         rate = p[eq.P_C] / p[eq.P_N]
         if rate > p[eq.P_RLINE]:
-            raise ValueError(
+            raise NotCongested(
                 f"no equilibrium: C/N = {rate * self._pkt_bits:g} bit/s exceeds the line rate "
                 "(the flows cannot fill the CP; no congestion)"
             )
