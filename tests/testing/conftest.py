@@ -12,7 +12,7 @@ pytest_plugins = ["pytester"]
 
 
 @pytest.fixture(scope="session", autouse=True)
-def _warm(tmp_path_factory):
+def _warm(_figure_dir):
     import matplotlib
 
     matplotlib.use("Agg")
@@ -28,5 +28,23 @@ def _warm(tmp_path_factory):
     r = qm.simulate("og-hotspot", duration="1ms", seed=0)
     r.dataset.identical(r.dataset)
     qm.build_model("qcn", "802.1qau", rtt=100e-6, n_flows=10).loop().margins()
+    report.set_figure_dir(_figure_dir)
     fig = matplotlib.pyplot.figure()
     report.save_figure(fig, "warm-up")
+    yield
+    report.set_figure_dir(None)
+
+
+@pytest.fixture(scope="session")
+def _figure_dir(tmp_path_factory):
+    return tmp_path_factory.mktemp("qcn-figures")
+
+
+@pytest.fixture(autouse=True)
+def _figures_in_pytest_tmp(_figure_dir):
+    """The figures of each test's assertions go to pytest's temporary tree (else to a
+    directory of their own in the system's, which no one removes; an inner session's plugin
+    sets the default again when it ends)."""
+    from qcnmodel.testing import report
+
+    report.set_figure_dir(_figure_dir)
