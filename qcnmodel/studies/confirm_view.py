@@ -46,7 +46,8 @@ def describe(confirmation: dict, auto: bool = True) -> str:
            f"runs from idle, so the packets run {many} times there (seeds "
            f"{confirmation['seed']}-{confirmation['seed'] + many - 1}) and their majority is "
            f"compared; such a point is conclusive when the analysed half starts no earlier "
-           f"than the model judges its own runs ({settle:g} s into {run:g} s)."
+           f"than the model judges its own runs ({settle:g} s into {run:g} s, stretched in "
+           f"proportion where the loop's slowest cycle needs longer runs)."
            if many > 1 else "")
         + ((" Elsewhere each" if many > 1 else " Each") + " run is long enough for its first "
            "half to hold " if auto else " The run length is set; "
