@@ -49,3 +49,14 @@ def test_a_congested_point_says_so(capsys):
     assert main(["margins", "--model", "fopdt", "--flows", "10", "--rtt", "100us", "--json"]) == 0
     out = json.loads(capsys.readouterr().out)
     assert out["congested"] is True and "no_congestion" not in out
+
+
+@pytest.mark.parametrize("model", ["qcn", "fopdt", "ecm"])
+def test_flows_at_exactly_the_ports_rate_do_not_congest_it_in_any_model(model, capsys):
+    # N x line rate = C: 1 flow at 10 Gb/s into 10 Gb/s, 2 into 20 Gb/s. ECM linearised a
+    # fixed point there (q = 37500 B at the line rate) and called the loop UNSTABLE at 200 us
+    for flows, rate in (("1", "10Gbps"), ("2", "20Gbps")):
+        args = ["margins", "--model", model, "--flows", flows, "--rate", rate, "--rtt", "200us"]
+        assert main([*args, "--quiet", "--json"]) == 0
+        out = json.loads(capsys.readouterr().out)
+        assert out["congested"] is False and out["stable"] is True, (flows, out)

@@ -57,6 +57,7 @@ from qcnmodel.models._base import (
     hotspot_spec,
     initial_state,
     integrate,
+    port_congested,
     trajectory,
 )
 from qcnmodel.params.protocols import ECMParams
@@ -165,10 +166,10 @@ class ECMFluidModel(LoopModel):
     def _x_star(self) -> np.ndarray:
         p = self.param_vector()
         rate = p[eq.P_C] / p[eq.P_N]
-        if rate > p[eq.P_RLINE]:
+        if not port_congested(1, p[eq.P_RLINE], rate):  # N x line rate <= C, as elsewhere
             raise NotCongested(
-                f"no equilibrium: C/N = {rate * self._pkt_bits:g} bit/s exceeds the line rate "
-                "(the flows cannot fill the CP; no congestion)"
+                f"no equilibrium: C/N = {rate * self._pkt_bits:g} bit/s is no less than the line "
+                "rate (the flows cannot fill the CP; no congestion)"
             )
         if self.min_rate and rate < p[eq.P_RMIN]:
             raise ValueError(f"no equilibrium: C/N is below r_min = {self.params.r_min:g} bit/s")
