@@ -492,7 +492,8 @@ def headline(result, ranges) -> str:
         crit = r.critical_rtt_s.get(wp["n_flows"], float("nan"))
         said = (f"critical RTT {_us(crit)}" if math.isfinite(crit) else
                 band_words(bands[wp["n_flows"]], wp["rtt_s"]) if wp["n_flows"] in bands else
-                "no critical RTT: they oscillate from the smallest RTT they are run at"
+                "no critical RTT: their runs are unstable (they oscillate, empty the port or "
+                "never settle) from the smallest RTT they are run at"
                 if math.isnan(crit) else "stable at every RTT they are run at")  # fmt: skip
         lin_pm = (f"linearised phase margin {pm:.1f} deg" if math.isfinite(pm) else
                   "no linearised loop: no equilibrium with a standing queue")  # fmt: skip
@@ -552,7 +553,7 @@ def _binding(r, ranges) -> str:
     """The binding constraint: the N with the smallest critical RTT.
 
     A flow count unstable over the whole range is named with its reason: for one judged by
-    the model's trajectories, either no critical RTT (``nan``: its runs oscillate already at
+    the model's trajectories, either no critical RTT (``nan``: its runs are unstable already at
     the smallest RTT they are run at, ``config.defaults["analysis.trajectory_rtt_search"]``,
     whatever the range's start) or a critical RTT below the range's start (its runs are
     stable below it, at RTTs the range does not reach); for one judged by its linearised
@@ -573,8 +574,9 @@ def _binding(r, ranges) -> str:
             bands = getattr(r, "stable_bands", {})
             within = "; ".join(f"{_us(b[0])} to {_us(b[1])} at N = {n}"
                                for n, b in bands.items() if n in n_bad)  # fmt: skip
-            parts.append(f"at N = {never} the model's trajectories have no critical RTT: they "
-                         f"oscillate already at {_us(low)}, the smallest RTT they are run at"
+            parts.append(f"at N = {never} the model's trajectories have no critical RTT: their "
+                         "runs are unstable (they oscillate, empty the port or never settle) "
+                         f"already at {_us(low)}, the smallest RTT they are run at"
                          + (f" (the flows' timers in step; stable from {within})"
                             if within else ""))  # fmt: skip
         if below:
