@@ -172,11 +172,20 @@ def _model_point(m, r: float, n: int) -> dict:
     return dict(rtt=r, n=n, pm=pm, crit=crit, model=ok_model, packets=None, band=band, text=text)
 
 
-def _confirm_point(pt: dict, p, cap: float, run: tuple, traces: list) -> None:
+def _confirm_point(pt: dict, p, cap: float, run: tuple, traces: list, m=None) -> None:
     """Add the packets' verdict on ``pt`` (a packet run of ``run`` = (duration, settle, seed,
-    bin width)) to it and its text; the queue trace joins ``traces``."""
+    bin width)) to it and its text; the queue trace joins ``traces``. Without a duration
+    given, the run is at least as long as the verdict runs of ``m`` (the model at the point)
+    where its trajectories judge, stretched where the loop is slow, as ``check --confirm``
+    runs it (:func:`qcnmodel.studies.confirm.auto_duration`)."""
+    from qcnmodel.analysis.boundary import judged_by_trajectories
+    from qcnmodel.studies.confirm import MAX_DURATION
+
     dur, st, seed, bw = run
     r, n = pt["rtt"], pt["n"]
+    own = getattr(m, "verdict_run", None) if m is not None else None
+    if dur is None and own is not None and judged_by_trajectories(m):
+        dur = min(MAX_DURATION, max(packet_run(r, None, st)[0], own[0], 2.0 * own[1]))
     run_s, settle_s, why = packet_run(r, dur, st)
     pt["run"] = (run_s, settle_s)
     if why is not None:  # not simulated: it could not confirm anything
@@ -274,7 +283,7 @@ def assert_stable(params, rtt, n_flows, confirm=None, *, model="qcn", capacity=N
             m = _resolve.as_model(model, p, rtt=r, n_flows=n, capacity=cap)
             pt = _model_point(m, r, n)
             if confirm == "packets":
-                _confirm_point(pt, p, cap, (dur, st, seed, bw), traces)
+                _confirm_point(pt, p, cap, (dur, st, seed, bw), traces, m)
             points.append(pt)
     fails = [pt["text"] for pt in points if not pt["model"] or pt["packets"] is False]
     fig = stable_figure(points, traces, p.qeq) if report.figures_wanted(not fails) else None
