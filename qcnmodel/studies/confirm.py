@@ -74,6 +74,7 @@ import numpy as np
 from qcnmodel.analysis.boundary import WINDOW_RTTS
 from qcnmodel.params import QCNParams
 from qcnmodel.studies.confirm_judge import (  # noqa: F401 (the judgement's names, here too)
+    MAX_DURATION,
     ODDS_ALPHA,
     OPEN_VERDICTS,
     OVERLOAD,
@@ -118,8 +119,6 @@ MIN_RTTS = WINDOW_RTTS
 #: mode (e^-3 = 5 %: a start-up swing of 20 Qeq is then within the detector's Qeq/4 band
 #: after ~4.4 time constants; 3 is the least that lets the detector see the mode's sign)
 SETTLE_TAUS = 3.0
-#: longest run chosen automatically (s): the range ``check_duration`` accepts
-MAX_DURATION = 10.0
 
 
 def worst_n(critical_rtt_s: dict) -> tuple[int, float] | None:

@@ -33,6 +33,7 @@ from collections import Counter
 __all__ = [
     "ODDS_ALPHA",
     "OPEN_VERDICTS",
+    "MAX_DURATION",
     "OVERLOAD",
     "climbing",
     "model_word",
@@ -43,6 +44,8 @@ __all__ = [
 
 #: ``judged_by`` of a point where the model has no equilibrium (the port stays overloaded)
 OVERLOAD = "overload"
+#: longest packet run (s): the longest ``check --confirm`` accepts and chooses automatically
+MAX_DURATION = 10.0
 #: significance level at which the packets' count of unstable runs must differ from the
 #: model's for a contradiction where its trajectories judge (Fisher's exact test; the
 #: conventional 5 %)
@@ -108,7 +111,8 @@ def no_regime(pt: dict, run: dict, longest: bool = False) -> str | None:
         drift = float(run.get("drift", 0.0))
         how = "the start-up backlog is still draining" if drift < 0 else "the queue still fills"
         then = ("no run longer than this one is allowed, so the packets cannot decide here"
-                if longest else "a longer run can decide")  # fmt: skip
+                if longest else f"a longer run can decide (at most {MAX_DURATION:g} s: "
+                f"--confirm {MAX_DURATION:g}s)")  # fmt: skip
         why = (f"{how} (the queue trends by {drift / 1e3:+.3g} KB across the analysed half, "
                "more than Qeq): no regime is reached, so the run is too short for the "
                f"start-up to end and says nothing about stability; {then}")  # fmt: skip

@@ -90,8 +90,13 @@ def packet_word(row: dict) -> str:
     (e.g. ``oscillating (6 of 9 runs unstable; seed 2 shown)``)."""
     if row.get("runs", 1) <= 1:
         return row["verdict"]
-    up = f", {row['runs_climbing']} climbing" if row.get("packets_climb") else ""
-    return (f"{row['verdict']} ({row['runs_unstable']} of {row['runs']} runs unstable{up}; "
+    if row.get("packets_climb"):  # the climbing runs are what makes the row not stable
+        n = row["runs_unstable"] + row["runs_climbing"]
+        return (
+            f"{row['verdict']} ({n} of {row['runs']} runs not stable, "
+            f"{row['runs_climbing']} of them climbing; seed {row['shown_seed']} shown)"
+        )
+    return (f"{row['verdict']} ({row['runs_unstable']} of {row['runs']} runs unstable; "
             f"seed {row['shown_seed']} shown)")  # fmt: skip
 
 
