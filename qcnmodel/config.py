@@ -98,7 +98,7 @@ _SHIPPED: dict = {
     # sampling interval, or its byte-counter/timer cycle; 10, as a window holds 10 RTTs:
     # the detector's longest period is a third of it), up to max_duration, the longest
     # packet run `check --confirm` allows (past it the linearised loop judges); the
-    # shipped run holds 10 cycles of up to 30 ms (N = 125 at 10 Gb/s, 12 at 1 Gb/s)
+    # shipped run holds 10 cycles of up to 30 ms (N = 250 at 10 Gb/s, 25 at 1 Gb/s)
     "models.verdict_run": {
         "duration": 0.6,
         "settle": 0.3,

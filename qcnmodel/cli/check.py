@@ -22,10 +22,10 @@ contradicted, 2 bad input.
 Run time, 2 cores with warm numba caches: 22 s idle, more on a busy machine (a first run
 compiles the model's kernels and says so on stderr, one line each).
 --confirm adds the packet runs: where the model's trajectories judge a point, as many runs
-as its verdict takes the majority of (9) and as long (0.6 s); elsewhere one run long enough
-for its first half to hold three time constants of the slowest point's mode (at least 0.4 s,
-at most 10 s); a DURATION sets the length of every run. About 3 s at the 802.1Qau example's
-three points.
+as its verdict takes the majority of (9) and as long (0.6 s, longer where the loop is
+slow); elsewhere one run long enough for its first half to hold three time constants of the
+slowest point's mode (at least 0.4 s, at most 10 s); a DURATION sets the length of every
+run. About 3 s at the 802.1Qau example's three points.
 """
 
 from __future__ import annotations
@@ -90,9 +90,10 @@ def register(subparsers) -> None:
                    help="yes (as a bare --confirm), no, or a run length: confirm the verdict "
                    "with the packet simulator, in parallel, at 0.8x "
                    "and 1.25x the critical RTT of the worst N and at the worst point (run "
-                   "length, default auto: the model's own 9 runs of 0.6 s where its "
-                   "trajectories judge, else three time constants of the slowest mode settle "
-                   "in the first half, 0.4-10 s); exit 1 if the packets contradict it")  # fmt: skip
+                   "length, default auto: the model's own 9 runs (0.6 s, longer for a slow "
+                   "loop) where its trajectories judge, else three time constants of the "
+                   "slowest mode settle in the first half, 0.4-10 s); exit 1 if the packets "
+                   "contradict it")  # fmt: skip
     p.add_argument("--figure", default=None, metavar="PATH",
                    help="with --confirm: where to draw the hot-queue traces (.png, .svg or "
                    ".pdf; default NAME-confirm.png in the current folder, NAME the file's "
