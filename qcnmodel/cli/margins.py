@@ -400,9 +400,9 @@ def _text_rows(out: dict, model) -> list[tuple[str, str]]:
         rows.append(("judged by", f"the linearised loop (every-flow runs skipped: "
                                   f"{runs['skipped']})"))  # fmt: skip
     if past_trajectory_limit(model) and not over:
-        from qcnmodel.studies.verdict import linearised_note
+        from qcnmodel.studies.check_text import linearised_note
 
-        rows.append(("judged by", linearised_note([model.n_flows])))
+        rows.append(("judged by", linearised_note([model.n_flows], {model.n_flows: model})))
     rows.append(("closed loop", "stable" if out["stable"] else "UNSTABLE"))
     if "text" in runs:
         rows.append(("runs at this RTT", runs["text"]))

@@ -31,11 +31,11 @@ from qcnmodel import config
 from qcnmodel._errors import unknown_name
 from qcnmodel.models._base import NoStandingQueue, Overloaded
 from qcnmodel.params import QCNParams
+from qcnmodel.studies.check_text import linearised_note
 from qcnmodel.studies.verdict import (
     _verdict_of,
     headline,
     inactive_fields,
-    linearised_note,
     model_label,
     no_operating_point,
     no_queue_note,
@@ -429,7 +429,7 @@ def _check(params, ranges, model, variant, base, fallback, recommend, confirm,
         model_label=label,
         notes=inactive_fields(params)
         + ([trajectory_note(judged)] if judged else [])
-        + ([linearised_note(too_many)] if too_many else [])
+        + ([linearised_note(too_many, models)] if too_many else [])
         + ([no_queue_note(no_queue)] if no_queue else [])
         + _threshold_note(ranges, models, judged, overloaded, lin)
         + _extrapolated_note(ranges, models, judged),

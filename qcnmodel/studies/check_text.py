@@ -210,3 +210,51 @@ def _lowest_line(r) -> list[str]:
         return []
     return [f"lowest phase margin  {wrap_phase(pm):9.2f} deg (N={n}, RTT={rtt * 1e6:.4g} us; the "
             "linearised loop's over the ranges)"]  # fmt: skip
+
+
+def linearised_note(flows, models: dict | None = None) -> str:
+    """The sentence saying which flow counts the linearised loop judged because they are
+    past the trajectories' limits, each with the limit it is past (given ``models``, N ->
+    the model at N): flows, frames at the port over a verdict's runs, or a loop so slow that
+    a verdict run holding its cycles would exceed the longest allowed."""
+    from qcnmodel import config
+
+    cap = config.defaults["analysis.trajectory_max_flows"]
+    frames = config.defaults["analysis.trajectory_max_frames"]
+    longest = config.defaults["models.verdict_run"]["max_duration"]
+    groups: dict = {}
+    for n in flows:
+        groups.setdefault(_limit_of(models[n]) if models and n in models else "", []).append(n)
+    parts = []
+    for limit, ns in groups.items():
+        said = ", ".join(str(n) for n in ns)
+        if limit == "slow":
+            run = max(float(models[n].verdict_run[0]) for n in ns)
+            parts.append(f"N = {said}: judged by the linearised loop: a verdict run holding ten "
+                         "of the loop's slowest cycles (sampling, byte counter or timer at C/N) "
+                         f"would last {run:.3g} s, past the longest run allowed, {longest:g} s "
+                         "(config.defaults['models.verdict_run']['max_duration']; check "
+                         "--confirm's packet runs end there too)")  # fmt: skip
+            continue
+        what = {"flows": f"past the {cap} flows", "frames": f"past the {frames:.3g} frames at "
+                "the port over a verdict's runs"}.get(limit, f"past the {cap} flows or the "
+                f"{frames:.3g} frames at the port over a verdict's runs")  # fmt: skip
+        parts.append(f"N = {said}: judged by the linearised loop, {what} that the model's "
+                     "trajectories judge (each run follows every flow and frame: a critical RTT "
+                     "would take minutes; the validation reaches N = 100 and 40 Gb/s); "
+                     "config.defaults['analysis.trajectory_max_flows'] and "
+                     "['analysis.trajectory_max_frames'] raise the limits")  # fmt: skip
+    return "; ".join(parts)
+
+
+def _limit_of(model) -> str:
+    """Which trajectory limit ``model`` is past: ``"flows"``, ``"slow"`` (its verdict run
+    would exceed ``models.verdict_run`` max_duration) or ``"frames"``."""
+    from qcnmodel import config
+    from qcnmodel.models import _verdict_run as vr
+
+    if model.n_flows > config.defaults["analysis.trajectory_max_flows"]:
+        return "flows"
+    if hasattr(model, "verdict_run") and not vr.fits(model):
+        return "slow"
+    return "frames"

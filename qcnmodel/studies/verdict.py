@@ -142,27 +142,6 @@ def no_queue_note(flows) -> str:
             "1 % of the time, count as unstable, as the packets' do)")  # fmt: skip
 
 
-def linearised_note(flows) -> str:
-    """The sentence saying which flow counts the linearised loop judged because they are
-    past the trajectories' limits (flows, frames at the port over a verdict's runs, or a
-    loop so slow that a verdict run holding its cycles would exceed the longest allowed)."""
-    from qcnmodel import config
-
-    ns = ", ".join(str(n) for n in flows)
-    cap = config.defaults["analysis.trajectory_max_flows"]
-    frames = config.defaults["analysis.trajectory_max_frames"]
-    longest = config.defaults["models.verdict_run"]["max_duration"]
-    return (
-        f"N = {ns}: judged by the linearised loop, past the {cap} flows or the {frames:.3g} "
-        "frames at the port over a verdict's runs that the model's trajectories judge (each "
-        "run follows every flow and frame: a critical RTT would take minutes; the validation "
-        "reaches N = 100 and 40 Gb/s), or where a run holding ten of the loop's slowest "
-        f"cycles (sampling, byte counter or timer at C/N) would last over {longest:g} s; "
-        "config.defaults['analysis.trajectory_max_flows'], ['analysis.trajectory_max_frames'] "
-        "and ['models.verdict_run']['max_duration'] raise the limits"
-    )
-
-
 # ------------------------------------------------------------------------- grid scans
 def _pm_stable(loop, taus):
     """Phase margins (deg, unwrapped) and closed-loop stability of ``loop`` at the delays
