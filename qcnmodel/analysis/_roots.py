@@ -4,8 +4,8 @@ A loop known by its frequency response (:class:`~qcnmodel.analysis.freqloop.Freq
 is tabulated on a log grid, and each of its crossings (a gain crossover, a phase crossover at
 one delay) lies between two neighbouring nodes where the function's values are known already.
 :func:`table_guess` starts each root from the table itself: inverse cubic interpolation
-through the four nodes around its bracket, typically within 1e-5 of the frequency on a
-smooth response tabulated at 60 points per decade. :func:`refine_roots` then refines
+through the four nodes around its bracket, accurate to a few parts in a million of the
+frequency on a smooth response at 60 points per decade. :func:`refine_roots` then refines
 every root at once, one vectorised evaluation of the function per iteration, by the steps of
 Brent's method (R. P. Brent, "Algorithms for Minimization without Derivatives", 1973, ch. 4):
 inverse quadratic interpolation through the three latest points, else the secant, else
@@ -155,7 +155,7 @@ def _next_trial(px, pf, a, b, fa, fb, slow) -> np.ndarray:
     smallest ``|f|`` (the estimates creep towards the root from one side, or the function's
     rounding noise, near the tolerance, misleads them), the step from the latest point to
     the estimate is stretched ``2**slow`` times, to land on the root's other side; after
-    more than two, the bracket is bisected."""
+    more than four, the bracket is bisected."""
     x0, x1, x2 = px.T
     f0, f1, f2 = pf.T
     with np.errstate(all="ignore"):
