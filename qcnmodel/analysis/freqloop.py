@@ -31,8 +31,8 @@ from dataclasses import dataclass
 
 import control
 import numpy as np
+from scipy.optimize import brentq
 
-from qcnmodel.analysis._roots import refine_roots, table_guess
 from qcnmodel.analysis.loop import control_name
 from qcnmodel.analysis.margins import Margins, NyquistCount, delay_sweep
 
@@ -140,39 +140,21 @@ class FrequencyLoop:
     # ------------------------------------------------------------- crossings
     @functools.cached_property
     def _crossovers(self):
-        """(w_c, PM0 [rad, wrapped to [-pi, pi)], direction +1 where |G| falls through 1).
-
-        Each sign change of ``log|G|`` on the table (and each pair hidden between two nodes,
-        :meth:`_hidden_pairs`) is refined on the exact ``G``, all of them together
-        (:func:`~qcnmodel.analysis._roots.refine_roots`, from the table's inverse cubic
-        interpolation), to the tolerance of ``brentq(rtol=1e-12)``."""
+        """(w_c, PM0 [rad, wrapped to [-pi, pi)], direction +1 where |G| falls through 1)."""
         w, g = self._table
         with np.errstate(divide="ignore"):  # an open loop (G = 0) has no crossover
             lm = np.log(np.abs(g))
         idx = np.nonzero(np.sign(lm[1:]) != np.sign(lm[:-1]))[0]
-        lo, hi, flo, fhi = w[idx], w[idx + 1], lm[idx], lm[idx + 1]
-        guess = table_guess(w, lm, idx)
-        direction = np.where(fhi < flo, 1, -1)
-        pairs = self._hidden_pairs(w, lm)
-        if pairs:
-            a, b, fa, fb, d = (np.array(col) for col in zip(*pairs))
-            lo, hi = np.concatenate([lo, a]), np.concatenate([hi, b])
-            flo, fhi = np.concatenate([flo, fa]), np.concatenate([fhi, fb])
-            guess = np.concatenate([guess, 0.5 * (a + b)])
-            direction = np.concatenate([direction, d])
-        if not lo.size:
+        brackets = [(w[i], w[i + 1], 1 if lm[i + 1] < lm[i] else -1) for i in idx]
+        brackets += self._hidden_pairs(w, lm)
+        out = []
+        for a, b, direction in brackets:
+            wc = brentq(self._log_gain, a, b, rtol=1e-12)
+            pm0 = np.remainder(np.angle(self.G(1j * wc)[0]) + np.pi + np.pi, _TWO_PI) - np.pi
+            out.append((wc, pm0, direction))
+        if not out:
             return np.zeros(0), np.zeros(0), np.zeros(0, int)
-
-        def log_gain(x, _):
-            gx = self.G(1j * x)
-            return np.log(np.abs(gx)), gx
-
-        wc, gc, _ = refine_roots(log_gain, lo, hi, flo, fhi, guess, xtol=2e-12, rtol=1e-12)
-        at_end = np.isnan(gc)  # a table node where |G| = 1 exactly
-        if np.any(at_end):
-            gc[at_end] = self.G(1j * wc[at_end])
-        pm0 = np.remainder(np.angle(gc) + np.pi + np.pi, _TWO_PI) - np.pi
-        a = np.array(sorted(zip(wc.tolist(), pm0.tolist(), direction.tolist())))
+        a = np.array(sorted(out))
         return a[:, 0], a[:, 1], a[:, 2].astype(int)
 
     def _log_gain(self, x: float) -> float:
@@ -187,8 +169,7 @@ class FrequencyLoop:
         of 0 (a feature that can reach 0 between the nodes; smooth ripple far from
         ``|G| = 1`` is left), is refined on the exact ``G`` over its two neighbouring
         intervals; where the true extremum crosses 0, the pair of crossovers on either side
-        of it is bracketed: ``(lo, hi, log|G(lo)|, log|G(hi)|, direction)``, direction +1
-        where ``|G|`` falls.
+        of it is bracketed (direction +1 where ``|G|`` falls).
         """
         from scipy.optimize import minimize_scalar
 
@@ -206,12 +187,10 @@ class FrequencyLoop:
                                   bounds=(np.log(w[i - 1]), np.log(w[i + 1])), method="bounded",
                                   options={"xatol": 1e-9})  # fmt: skip
             w_ext = float(np.exp(res.x))
-            l_ext = self._log_gain(w_ext)
-            if (l_ext > 0) != peak:
+            if (self._log_gain(w_ext) > 0) != peak:
                 continue  # the extremum stays on the same side of 0
             first = -1 if peak else 1  # |G| rises through 1 before a peak, falls before a dip
-            out += [(w[i - 1], w_ext, lm[i - 1], l_ext, first),
-                    (w_ext, w[i + 1], l_ext, lm[i + 1], -first)]  # fmt: skip
+            out += [(w[i - 1], w_ext, first), (w_ext, w[i + 1], -first)]
         return out
 
     @functools.cached_property
@@ -293,39 +272,54 @@ class FrequencyLoop:
             return wpc, gm
         rows, i = np.array(rows), np.array(brackets)
         t, tg = taus[rows], np.array(targets)
-        nodes = ph[None, :] - w[None, :] * t[:, None] - tg[:, None]  # exact at the nodes
-        x, gx = self._refine_phase(i, nodes, t, tg, w, ph)
+        ends = (ph[i] - w[i] * t - tg, ph[i + 1] - w[i + 1] * t - tg)  # exact at the nodes
+        x, gx = self._refine_phase(w[i], w[i + 1], ends, t, tg, w, ph)
         wpc[rows] = x
         gm[rows] = 1.0 / np.abs(gx)
         return wpc, gm
 
-    def _refine_phase(self, i, nodes, taus, targets, w, ph, rtol=1e-12):
-        """Roots of ``arg G(jx) - x tau - target`` between the nodes ``i`` and ``i + 1``,
-        one per delay; ``nodes`` holds the function's values at every table node (where the
-        tabulated phase is exact), one row per delay.
+    def _refine_phase(self, lo, hi, ends, taus, targets, w, ph, rtol=1e-12, max_iter=100):
+        """Roots of ``arg G(jx) - x tau - target`` in ``[lo, hi]``, one per delay.
 
-        The continuous phase puts ``angle()`` on the branch of the tabulated phase. All
-        delays are refined together (:func:`~qcnmodel.analysis._roots.refine_roots`, one
-        vectorised evaluation of ``G`` per iteration, from the table's inverse cubic
-        interpolation) until every bracket is below ``rtol`` relative or the function
-        vanishes. Returns the roots and ``G`` there.
+        ``ends`` holds the function's values at ``lo`` and ``hi`` (table nodes, where the
+        tabulated phase is exact). The continuous phase puts ``angle()`` on the branch of the
+        tabulated phase. A vectorised Illinois (modified regula falsi) iteration, bisecting
+        where a step leaves its bracket; it stops when every bracket is below ``rtol``
+        relative or the function vanishes. Returns the roots and ``G`` there.
         """
         lw = np.log(w)
 
-        def f(x, k):
+        def f(x, tau, target):
             gx = self.G(1j * x)
             a = np.angle(gx)
             ref = np.interp(np.log(x), lw, ph)
-            return a + _TWO_PI * np.round((ref - a) / _TWO_PI) - x * taus[k] - targets[k], gx
+            return a + _TWO_PI * np.round((ref - a) / _TWO_PI) - x * tau - target, gx
 
-        rows = np.arange(i.size)
-        guess = table_guess(w, nodes, i)
-        x, gx, _ = refine_roots(f, w[i], w[i + 1], nodes[rows, i], nodes[rows, i + 1], guess,
-                                xtol=0.0, rtol=rtol)  # fmt: skip
-        at_end = np.isnan(gx)  # a table node exactly on the phase crossover
-        if np.any(at_end):
-            gx[at_end] = self.G(1j * x[at_end])
-        return x, gx
+        lo, hi = lo.astype(float).copy(), hi.astype(float).copy()
+        flo, fhi = (np.array(e, float) for e in ends)
+        x = np.where(np.abs(flo) < np.abs(fhi), lo, hi)
+        todo = np.nonzero((flo != 0) & (fhi != 0))[0]
+        x[flo == 0], x[fhi == 0] = lo[flo == 0], hi[fhi == 0]
+        side = np.zeros(lo.size, int)  # which end moved last (Illinois halving)
+        for _ in range(max_iter):
+            if todo.size == 0:
+                break
+            a, b, fa, fb = lo[todo], hi[todo], flo[todo], fhi[todo]
+            with np.errstate(all="ignore"):
+                xt = b - fb * (b - a) / (fb - fa)
+            bad = ~np.isfinite(xt) | (xt <= a) | (xt >= b)
+            xt = np.where(bad, 0.5 * (a + b), xt)
+            fx, _ = f(xt, taus[todo], targets[todo])
+            x[todo] = xt
+            left = np.sign(fx) == np.sign(fa)  # root in [xt, b]
+            lo[todo] = np.where(left, xt, a)
+            hi[todo] = np.where(left, b, xt)
+            flo[todo] = np.where(left, fx, np.where(side[todo] == -1, 0.5 * fa, fa))
+            fhi[todo] = np.where(left, np.where(side[todo] == 1, 0.5 * fb, fb), fx)
+            side[todo] = np.where(left, 1, -1)
+            done = (fx == 0) | (hi[todo] - lo[todo] <= rtol * hi[todo])
+            todo = todo[~done]
+        return x, self.G(1j * x)
 
     def nyquist_contour(self) -> tuple[np.ndarray, np.ndarray]:
         """Points ``s = jw`` of the tabulation grid and ``L(s)`` there (upper half)."""
