@@ -48,6 +48,7 @@ __all__ = [
     "greedy_sources",
     "majority_unstable",
     "odds_unstable",
+    "past_limit",
     "seed_verdicts",
     "verdict_seeds",
 ]
@@ -99,6 +100,22 @@ def fits(model) -> bool:
     """Whether ``model``'s verdict runs (:func:`run_length`) fit ``models.verdict_run
     ["max_duration"]``: past it its trajectories cannot judge the loop in a run allowed."""
     return run_length(model)[0] <= float(config.defaults["models.verdict_run"]["max_duration"])
+
+
+def past_limit(model) -> str | None:
+    """Which limit of the trajectories ``model`` (at packet fidelity: with ``capacity_bps``
+    and its frames' ``_bits``) is past, None within them: ``"flows"`` (past
+    ``config.defaults["analysis.trajectory_max_flows"]``: a run follows every flow),
+    ``"slow"`` (its verdict run, :func:`run_length`, would exceed ``models.verdict_run
+    ["max_duration"]``: :func:`fits`) or ``"frames"`` (past ``["analysis.trajectory_max_frames"]``
+    frames at the port over a verdict's runs: a run follows every frame)."""
+    d = config.defaults
+    if model.n_flows > d["analysis.trajectory_max_flows"]:
+        return "flows"
+    if not fits(model):
+        return "slow"
+    frames = d["models.verdict_run"]["seeds"] * run_length(model)[0] * model.capacity_bps
+    return "frames" if frames / model._bits > d["analysis.trajectory_max_frames"] else None
 
 
 def trend(q, dt: float) -> float:

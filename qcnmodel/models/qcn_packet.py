@@ -366,11 +366,9 @@ class QCNPacketModel(LoopModel):
         (zero gain) is exact: ``"linearisation"``; likewise past ``config.defaults[
         "analysis.trajectory_max_flows"]`` flows or ``["analysis.trajectory_max_frames"]``
         frames at the port over a verdict's runs (a run follows every flow and frame), or for
-        a loop too slow for runs of ``["models.verdict_run"]["max_duration"]`` (``vr.fits``)."""
-        d, run = config.defaults, config.defaults["models.verdict_run"]
-        frames = run["seeds"] * self.verdict_run[0] * self.capacity_bps / self._bits
-        within = self.n_flows <= d["analysis.trajectory_max_flows"] and vr.fits(self)
-        within &= frames <= d["analysis.trajectory_max_frames"]
+        a loop too slow for runs of ``["models.verdict_run"]["max_duration"]``
+        (:func:`._verdict_run.past_limit`)."""
+        within = vr.past_limit(self) is None
         return "trajectories" if self.congested and within else "linearisation"
 
     @property

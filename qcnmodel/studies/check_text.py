@@ -218,13 +218,19 @@ def linearised_note(flows, models: dict | None = None) -> str:
     the model at N): flows, frames at the port over a verdict's runs, or a loop so slow that
     a verdict run holding its cycles would exceed the longest allowed."""
     from qcnmodel import config
+    from qcnmodel.models import _verdict_run as vr
 
     cap = config.defaults["analysis.trajectory_max_flows"]
     frames = config.defaults["analysis.trajectory_max_frames"]
     longest = config.defaults["models.verdict_run"]["max_duration"]
+
+    def past(n) -> str | None:  # the limit N is past, as its packet-fidelity model says
+        m = (models or {}).get(n)
+        return vr.past_limit(m) if hasattr(m, "verdict_run") else None
+
     groups: dict = {}
     for n in flows:
-        groups.setdefault(_limit_of(models[n]) if models and n in models else "", []).append(n)
+        groups.setdefault(past(n), []).append(n)
     parts = []
     for limit, ns in groups.items():
         said = ", ".join(str(n) for n in ns)
@@ -245,16 +251,3 @@ def linearised_note(flows, models: dict | None = None) -> str:
                      "config.defaults['analysis.trajectory_max_flows'] and "
                      "['analysis.trajectory_max_frames'] raise the limits")  # fmt: skip
     return "; ".join(parts)
-
-
-def _limit_of(model) -> str:
-    """Which trajectory limit ``model`` is past: ``"flows"``, ``"slow"`` (its verdict run
-    would exceed ``models.verdict_run`` max_duration) or ``"frames"``."""
-    from qcnmodel import config
-    from qcnmodel.models import _verdict_run as vr
-
-    if model.n_flows > config.defaults["analysis.trajectory_max_flows"]:
-        return "flows"
-    if hasattr(model, "verdict_run") and not vr.fits(model):
-        return "slow"
-    return "frames"
