@@ -78,10 +78,16 @@ def _majority(runs: list[dict]) -> dict:
     else:
         verdict = opened.most_common(1)[0][0]
     shown = next(r for r in runs if r["verdict"] == verdict)
-    up = sum(r["verdict"] == "drifting" and float(r.get("drift", 0.0)) > 0 for r in runs)
+    up = sum(_climbs(r) for r in runs)
     return {**{key: v for key, v in shown.items() if key != "seed"}, "runs": n,
             "runs_unstable": int(k), "runs_open": int(o), "runs_climbing": int(up),
             "shown_seed": int(shown["seed"])}  # fmt: skip
+
+
+def _climbs(run: dict) -> bool:
+    """Whether one packet run's queue climbs through its analysed half (class *drifting*,
+    upward)."""
+    return run.get("verdict") == "drifting" and float(run.get("drift", 0.0)) > 0
 
 
 def climbing(run: dict, longest: bool) -> bool:
@@ -89,8 +95,7 @@ def climbing(run: dict, longest: bool) -> bool:
     *drifting*, upward) in most of the point's runs, ``run`` (:func:`_majority`), and
     ``longest``: no longer run is allowed. The packets then do not hold a queue there."""
     n = int(run.get("runs", 1))
-    up = int(run.get("runs_climbing", int(run.get("verdict") == "drifting"
-                                          and float(run.get("drift", 0.0)) > 0)))  # fmt: skip
+    up = int(run.get("runs_climbing", int(_climbs(run))))
     return bool(longest) and 2 * up > n
 
 

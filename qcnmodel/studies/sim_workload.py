@@ -62,6 +62,7 @@ def spec_load(spec) -> tuple[float, int]:
     network's ``offered_bps`` sums them, and its source-destination pairs (a uniform source
     has one per destination: every other host by default)."""
     from qcnmodel.sim.network import UniformTraffic
+    from qcnmodel.sim.network.spec import duty_cycle
     from qcnmodel.units import parse_rate, parse_time
 
     def num(value, parse) -> float:
@@ -76,7 +77,7 @@ def spec_load(spec) -> tuple[float, int]:
             flows += len(g.destinations) if g.destinations else n_hosts - 1
             continue
         on, off = num(g.on_mean, parse_time), num(g.off_mean, parse_time)
-        offered += rate * (on / (on + off) if on > 0 and off > 0 else 1.0)
+        offered += rate * duty_cycle(on, off)
         flows += 1
     return offered, flows
 

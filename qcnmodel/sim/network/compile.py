@@ -21,7 +21,14 @@ from qcnmodel.sim.network.compiled import (
     FlowIndex,
     Routing,
 )
-from qcnmodel.sim.network.spec import ConstantFlow, Link, NetworkSpec, Switch, UniformTraffic
+from qcnmodel.sim.network.spec import (
+    ConstantFlow,
+    Link,
+    NetworkSpec,
+    Switch,
+    UniformTraffic,
+    duty_cycle,
+)
 
 __all__ = ["compile_network"]
 
@@ -425,12 +432,9 @@ def _traffic(spec: NetworkSpec, nodes: _Nodes, ports: _Ports, routing: Routing) 
             f = flow(s, d)
             on = _time(g.on_mean, f"{what}: on_mean")
             off = _time(g.off_mean, f"{what}: off_mean")
-            duty = 1.0
-            if on > 0 or off > 0:
-                if not (on > 0 and off > 0):
-                    raise ValueError(f"{what}: on_mean and off_mean must both be > 0 (or both 0)")
-                duty = on / (on + off)
-            t.offered[f] += rate * duty
+            if (on > 0 or off > 0) and not (on > 0 and off > 0):
+                raise ValueError(f"{what}: on_mean and off_mean must both be > 0 (or both 0)")
+            t.offered[f] += rate * duty_cycle(on, off)
             rec.update(kind=GEN_CBR, prob=1.0, gap=L * 8.0 * NS / rate if rate > 0 else 0.0)
             rec.update(flow=f, dst_start=0, dst_count=0, on=on * NS, off=off * NS)
         if rate == 0:

@@ -19,6 +19,7 @@ __all__ = [
     "PauseConfig",
     "Switch",
     "UniformTraffic",
+    "duty_cycle",
 ]
 
 
@@ -79,6 +80,13 @@ class ConstantFlow:
     stop: float = math.inf
     on_mean: float = 0.0
     off_mean: float = 0.0
+
+
+def duty_cycle(on: float, off: float) -> float:
+    """The fraction of time a :class:`ConstantFlow` with mean on and off periods ``on`` and
+    ``off`` (s) sends, its mean rate over ``rate``: ``on / (on + off)`` for an on/off source,
+    1 for a constant one (both 0)."""
+    return on / (on + off) if on > 0 and off > 0 else 1.0
 
 
 @dataclass(frozen=True)
